@@ -1,0 +1,82 @@
+"""What a check is: a named, pointed test of one piece of a project, split across the process boundary.
+
+``collect`` runs in the sandboxed child, calls the student's code and returns plain data (numbers, lists, arrays).
+``judge`` runs in the grader's own process and turns that data into a verdict, computing every graded number itself
+(design principle 1): whatever the student's code prints or claims never reaches the score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Bar(BaseModel):
+    """A check's thresholds and sizes, read from course.yml's ``bar:`` (unknown keys are an error)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a check is told: the seeds of the chosen set and its bar."""
+
+    seeds: tuple[int, ...]
+    seed_set: str
+    bar: Any
+
+
+@dataclass
+class Verdict:
+    """A check's outcome: ``fraction`` of its points, a message for the student, and details for the report."""
+
+    fraction: float
+    message: str
+    details: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, failures: list[str], total: int, passed_message: str, **details) -> "Verdict":
+        """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message."""
+        if not failures:
+            return cls(1.0, passed_message, details)
+        shown = "; ".join(failures[:3]) + (f"; and {len(failures) - 3} more" if len(failures) > 3 else "")
+        return cls(max(0.0, 1 - len(failures) / total), shown, details)
+
+
+class Check:
+    """Subclass per check: set ``id``, ``name``, ``Bar``; implement ``collect`` and ``judge``.
+
+    A ``per_seed`` check is run in one child per seed, each told one seed; the lists its ``collect`` returns are
+    joined in seed order before ``judge`` sees them, so ``judge`` is written as if one child had run every seed.
+    """
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    Bar: ClassVar[type[Bar]] = Bar
+    cost: ClassVar[float] = 1.0  # rough seconds per seed-run, so long checks start first
+    per_seed: ClassVar[bool] = False  # run once per seed in parallel children; collect returns lists over seeds
+
+    def collect(self, student, ctx: Context) -> dict:
+        raise NotImplementedError
+
+    def judge(self, data: dict, ctx: Context) -> Verdict:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Project:
+    """One capstone: its folder in a submission, the student modules to load, its checks and its plots."""
+
+    id: str
+    title: str
+    folder: str
+    modules: tuple[str, ...]
+    checks: dict[str, Check]
+    plots: Callable[[dict], list] | None = None
+
+    @classmethod
+    def of(cls, id: str, title: str, folder: str, modules: tuple[str, ...], checks: list[type[Check]],
+           plots=None) -> "Project":
+        return cls(id, title, folder, modules, {c.id: c() for c in checks}, plots)

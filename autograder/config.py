@@ -1,0 +1,148 @@
+"""course.yml: the typed model of a course, loaded and validated with errors that name the bad key.
+
+The file says which projects run, every check with its points and its bar, the two seed sets and the sandbox limits.
+An instructor's private overlay (``course.private.yml`` beside it, ``--private FILE`` or ``$AUTOGRADER_PRIVATE``)
+may replace the grading seeds, and nothing else, so they never have to enter the repository.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from autograder import paths
+
+SeedSet = Literal["public", "grading"]
+
+
+class CourseError(Exception):
+    """course.yml (or its private overlay) is missing or invalid; the message names the key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Limits(_Strict):
+    wall_seconds: float = Field(gt=0, description="wall-time limit of one check's child process")
+    memory_mb: int = Field(gt=0, description="address-space limit of one check's child process")
+    output_mb: int = Field(default=64, gt=0, description="largest stdout/stderr file a check may write")
+
+
+class CheckConfig(_Strict):
+    points: float = Field(ge=0)
+    public: bool = Field(default=True, description="run by `autograder check` on students' machines")
+    wall_seconds: float | None = Field(default=None, gt=0)
+    memory_mb: int | None = Field(default=None, gt=0)
+    bar: dict[str, Any] = Field(default_factory=dict)
+
+
+class ProjectConfig(_Strict):
+    checks: dict[str, CheckConfig]
+
+
+class Seeds(_Strict):
+    public: list[int] = Field(min_length=1)
+    grading: list[int] = Field(min_length=1)
+
+
+class Course(_Strict):
+    course: str
+    seeds: Seeds
+    limits: Limits
+    jobs: int = Field(default=2, ge=1, description="checks run in parallel child processes")
+    projects: dict[str, ProjectConfig]
+    private_overlay: str | None = Field(default=None, description="set by the loader: which overlay was applied")
+
+    def seeds_for(self, seed_set: SeedSet) -> list[int]:
+        return list(getattr(self.seeds, seed_set))
+
+    def limits_for(self, project: str, check: str) -> Limits:
+        cfg = self.projects[project].checks[check]
+        return Limits(wall_seconds=cfg.wall_seconds or self.limits.wall_seconds,
+                      memory_mb=cfg.memory_mb or self.limits.memory_mb, output_mb=self.limits.output_mb)
+
+
+def _read_yaml(path: Path, what: str) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CourseError(f"cannot read {what} {path}: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise CourseError(f"{what} {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise CourseError(f"{what} {path}: expected a mapping of keys at the top level, found {type(data).__name__}")
+    return data
+
+
+def _describe(error: dict) -> str:
+    where = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "extra_forbidden":
+        return f"{where}: unknown key"
+    if error["type"] == "missing":
+        return f"{where}: required key is missing"
+    return f"{where}: {error['msg']} (found {error.get('input')!r})"
+
+
+def _overlay_path(private: str | Path | None) -> Path | None:
+    if private is not None:
+        return Path(private)
+    if os.environ.get("AUTOGRADER_PRIVATE"):
+        return Path(os.environ["AUTOGRADER_PRIVATE"])
+    return paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else None
+
+
+def _apply_overlay(data: dict, overlay_file: Path) -> dict:
+    overlay = _read_yaml(overlay_file, "private overlay")
+    seeds = overlay.get("seeds")
+    if set(overlay) != {"seeds"} or not isinstance(seeds, dict) or set(seeds) != {"grading"}:
+        found = ", ".join(sorted(overlay)) + (f" (seeds: {', '.join(map(str, seeds))})" if isinstance(seeds, dict) else "")
+        raise CourseError(f"private overlay {overlay_file}: expected only `seeds: {{grading: [...]}}`, found {found}")
+    merged = dict(data)
+    merged["seeds"] = {**(data.get("seeds") or {}), "grading": overlay["seeds"]["grading"]}
+    merged["private_overlay"] = str(overlay_file)
+    return merged
+
+
+def load_course(path: str | Path | None = None, private: str | Path | None = None) -> Course:
+    """Read course.yml (the kit's own by default), apply the private overlay, validate everything."""
+    path = Path(path) if path is not None else paths.COURSE_FILE
+    data = _read_yaml(path, "course file")
+    overlay_file = _overlay_path(private)
+    if overlay_file is not None:
+        data = _apply_overlay(data, overlay_file)
+    try:
+        course = Course.model_validate(data)
+    except ValidationError as exc:
+        problems = "\n".join(f"  {_describe(e)}" for e in exc.errors())
+        raise CourseError(f"{path} is not valid:\n{problems}") from None
+    _check_against_registry(course, path)
+    return course
+
+
+def _check_against_registry(course: Course, path: Path) -> None:
+    """Every project and check id must exist, and every bar must fit its check's Bar model."""
+    from autograder.projects import PROJECTS
+
+    problems = []
+    for pid, pcfg in course.projects.items():
+        if pid not in PROJECTS:
+            problems.append(f"projects.{pid}: unknown project (known: {', '.join(PROJECTS)})")
+            continue
+        known = PROJECTS[pid].checks
+        for cid, ccfg in pcfg.checks.items():
+            if cid not in known:
+                problems.append(f"projects.{pid}.checks.{cid}: unknown check (known: {', '.join(known)})")
+                continue
+            try:
+                known[cid].Bar.model_validate(ccfg.bar)
+            except ValidationError as exc:
+                problems += [f"projects.{pid}.checks.{cid}.bar.{_describe(e)}" for e in exc.errors()]
+    if problems:
+        raise CourseError(f"{path} is not valid:\n" + "\n".join(f"  {p}" for p in problems))

@@ -1,0 +1,137 @@
+"""Grade one submission: find its project folders, run every configured check in the sandbox, score, report.
+
+The report is plain data in the design's schema (see ``docs/report-schema.md``); figures travel beside it.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.checks import Context
+from autograder.config import Course, SeedSet
+from autograder.projects import PROJECTS
+from autograder.sandbox import Outcome, run_check
+
+
+@dataclass
+class Graded:
+    """The report (JSON-ready) and each project's figures as (title, png) pairs."""
+
+    report: dict
+    figures: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)
+
+
+def project_folder(path: Path, project_id: str) -> Path | None:
+    """PATH/<folder> for a folder of projects, or PATH itself when it is the project's folder."""
+    folder = PROJECTS[project_id].folder
+    if path.name == folder and path.is_dir():
+        return path
+    return path / folder if (path / folder).is_dir() else None
+
+
+def projects_in(path: Path, course: Course, wanted: list[str] | None) -> list[str]:
+    """The projects to grade: those asked for, else those whose folder PATH holds, else all of the course."""
+    if wanted:
+        return wanted
+    present = [pid for pid in course.projects if project_folder(path, pid)]
+    return present or list(course.projects)
+
+
+def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, verdict=None,
+           missing: str = "") -> dict:
+    if verdict is not None:
+        fraction, message, details = min(max(verdict.fraction, 0.0), 1.0), verdict.message, verdict.details
+    elif outcome is None:
+        fraction, message, details = 0.0, missing, {}
+    else:
+        fraction, message, details = 0.0, _failure_message(outcome), {"status": outcome.status}
+    return {"id": check_id, "name": name, "score": round(points * fraction, 6), "max_score": float(points),
+            "passed": fraction >= 1.0, "message": message, "details": details,
+            "seconds": round(outcome.seconds, 3) if outcome else 0.0}
+
+
+def _failure_message(outcome: Outcome) -> str:
+    if outcome.status == "internal_error":
+        return ("the grader itself failed on this check; this is not your fault, please tell the instructor. "
+                + outcome.message.strip().splitlines()[-1])
+    return outcome.message
+
+
+def _merge(outcomes: list[Outcome]) -> Outcome:
+    """One check's shards (one per seed) as one outcome: the first failure, or every list joined in seed order."""
+    if len(outcomes) == 1:
+        return outcomes[0]
+    seconds = sum(o.seconds for o in outcomes)
+    for outcome in outcomes:
+        if outcome.status != "ok":
+            return Outcome(outcome.status, seconds, {}, outcome.message, outcome.kind)
+    data = {key: [item for o in outcomes for item in o.data[key]] for key in outcomes[0].data}
+    return Outcome("ok", seconds, data)
+
+
+def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, progress) -> list[Outcome | None]:
+    """Run every planned check in the sandbox, per-seed checks split across children, longest first."""
+    seeds = course.seeds_for(seed_set)
+    tasks = []  # (plan index, seeds for this child, cost)
+    for i, (pid, cid, folder) in enumerate(plan):
+        check = PROJECTS[pid].checks[cid]
+        if folder is not None:
+            shards = [[seed] for seed in seeds] if check.per_seed else [seeds]
+            tasks += [(i, shard, check.cost * len(shard)) for shard in shards]
+    tasks.sort(key=lambda task: -task[2])
+
+    def run(task):
+        i, shard, _ = task
+        pid, cid, folder = plan[i]
+        request = {"project": pid, "check": cid, "folder": str(folder.resolve()), "seeds": shard,
+                   "seed_set": seed_set, "bar": course.projects[pid].checks[cid].bar}
+        outcome = run_check(request, course.limits_for(pid, cid))
+        if progress:
+            progress(cid)
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
+        results = list(pool.map(run, tasks))
+    shards: dict[int, list] = {}
+    for (i, shard, _), outcome in sorted(zip(tasks, results), key=lambda pair: (pair[0][0], pair[0][1])):
+        shards.setdefault(i, []).append(outcome)
+    return [_merge(shards[i]) if i in shards else None for i in range(len(plan))]
+
+
+def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
+          checks: list[str] | None = None, public_only: bool = False, jobs: int | None = None,
+          progress=None) -> Graded:
+    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(check_id)`` is told each end."""
+    path = Path(path)
+    plan = []  # (project id, check id, folder or None)
+    for pid in projects_in(path, course, projects):
+        folder = project_folder(path, pid)
+        for cid, ccfg in course.projects[pid].checks.items():
+            if (checks and cid not in checks) or (public_only and not ccfg.public):
+                continue
+            plan.append((pid, cid, folder))
+    outcomes = _sandbox_runs(path, course, seed_set, plan, jobs, progress)
+
+    report = {"submission": str(path), "seeds": seed_set, "score": 0.0, "max_score": 0.0, "projects": {}}
+    for (pid, cid, folder), outcome in zip(plan, outcomes):
+        project, ccfg = PROJECTS[pid], course.projects[pid].checks[cid]
+        check = project.checks[cid]
+        verdict = None
+        if outcome is not None and outcome.status == "ok":
+            ctx = Context(tuple(course.seeds_for(seed_set)), seed_set, check.Bar.model_validate(ccfg.bar))
+            verdict = check.judge(outcome.data, ctx)
+        missing = f"no {project.folder} folder found in {path} (expected {path / project.folder}/)"
+        entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing)
+        report["projects"].setdefault(pid, {"score": 0.0, "max_score": 0.0, "checks": []})["checks"].append(entry)
+    figures = {}
+    for pid, section in report["projects"].items():
+        section["score"] = round(sum(c["score"] for c in section["checks"]), 6)
+        section["max_score"] = round(sum(c["max_score"] for c in section["checks"]), 6)
+        if PROJECTS[pid].plots:
+            figures[pid] = PROJECTS[pid].plots({c["id"]: c["details"] for c in section["checks"]
+                                                if c["details"] and "status" not in c["details"]})
+    report["score"] = round(sum(s["score"] for s in report["projects"].values()), 6)
+    report["max_score"] = round(sum(s["max_score"] for s in report["projects"].values()), 6)
+    return Graded(report, figures)

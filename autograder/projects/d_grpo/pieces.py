@@ -1,0 +1,315 @@
+"""Project D's checks of single pieces, each on inputs the grader makes from its seed and judges with the oracle."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from autograder.checks import Bar, Check, Verdict
+from autograder.projects.d_grpo import oracle
+from autograder.student import as_array, as_float
+from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
+
+REWARDS = {"verify": verify, "sloppy": sloppy}
+
+
+def fmt(a) -> str:
+    return np.array2string(np.asarray(a, dtype=float), precision=4, suppress_small=True, max_line_width=200)
+
+
+def close(got, want, tolerance) -> bool:
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
+
+
+# ------------------------------------------------------------------------------------------------ weights
+
+
+def make_groups(seed: int, n: int) -> list[np.ndarray]:
+    """Reward groups of sizes 1..32: binary verdicts, real-valued scores, and constant groups."""
+    rng = np.random.default_rng(seed)
+    sizes = [1, 2, 3, 4, 8, 32]
+    groups = []
+    for i in range(n):
+        K = sizes[i % len(sizes)]
+        kind = (i // len(sizes)) % 3
+        if kind == 0:
+            groups.append(rng.integers(0, 2, K).astype(float))
+        elif kind == 1:
+            groups.append(rng.normal(0, 2, K))
+        else:
+            groups.append(np.full(K, rng.normal()))
+    return groups
+
+
+WEIGHTS = {  # student function -> (oracle, a mistake worth naming when the student's output matches it)
+    "group_centered_weight": (oracle.centered, None),
+    "group_standardized_weight": (oracle.standardized, (
+        lambda r: (r - r.mean()) / (r.std(ddof=1) + 1e-8) if len(r) > 1 else r * 0,
+        "use the population standard deviation (ddof = 0), as the chapter's normalize does")),
+    "leave_one_out_weight": (oracle.leave_one_out, (
+        lambda r: r - (r.sum() - r) / len(r),
+        "the mean of the *other* samples divides by K - 1, not K")),
+}
+
+
+class Weights(Check):
+    id = "D.weights"
+    name = "Group weights: centred, standardized (GRPO), leave-one-out (RLOO)"
+
+    class Bar(Bar):
+        groups: int
+        tolerance: float
+
+    def collect(self, student, ctx):
+        out = {}
+        for name in WEIGHTS:
+            fn, outputs = student.fn(name), []
+            for r in make_groups(ctx.seeds[0], ctx.bar.groups):
+                if name == "leave_one_out_weight" and len(r) < 2:
+                    continue
+                outputs.append(as_array(fn(r.copy()), r.shape, f"{name} of a group of {len(r)}"))
+            out[name] = outputs
+        out["loo_k1_raises"] = student.raises("leave_one_out_weight", ValueError, np.array([1.0]))
+        return out
+
+    def judge(self, data, ctx):
+        failures = []
+        for name, (reference, mistake) in WEIGHTS.items():
+            groups = [r for r in make_groups(ctx.seeds[0], ctx.bar.groups)
+                      if not (name == "leave_one_out_weight" and len(r) < 2)]
+            for r, got in zip(groups, data[name]):
+                if not close(got, reference(r), ctx.bar.tolerance):
+                    hint = f" (hint: {mistake[1]})" if mistake and close(got, mistake[0](r), 1e-9) else ""
+                    failures.append(f"{name}({fmt(r)}) returned {fmt(got)}, expected {fmt(reference(r))}{hint}")
+                    break
+        if not data["loo_k1_raises"]:
+            failures.append("leave_one_out_weight of a single sample should raise ValueError: "
+                            "with K = 1 there is no other sample to average")
+        return Verdict.of(failures, len(WEIGHTS) + 1, "all three weights match the chapter's definitions")
+
+
+# ------------------------------------------------------------------------------------------------ KL penalty
+
+
+def kl_cases(seed: int):
+    rng = np.random.default_rng(seed)
+    for beta in (0.0, 0.1, 0.25, 1.0, 3.0):
+        K = int(rng.integers(1, 9))
+        yield rng.integers(0, 2, K).astype(float), rng.uniform(0.01, 1, K), rng.uniform(0.01, 1, K), beta
+
+
+class KLPenalty(Check):
+    id = "D.kl_penalty"
+    name = "KL-to-reference penalty folded into the reward"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        fn = student.fn("kl_penalized_reward")
+        return {"out": [as_array(fn(r.copy(), p.copy(), q.copy(), beta), r.shape, f"kl_penalized_reward(beta={beta})")
+                        for r, p, q, beta in kl_cases(ctx.seeds[0])]}
+
+    def judge(self, data, ctx):
+        failures = []
+        for (r, p, q, beta), got in zip(kl_cases(ctx.seeds[0]), data["out"]):
+            want = oracle.kl_penalized(r, p, q, beta)
+            if not close(got, want, ctx.bar.tolerance):
+                flipped = close(got, oracle.kl_penalized(r, p, q, -beta), 1e-9) and beta > 0
+                hint = " (hint: the penalty is subtracted: responses the policy favours over the reference pay)" \
+                    if flipped else ""
+                failures.append(f"with r={fmt(r)}, p={fmt(p)}, p_ref={fmt(q)}, beta={beta}: returned {fmt(got)}, "
+                                f"expected r - beta*log(p/p_ref) = {fmt(want)}{hint}")
+        return Verdict.of(failures, 5, "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged")
+
+
+# ------------------------------------------------------------------------------------------------ enumeration
+
+
+def enumeration_cases(seed: int):
+    """(label, theta, reward table): the chapter's case and one the student cannot have seen."""
+    theta = THETA_REF + np.random.default_rng(seed).normal(0, 1, THETA_REF.shape)
+    return [("the reference policy and the exact-match verifier", THETA_REF, EXACT_MATCH),
+            ("a perturbed policy and the sloppy grader", theta, CONTAINS_ANSWER)]
+
+
+class Enumeration(Check):
+    id = "D.enumeration"
+    name = "Every group enumerated: centring costs (K-1)/K of the gradient, leave-one-out is exact"
+
+    class Bar(Bar):
+        ks: list[int]
+        tolerance: float
+
+    def collect(self, student, ctx):
+        centered, loo = student.fn("group_centered_weight"), student.fn("leave_one_out_weight")
+        out = {}
+        for c, (_, _, R) in enumerate(enumeration_cases(ctx.seeds[0])):
+            for K in ctx.bar.ks:
+                groups = list(itertools.product(range(N_RESPONSES), repeat=K))
+                for key, fn in (("centered", centered), ("loo", loo)):
+                    out[f"{key}/{c}/{K}"] = [[as_array(fn(R[x, list(g)]), (K,), f"group_{key} weight")
+                                              for g in groups] for x in range(N_PROMPTS)]
+        return out
+
+    def judge(self, data, ctx):
+        failures, tests = [], 0
+        for c, (label, theta, R) in enumerate(enumeration_cases(ctx.seeds[0])):
+            pi = policy(theta)
+            g = oracle.exact_gradient(pi, R)
+            for K in ctx.bar.ks:
+                groups = np.array(list(itertools.product(range(N_RESPONSES), repeat=K)))
+                for key, factor, what in (("centered", (K - 1) / K, f"(K-1)/K = {(K - 1) / K:.3f} of"),
+                                          ("loo", 1.0, "exactly")):
+                    tests += 1
+                    u = oracle.expected_update(pi, groups, np.array(data[f"{key}/{c}/{K}"]))
+                    error = np.abs(u - factor * g).max()
+                    if error > ctx.bar.tolerance * max(1.0, np.abs(g).max()):
+                        ratio = float((u * g).sum() / (g * g).sum())
+                        failures.append(f"{key} weights, K = {K}, {label}: the expected update should be {what} "
+                                        f"the exact gradient; it is {ratio:.4f} of it (max |error| {error:.2e})")
+        return Verdict.of(failures, tests, "the expected updates match (K-1)/K and 1 times the exact gradient")
+
+
+# ------------------------------------------------------------------------------------------------ clipping
+
+
+REGIONS = ["at theta = theta_old", "favourable side beyond the clip", "unfavourable side beyond the clip",
+           "inside the clip range"]
+
+
+def clip_cases(seed: int, n: int):
+    """(region, pi_x, pi_old_x, ys, A, eps): single samples in every region, then mixed groups."""
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        eps = float(rng.choice([0.1, 0.2, 0.3]))
+        pi_old = policy(rng.normal(0, 1, (1, N_RESPONSES)))[0]
+        if i % 4 == 0:
+            K = int(rng.integers(1, 9))
+            yield REGIONS[0], pi_old.copy(), pi_old, rng.choice(N_RESPONSES, K, p=pi_old), rng.normal(0, 1, K), eps
+            continue
+        pi = policy(np.log(pi_old)[None] + rng.normal(0, 1, (1, N_RESPONSES)))[0]
+        y = int(rng.integers(N_RESPONSES))
+        rho, A = pi[y] / pi_old[y], float(rng.choice([-1, 1]) * rng.uniform(0.5, 2))
+        region = 3 if 1 - eps <= rho <= 1 + eps else (1 if (A > 0) == (rho > 1) else 2)
+        yield REGIONS[region], pi, pi_old, np.array([y]), np.array([A]), eps
+
+
+class ClipGradient(Check):
+    id = "D.clip_gradient"
+    name = "Clipped surrogate gradient: plain policy gradient at theta_old, none beyond the clip"
+
+    class Bar(Bar):
+        cases: int
+        tolerance: float
+
+    def collect(self, student, ctx):
+        fn = student.fn("clipped_surrogate_gradient")
+        return {"out": [as_array(fn(pi.copy(), old.copy(), ys.copy(), A.copy(), eps), (N_RESPONSES,),
+                                 "clipped_surrogate_gradient")
+                        for _, pi, old, ys, A, eps in clip_cases(ctx.seeds[0], ctx.bar.cases)]}
+
+    def judge(self, data, ctx):
+        wrong = {}
+        for (region, pi, old, ys, A, eps), got in zip(clip_cases(ctx.seeds[0], ctx.bar.cases), data["out"]):
+            want = oracle.clipped_gradient(pi, old, ys, A, eps)
+            if region not in wrong and not close(got, want, ctx.bar.tolerance):
+                rho = pi[ys] / old[ys]
+                wrong[region] = (f"{region} (ratio {fmt(rho)}, advantage {fmt(A)}, eps {eps}): "
+                                 f"returned {fmt(got)}, expected {fmt(want)}")
+        return Verdict.of(list(wrong.values()), len(REGIONS), "right in all four regions of the clipped surrogate")
+
+
+# ------------------------------------------------------------------------------------------------ the whole step
+
+
+STEP_CASES = [  # K, reward, beta, epochs, eps, lr
+    (1, "verify", 0.0, 1, 0.2, 2.0), (4, "verify", 0.0, 1, 0.2, 2.0), (8, "sloppy", 0.2, 1, 0.2, 2.0),
+    (4, "verify", 0.0, 4, 0.2, 2.0), (8, "sloppy", 0.2, 3, 0.1, 1.0), (32, "sloppy", 0.1, 2, 0.3, 2.0),
+]
+
+
+def step_inputs(seed: int):
+    rng = np.random.default_rng(seed)
+    return [THETA_REF + rng.normal(0, 1, THETA_REF.shape) for _ in STEP_CASES]
+
+
+class GrpoStep(Check):
+    id = "D.grpo_step"
+    name = "One GRPO step: the chapter's group_step at one epoch, clipped epochs beyond"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        step, out = student.fn("grpo_step"), []
+        for i, ((K, reward, beta, epochs, eps, lr), theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seeds[0]))):
+            given = theta.copy()
+            new = step(given, K, REWARDS[reward], np.random.default_rng(ctx.seeds[0] + i),
+                       beta=beta, lr=lr, epochs=epochs, eps=eps)
+            out.append(as_array(new, THETA_REF.shape, f"grpo_step(K={K}, epochs={epochs})"))
+            out.append(as_array(given, THETA_REF.shape, "the theta passed to grpo_step"))
+        return {"out": out}
+
+    def judge(self, data, ctx):
+        failures = []
+        for i, ((K, reward, beta, epochs, eps, lr), theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seeds[0]))):
+            got, given = np.array(data["out"][2 * i]), np.array(data["out"][2 * i + 1])
+            want = oracle.grpo_step(theta, K, REWARDS[reward], np.random.default_rng(ctx.seeds[0] + i),
+                                    beta=beta, lr=lr, epochs=epochs, eps=eps)
+            setting = f"K = {K}, {reward}, beta = {beta}, {epochs} epoch{'s' * (epochs > 1)}, eps = {eps}, lr = {lr}"
+            if not np.array_equal(given, theta):
+                failures.append(f"{setting}: grpo_step changed the theta it was given; return a new array")
+            elif not close(got, want, ctx.bar.tolerance):
+                what = ("with one epoch every ratio is 1 and nothing is clipped, so the step must equal the chapter's "
+                        "group_step") if epochs == 1 else "each epoch must ascend the clipped surrogate against pi_old"
+                failures.append(f"{setting}: {what}; max |theta - expected| = {np.abs(got - want).max():.3g}")
+        return Verdict.of(failures, len(STEP_CASES), "matches the chapter's step and its clipped multi-epoch form")
+
+
+# ------------------------------------------------------------------------------------------------ pricing
+
+
+def price_cases(seed: int):
+    """The toy's four prompts first, then rows the student has not seen."""
+    cases = [(THETA_REF[x], CONTAINS_ANSWER[x], HEDGE) for x in range(N_PROMPTS)]
+    rng = np.random.default_rng(seed)
+    for i in range(12):
+        logits, rewards = rng.normal(0, 2, N_RESPONSES), rng.choice([0.0, 0.5, 1.0], N_RESPONSES)
+        exploit = int(rng.integers(N_RESPONSES))
+        if i % 3:
+            rewards[exploit] = rewards.max() + 0.5
+        cases.append((logits, rewards, exploit))
+    return cases
+
+
+class PriceExploit(Check):
+    id = "D.price_exploit"
+    name = "Exercise 4: the beta that prices the loophole (chapter: 1/4)"
+
+    class Bar(Bar):
+        threshold_range: tuple[float, float]
+        tolerance: float
+
+    def collect(self, student, ctx):
+        fn = student.fn("price_exploit")
+        return {"out": [as_float(fn(l.copy(), r.copy(), e), "price_exploit") for l, r, e in price_cases(ctx.seeds[0])]}
+
+    def judge(self, data, ctx):
+        low, high = ctx.bar.threshold_range
+        failures, cases = [], price_cases(ctx.seeds[0])
+        toy = data["out"][:N_PROMPTS]
+        for x in (2, 3):  # 8*8 and 9*9: no honest answer is rewarded, so only the KL penalty stands in the way
+            if not low <= toy[x] <= high:
+                failures.append(f"on prompt {x} of the toy the hedge should stop paying near beta = 1/4 "
+                                f"(reward gap 1 over log-odds disadvantage 4); returned {toy[x]:.4g}")
+        for (logits, rewards, exploit), got in zip(cases, data["out"]):
+            want = oracle.price_exploit(logits, rewards, exploit)
+            if not (got == want or abs(got - want) <= ctx.bar.tolerance * max(1, abs(want))):
+                failures.append(f"logits {fmt(logits)}, rewards {fmt(rewards)}, exploit {exploit}: "
+                                f"returned {got:.6g}, expected {want:.6g}")
+                break
+        return Verdict.of(failures, 3, f"threshold {toy[2]:.4g} on the toy, and right on unseen rows",
+                          toy_thresholds=toy)

@@ -1,0 +1,49 @@
+"""Project D's report figures, drawn from the checks' details: the K-sweep and the beta frontier."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.report.figures import figure, png
+
+
+def plots(details: dict) -> list[tuple[str, bytes]]:
+    """``details`` maps check id -> that check's details (empty when the check did not run to a verdict)."""
+    out = []
+    tables, sweep = details.get("D.chapter_tables", {}), details.get("D.k_sweep", {})
+    if tables or sweep:
+        out.append(("K-sweep: success at a matched budget of 6400 responses per prompt", _k_sweep(tables, sweep)))
+    if tables:
+        out.append(("Beta frontier against the sloppy grader (rng seed 2)", _beta_frontier(tables)))
+    return out
+
+
+def _k_sweep(tables: dict, sweep: dict) -> bytes:
+    fig, ax = figure()
+    if sweep:
+        runs = np.array(sweep["success"])
+        for i, run in enumerate(runs):
+            ax.plot(sweep["ks"], run, "o-", color="tab:blue", alpha=0.5, label="your runs, fresh seeds" if i == 0 else None)
+    if tables:
+        ax.plot(tables["ks"], tables["k_chapter"], "s", ms=10, mfc="none", color="k", label="the chapter (seed 1)")
+        ax.plot(tables["ks"], tables["k_success"], "x", ms=8, color="tab:red", label="yours (seed 1)")
+    ax.axhline(0.5, ls="--", color="gray", lw=1)
+    ax.axhline(0.0624, ls=":", color="gray", lw=1)
+    ax.set(xscale="log", xlabel="group size K", ylabel="success of a sampled response", ylim=(0, 0.55))
+    ax.set_xticks([1, 2, 4, 8, 32], ["1", "2", "4", "8", "32"])
+    ax.legend(loc="center right")
+    return png(fig)
+
+
+def _beta_frontier(tables: dict) -> bytes:
+    fig, ax = figure()
+    rows, chapter = np.array(tables["beta_rows"]), np.array(tables["beta_chapter"])
+    for j, (label, color) in enumerate([("sloppy score", "tab:orange"), ("exact score", "tab:green"),
+                                        ("hedge probability", "tab:purple")]):
+        ax.plot(tables["betas"], rows[:, j], "o-", color=color, label=f"{label} (yours)")
+        ax.plot(tables["betas"], chapter[:, j], "s", ms=9, mfc="none", color=color)
+    ax.axvline(0.25, ls="--", color="gray", lw=1)
+    ax.text(0.255, 0.9, "beta = 1/4", color="gray")
+    ax.set(xlabel="KL coefficient beta", ylabel="score / probability", ylim=(0, 1.05))
+    ax.legend(loc="upper right", fontsize="small", title="squares: the chapter", title_fontsize="small")
+    return png(fig)

@@ -1,0 +1,140 @@
+"""Project D's checks of whole training runs: the grader drives the student's ``grpo_step`` with its own rng and
+loop, receives only the final theta of each run, and computes every success and hedge probability itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.checks import Bar, Check, Verdict
+from autograder.projects.d_grpo.pieces import REWARDS
+from autograder.student import as_array
+from rlkit.toy import PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
+
+
+def train(student, K: int, reward: str, seed: int, steps: int, **options) -> np.ndarray:
+    """The chapter's loop around the student's step: theta_ref, one rng per run, ``steps`` updates."""
+    step, rng, theta = student.fn("grpo_step"), np.random.default_rng(seed), THETA_REF.copy()
+    for _ in range(steps):
+        theta = step(theta, K, REWARDS[reward], rng, **options)
+        if not (isinstance(theta, np.ndarray) and theta.shape == THETA_REF.shape):
+            as_array(theta, THETA_REF.shape, f"grpo_step (K = {K})")
+    return as_array(theta, THETA_REF.shape, f"theta after {steps} steps of grpo_step (K = {K})")
+
+
+def frontier(theta) -> tuple[float, float, float]:
+    """(sloppy score, exact score, hedge probability): one row of the chapter's beta table."""
+    pi = policy(np.asarray(theta))
+    return float(success(pi, sloppy)), float(success(pi, verify)), float(hedge_probability(pi))
+
+
+REFERENCE_SUCCESS = float(success(PI_REF, verify))  # 0.0624: what "no learning" leaves
+
+
+class ChapterTables(Check):
+    id = "D.chapter_tables"
+    name = "The chapter's K-sweep (rng seed 1) and beta table (rng seed 2), digit for digit"
+    cost = 9.0
+
+    class Bar(Bar):
+        k_seed: int
+        budget: int
+        k_table: dict[int, float]
+        beta_seed: int
+        beta_group: int
+        beta_steps: int
+        beta_table: dict[float, tuple[float, float, float]]
+        beta_tolerance: float
+
+    def collect(self, student, ctx):
+        bar = ctx.bar
+        return {"k": [train(student, K, "verify", bar.k_seed, bar.budget // K) for K in bar.k_table],
+                "beta": [train(student, bar.beta_group, "sloppy", bar.beta_seed, bar.beta_steps, beta=beta)
+                         for beta in bar.beta_table]}
+
+    def judge(self, data, ctx):
+        bar, failures = ctx.bar, []
+        k_rows = [float(success(policy(np.array(t)), verify)) for t in data["k"]]
+        for (K, printed), got in zip(bar.k_table.items(), k_rows):
+            if f"{got:.3f}" != f"{printed:.3f}":
+                failures.append(f"K = {K}: success {got:.3f}, the chapter prints {printed:.3f}")
+        beta_rows = [frontier(t) for t in data["beta"]]
+        for (beta, printed), got in zip(bar.beta_table.items(), beta_rows):
+            if max(abs(g - p) for g, p in zip(got, printed)) > bar.beta_tolerance + 1e-12:
+                failures.append(f"beta = {beta}: (sloppy, gold, hedge) = ({got[0]:.2f}, {got[1]:.2f}, {got[2]:.2f}), "
+                                f"the chapter prints ({printed[0]:.2f}, {printed[1]:.2f}, {printed[2]:.2f})")
+        details = {"ks": list(bar.k_table), "k_success": k_rows, "k_chapter": list(bar.k_table.values()),
+                   "betas": list(bar.beta_table), "beta_rows": beta_rows,
+                   "beta_chapter": [list(v) for v in bar.beta_table.values()]}
+        return Verdict.of(failures, len(k_rows) + len(beta_rows), "both tables reproduced", **details)
+
+
+class KSweep(Check):
+    id = "D.k_sweep"
+    name = "K-sweep on fresh seeds: K = 1 learns nothing, K >= 4 reaches the verifier's ceiling"
+    cost, per_seed = 5.0, True
+
+    class Bar(Bar):
+        budget: int
+        ks: list[int]
+        k1_tolerance: float
+        ceiling: float
+
+    def collect(self, student, ctx):
+        return {"theta": [[train(student, K, "verify", seed, ctx.bar.budget // K) for K in ctx.bar.ks]
+                          for seed in ctx.seeds]}
+
+    def judge(self, data, ctx):
+        bar, failures = ctx.bar, []
+        table = np.array([[success(policy(np.array(t)), verify) for t in run] for run in data["theta"]])
+        for j, K in enumerate(bar.ks):
+            column = table[:, j]
+            if K == 1 and np.abs(column - REFERENCE_SUCCESS).max() > bar.k1_tolerance:
+                failures.append(f"K = 1 should not learn (a group of one has zero standardized weight): success "
+                                f"should stay at the reference {REFERENCE_SUCCESS:.4f}, measured {fmt_runs(column)}")
+            if K >= 4 and column.min() < bar.ceiling:
+                failures.append(f"K = {K} should reach the verifier's ceiling 0.5 (at least {bar.ceiling}) within "
+                                f"{bar.budget} scored responses per prompt; measured {fmt_runs(column)}")
+        return Verdict.of(failures, len(bar.ks), f"K = 1 stays at {REFERENCE_SUCCESS:.4f}; K >= 4 reaches 0.5 "
+                          f"on all {len(table)} runs", ks=bar.ks, success=table.tolist())
+
+
+class BetaSweep(Check):
+    id = "D.beta_sweep"
+    name = "Beta sweep on fresh seeds: the hedge wins at beta = 0 and is suppressed above 1/4"
+    cost, per_seed = 1.5, True
+
+    class Bar(Bar):
+        betas: list[float]
+        group: int
+        steps: int
+        hedge_at_zero_min: float
+        suppressed_from: float
+        hedge_suppressed_max: float
+
+    def collect(self, student, ctx):
+        bar = ctx.bar
+        return {"theta": [[train(student, bar.group, "sloppy", seed, bar.steps, beta=beta) for beta in bar.betas]
+                          for seed in ctx.seeds]}
+
+    def judge(self, data, ctx):
+        bar, failures = ctx.bar, []
+        rows = np.array([[frontier(t) for t in run] for run in data["theta"]])  # (seeds, betas, 3)
+        hedge = rows[:, :, 2]
+        betas = np.array(bar.betas)
+        if 0.0 in bar.betas and hedge[:, bar.betas.index(0.0)].min() < bar.hedge_at_zero_min:
+            failures.append(f"at beta = 0 the loophole should win (hedge >= {bar.hedge_at_zero_min}); "
+                            f"measured {fmt_runs(hedge[:, bar.betas.index(0.0)])}")
+        high = betas >= bar.suppressed_from
+        if hedge[:, high].max() > bar.hedge_suppressed_max:
+            failures.append(f"above the threshold 1/4 (beta >= {bar.suppressed_from}) the hedge should be at most "
+                            f"{bar.hedge_suppressed_max}; measured up to {hedge[:, high].max():.3f}")
+        if np.any(np.diff(hedge, axis=1) > 0):
+            failures.append("the hedge probability should not grow with beta; it did on "
+                            f"{int(np.any(np.diff(hedge, axis=1) > 0, axis=1).sum())} of {len(hedge)} runs")
+        return Verdict.of(failures, 3, "the hedge wins at beta = 0 and is suppressed above 1/4",
+                          betas=bar.betas, mean_rows=rows.mean(0).tolist())
+
+
+def fmt_runs(values) -> str:
+    return ", ".join(f"{v:.4f}" for v in np.asarray(values))

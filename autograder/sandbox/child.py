@@ -1,0 +1,57 @@
+"""The child side: load the student's modules, run one check's ``collect``, write plain JSON back.
+
+Invoked as ``python -m autograder.sandbox.child REQUEST.json``; the parent reads RESULT.json, never a pickle.
+"""
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+
+def plain(value):
+    """Numbers, strings, lists and dicts only: what crosses the process boundary."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(f"collect returned {type(value).__name__}, which is not plain data")
+
+
+def run(request: dict) -> dict:
+    from autograder.checks import Context
+    from autograder.projects import PROJECTS
+    from autograder.student import Student, StudentError
+
+    project = PROJECTS[request["project"]]
+    check = project.checks[request["check"]]
+    ctx = Context(tuple(request["seeds"]), request["seed_set"], check.Bar.model_validate(request["bar"]))
+    try:
+        student = Student(Path(request["folder"]), project.modules)
+        return {"status": "ok", "data": plain(check.collect(student, ctx))}
+    except StudentError as exc:
+        return {"status": "student_error", "kind": exc.kind, "message": str(exc)}
+    except MemoryError:
+        return {"status": "memory", "message": "ran out of memory"}
+    except BaseException:  # noqa: BLE001 - the grader's own failure, reported to the instructor
+        return {"status": "internal_error", "message": traceback.format_exc(limit=-6)}
+
+
+def main() -> None:
+    request = json.loads(Path(sys.argv[1]).read_text())
+    result = run(request)
+    Path(request["result"]).write_text(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""The student's code as the checks see it: loaded from files, called through a wrapper that turns every failure
+into a sentence that says what was expected and what happened, and validated before the grader uses a value.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+
+class StudentError(Exception):
+    """A problem with the student's code or what it returned, worded for the student."""
+
+    def __init__(self, message: str, kind: str = "error"):
+        super().__init__(message)
+        self.kind = kind  # "not_implemented", "missing", "import", "raised", "invalid"
+
+
+def _student_line(exc: BaseException, folder: Path) -> str:
+    """' (grpo.py, line 42)' for the innermost frame in the student's folder, or ''."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).parent == folder]
+    return f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})" if frames else ""
+
+
+def load_module(folder: Path, name: str) -> ModuleType:
+    path = folder / f"{name}.py"
+    if not path.is_file():
+        present = ", ".join(sorted(p.name for p in folder.iterdir())) or "nothing"
+        raise StudentError(f"expected {folder.name}/{name}.py, found no such file (the folder holds: {present})",
+                           "missing")
+    try:
+        source = path.read_text(encoding="utf-8")
+        compile(source, str(path), "exec")
+    except SyntaxError as exc:
+        raise StudentError(f"{name}.py does not compile: {exc.msg} at line {exc.lineno}", "import") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise StudentError(f"{name}.py could not be read as Python source: {exc}", "import") from None
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - any failure at import is the student's to see
+        raise StudentError(f"importing {name}.py raised {type(exc).__name__}: {exc}{_student_line(exc, folder)}",
+                           "import") from None
+    return module
+
+
+class Student:
+    """The loaded modules of one project folder; ``fn(name)`` gives a guarded callable."""
+
+    def __init__(self, folder: Path, module_names: tuple[str, ...]):
+        self.folder = Path(folder).resolve()
+        sys.path.insert(0, str(self.folder))
+        self.modules = [load_module(self.folder, name) for name in module_names]
+
+    def _lookup(self, name: str):
+        for module in self.modules:
+            if hasattr(module, name):
+                value = getattr(module, name)
+                if not callable(value):
+                    raise StudentError(f"`{name}` should be a function, found {type(value).__name__}", "missing")
+                return value
+        files = ", ".join(f"{m.__name__}.py" for m in self.modules)
+        raise StudentError(f"expected a function `{name}` in {files}, found none", "missing")
+
+    def fn(self, name: str):
+        """``name`` from the student's modules, wrapped so that any failure becomes a StudentError."""
+        func, folder = self._lookup(name), self.folder
+
+        def guarded(*args, **kwargs):
+            try:
+                return func(*args, **kwargs)
+            except (MemoryError, KeyboardInterrupt):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - SystemExit included: a graded function must return
+                raise _reworded(name, exc, folder) from None
+
+        guarded.raw = func
+        return guarded
+
+    def raises(self, name: str, expected: type[Exception], *args) -> bool:
+        """Whether ``name(*args)`` raises ``expected``; any other failure is reworded as usual."""
+        func = self._lookup(name)
+        try:
+            func(*args)
+        except expected:
+            return True
+        except (MemoryError, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # noqa: BLE001
+            raise _reworded(name, exc, self.folder) from None
+        return False
+
+
+def _reworded(name: str, exc: BaseException, folder: Path) -> StudentError:
+    if isinstance(exc, NotImplementedError):
+        return StudentError(f"`{name}` is not implemented yet (it raises NotImplementedError)", "not_implemented")
+    if isinstance(exc, SystemExit):
+        return StudentError(f"`{name}` called sys.exit({exc.code!r}); a graded function must return", "raised")
+    if isinstance(exc, RecursionError):
+        return StudentError(f"`{name}` recursed without end{_student_line(exc, folder)}", "raised")
+    return StudentError(f"`{name}` raised {type(exc).__name__}: {exc}{_student_line(exc, folder)}", "raised")
+
+
+def describe(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of length {len(value)}"
+    return f"{type(value).__name__} {value!r}"[:120]
+
+
+def as_array(value, shape: tuple, what: str) -> np.ndarray:
+    """``value`` as a float array of ``shape`` with finite entries, or a StudentError saying what was found."""
+    try:
+        array = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise StudentError(f"{what}: expected numbers of shape {shape}, found {describe(value)}", "invalid") from None
+    if array.shape != tuple(shape):
+        raise StudentError(f"{what}: expected shape {tuple(shape)}, found {describe(value)}", "invalid")
+    if not np.all(np.isfinite(array)):
+        raise StudentError(f"{what}: expected finite numbers, found NaN or inf in {np.array2string(array, 60)}",
+                           "invalid")
+    return array
+
+
+def as_float(value, what: str) -> float:
+    """A finite-or-infinite real scalar; NaN and non-numbers are a StudentError."""
+    try:
+        number = float(np.asarray(value, dtype=float).item())
+    except (TypeError, ValueError):
+        raise StudentError(f"{what}: expected one number, found {describe(value)}", "invalid") from None
+    if np.isnan(number):
+        raise StudentError(f"{what}: expected a number, found NaN", "invalid")
+    return number
