@@ -90,7 +90,9 @@ def _describe(error: dict) -> str:
     return f"{where}: {error['msg']} (found {error.get('input')!r})"
 
 
-def _overlay_path(private: str | Path | None) -> Path | None:
+def _overlay_path(private: str | Path | None | bool) -> Path | None:
+    if private is False:
+        return None
     if private is not None:
         return Path(private)
     if os.environ.get("AUTOGRADER_PRIVATE"):
@@ -110,8 +112,11 @@ def _apply_overlay(data: dict, overlay_file: Path) -> dict:
     return merged
 
 
-def load_course(path: str | Path | None = None, private: str | Path | None = None) -> Course:
-    """Read course.yml (the kit's own by default), apply the private overlay, validate everything."""
+def load_course(path: str | Path | None = None, private: str | Path | None | bool = None) -> Course:
+    """Read course.yml (the kit's own by default), apply the private overlay, validate everything.
+
+    ``private`` names the overlay; None looks for it ($AUTOGRADER_PRIVATE, then course.private.yml); False skips it.
+    """
     path = Path(path) if path is not None else paths.COURSE_FILE
     data = _read_yaml(path, "course file")
     overlay_file = _overlay_path(private)

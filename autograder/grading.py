@@ -89,7 +89,7 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
                    "seed_set": seed_set, "bar": course.projects[pid].checks[cid].bar}
         outcome = run_check(request, course.limits_for(pid, cid))
         if progress:
-            progress(cid)
+            progress(cid, len(tasks))
         return outcome
 
     with ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
@@ -103,7 +103,7 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
           checks: list[str] | None = None, public_only: bool = False, jobs: int | None = None,
           progress=None) -> Graded:
-    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(check_id)`` is told each end."""
+    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(check_id, total)`` hears each child's end."""
     path = Path(path)
     plan = []  # (project id, check id, folder or None)
     for pid in projects_in(path, course, projects):

@@ -31,7 +31,7 @@ def _k_sweep(tables: dict, sweep: dict) -> bytes:
     ax.axhline(0.0624, ls=":", color="gray", lw=1)
     ax.set(xscale="log", xlabel="group size K", ylabel="success of a sampled response", ylim=(0, 0.55))
     ax.set_xticks([1, 2, 4, 8, 32], ["1", "2", "4", "8", "32"])
-    ax.legend(loc="center right")
+    ax.legend(loc="lower right")
     return png(fig)
 
 

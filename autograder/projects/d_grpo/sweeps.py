@@ -12,11 +12,14 @@ from autograder.student import as_array
 from rlkit.toy import PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
 
 
-def train(student, K: int, reward: str, seed: int, steps: int, **options) -> np.ndarray:
+CHAPTER_STEP = {"lr": 2.0, "epochs": 1}  # the chapter's group_step: one ascent step of size 2 per group
+
+
+def train(student, K: int, reward: str, seed: int, steps: int, beta: float = 0.0) -> np.ndarray:
     """The chapter's loop around the student's step: theta_ref, one rng per run, ``steps`` updates."""
     step, rng, theta = student.fn("grpo_step"), np.random.default_rng(seed), THETA_REF.copy()
     for _ in range(steps):
-        theta = step(theta, K, REWARDS[reward], rng, **options)
+        theta = step(theta, K, REWARDS[reward], rng, beta=beta, **CHAPTER_STEP)
         if not (isinstance(theta, np.ndarray) and theta.shape == THETA_REF.shape):
             as_array(theta, THETA_REF.shape, f"grpo_step (K = {K})")
     return as_array(theta, THETA_REF.shape, f"theta after {steps} steps of grpo_step (K = {K})")

@@ -1,0 +1,25 @@
+# Two commands do all set-up on a fresh machine: `make grade` and `make test`.
+# Both create (or reuse) the virtual environment .venv and install the kit into it.
+PYTHON ?= python3
+VENV ?= .venv
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: grade test release clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+grade: $(STAMP)  ## grade the bundled reference solutions and print the score table
+	$(VENV)/bin/autograder grade solutions
+
+test: $(STAMP)  ## run the kit's test suite
+	$(VENV)/bin/python -m pytest
+
+release: $(STAMP)  ## regenerate assignments/ from solutions/
+	$(VENV)/bin/autograder release
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,124 @@
+"""The ``autograder`` command: a thin layer over config, grading, report and release."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from autograder import paths
+from autograder.config import CourseError, load_course
+from autograder.grading import grade
+from autograder.projects import PROJECTS
+from autograder.release import ReleaseError, release
+from autograder.report import print_table, write_html, write_json
+
+err = Console(stderr=True, soft_wrap=True)
+
+
+class UsageError(Exception):
+    """Bad arguments or an unreadable path: exit code 2 with the message."""
+
+
+def _progress_bar():
+    return Progress(TextColumn("[bold]grading[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                    TimeElapsedColumn(), console=err, transient=True)
+
+
+def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool) -> int:
+    projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
+    unknown = [p for p in projects or [] if p not in course.projects]
+    if unknown:
+        raise UsageError(f"--projects: unknown project {', '.join(unknown)} (this course has {', '.join(course.projects)})")
+    if seed_set == "grading" and course.private_overlay is None:
+        err.print("[yellow]note:[/] grading with the bundled placeholder grading seeds; "
+                  "an instructor puts the real ones in course.private.yml")
+    with _progress_bar() as bar:
+        task = bar.add_task("", total=None)
+
+        def advance(check_id: str, total: int) -> None:
+            bar.update(task, total=total, advance=1, description=check_id)
+
+        graded = grade(path, course, seed_set=seed_set, projects=projects, public_only=public_only,
+                       jobs=args.jobs, progress=advance)
+    print_table(graded.report)
+    if args.json:
+        write_json(graded.report, args.json)
+    if args.report:
+        out = Path(args.report)
+        write_json(graded.report, out / "report.json")
+        page = write_html(graded.report, graded.figures, out / "report.html",
+                          {pid: PROJECTS[pid].title for pid in graded.report["projects"]})
+        err.print(f"report written to {page}")
+    return 0
+
+
+def cmd_grade(args) -> int:
+    path = Path(args.path)
+    if not path.is_dir():
+        raise UsageError(f"PATH should be a folder of project folders or one project folder; {path} is not a folder")
+    return _grade_and_report(path, load_course(args.course, args.private), args, args.seeds, public_only=False)
+
+
+def cmd_check(args) -> int:
+    course = load_course(args.course, args.private)
+    project = PROJECTS.get(args.project)
+    if project is None or args.project not in course.projects:
+        raise UsageError(f"unknown project {args.project!r} (this course has {', '.join(course.projects)})")
+    here = Path(args.path).resolve()
+    candidates = [here / project.folder, here, here / "assignments" / project.folder]
+    folder = next((c for c in candidates if c.name == project.folder and c.is_dir()), None)
+    if folder is None:
+        raise UsageError(f"no {project.folder} folder here: looked for {', '.join(str(c) for c in candidates)}")
+    err.print(f"checking {folder} with the public checks and seeds")
+    args.projects = args.project
+    return _grade_and_report(folder, course, args, "public", public_only=True)
+
+
+def cmd_release(args) -> int:
+    for folder in release(args.projects or None):
+        err.print(f"released {folder.relative_to(paths.KIT_ROOT) if folder.is_relative_to(paths.KIT_ROOT) else folder}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="autograder", description=__doc__)
+    commands = top.add_subparsers(dest="command", required=True)
+
+    def common(p):
+        p.add_argument("--course", help="course file (default: the kit's course.yml)")
+        p.add_argument("--private", help="private overlay with the grading seeds (default: course.private.yml "
+                                         "beside course.yml, or $AUTOGRADER_PRIVATE)")
+        p.add_argument("--jobs", type=int, help="checks run in parallel (default: course.yml's jobs)")
+        p.add_argument("--json", help="also write the report JSON to this file")
+        p.add_argument("--report", help="write report.json and report.html into this folder")
+
+    g = commands.add_parser("grade", help="grade one submission and print the score table")
+    g.add_argument("path", help="a folder of project folders (A_ppo/, D_grpo/, ...) or one project folder")
+    g.add_argument("--projects", help="comma-separated project ids, e.g. A,D (default: those present)")
+    g.add_argument("--seeds", choices=["public", "grading"], default="grading")
+    common(g)
+    g.set_defaults(run=cmd_grade)
+
+    c = commands.add_parser("check", help="a student's local run: public checks, public seeds")
+    c.add_argument("project", help="project id, e.g. D")
+    c.add_argument("--path", default=".", help="where to look for the project folder (default: here)")
+    common(c)
+    c.set_defaults(run=cmd_check)
+
+    r = commands.add_parser("release", help="regenerate assignments/ from solutions/")
+    r.add_argument("projects", nargs="*", help="project folders, e.g. D_grpo (default: all)")
+    r.set_defaults(run=cmd_release)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (UsageError, CourseError, ReleaseError) as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False)
+        return 2

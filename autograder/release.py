@@ -1,0 +1,87 @@
+"""``autograder release``: regenerate the student stubs in assignments/ from the reference in solutions/.
+
+Notebooks go through nbgrader's own ``generate_assignment`` (solution cells cleared, checksums and cell locks set),
+so the released notebooks are exactly what an nbgrader course expects. nbgrader copies other files verbatim, so
+the solution regions of ``.py`` modules are stripped here, between the same markers nbgrader uses.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from autograder import paths
+
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+STUB = ["# YOUR CODE HERE", "raise NotImplementedError()"]  # nbgrader's own stub, so both kinds of file agree
+
+
+class ReleaseError(Exception):
+    """A solution file whose markers do not pair up, or an nbgrader failure; the message says where."""
+
+
+def strip_solutions(source: str, name: str = "<source>") -> str:
+    """Replace each region from BEGIN SOLUTION to END SOLUTION (markers included) with the stub, indented alike."""
+    out, inside, indent = [], None, ""
+    for number, line in enumerate(source.splitlines(keepends=True), start=1):
+        marker = line.strip()
+        if marker == BEGIN:
+            if inside:
+                raise ReleaseError(f"{name}, line {number}: {BEGIN} inside the region opened at line {inside}")
+            inside, indent = number, re.match(r"\s*", line).group()
+            out += [f"{indent}{stub}\n" for stub in STUB]
+        elif marker == END:
+            if not inside:
+                raise ReleaseError(f"{name}, line {number}: {END} without a {BEGIN} before it")
+            inside = None
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise ReleaseError(f"{name}, line {inside}: {BEGIN} is never closed by {END}")
+    return "".join(out)
+
+
+def _generate_with_nbgrader(solutions: Path, project: str, workdir: Path) -> Path:
+    """Run nbgrader generate_assignment for one project into ``workdir``; return the released folder."""
+    release_dir, database = workdir / "release", workdir / "gradebook.db"
+    command = [sys.executable, "-m", "nbgrader", "generate_assignment", project, "--force", "--log-level=WARN",
+               f"--CourseDirectory.root={solutions.parent}", f"--CourseDirectory.source_directory={solutions.name}",
+               f"--CourseDirectory.release_directory={release_dir}", f"--CourseDirectory.db_url=sqlite:///{database}"]
+    # nbgrader shells out to `alembic`, which lives beside this interpreter even when that is not on PATH
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ReleaseError(f"nbgrader generate_assignment {project} failed:\n{done.stdout}{done.stderr}")
+    return release_dir / project
+
+
+def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments: Path = paths.ASSIGNMENTS) -> Path:
+    """Regenerate ``assignments/<project>`` from ``solutions/<project>``; return the released folder."""
+    source = solutions / project
+    if not source.is_dir():
+        raise ReleaseError(f"expected a reference folder {source}, found none")
+    target = assignments / project
+    ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints")
+    with tempfile.TemporaryDirectory(prefix="release-") as workdir:
+        has_notebooks = any(source.glob("*.ipynb"))  # nbgrader refuses a folder without one
+        released = _generate_with_nbgrader(solutions, project, Path(workdir)) if has_notebooks else source
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(released, target, ignore=ignore)
+    for module in source.rglob("*.py"):
+        relative = module.relative_to(source)
+        if "__pycache__" not in relative.parts:
+            (target / relative).write_text(strip_solutions(module.read_text(encoding="utf-8"), str(relative)),
+                                           encoding="utf-8")
+    return target
+
+
+def release(projects: list[str] | None = None, solutions: Path = paths.SOLUTIONS,
+            assignments: Path = paths.ASSIGNMENTS) -> list[Path]:
+    """Release the given project folders (every folder of solutions/ by default)."""
+    folders = projects or sorted(p.name for p in solutions.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return [release_project(folder, solutions, assignments) for folder in folders]

@@ -1,0 +1,55 @@
+"""One self-contained HTML page per submission: scores, what each check expected and measured, the figures.
+
+It opens in a browser with no server: figures are embedded as base64 PNG and there is no script.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+table { border-collapse: collapse; width: 100%; margin: 0.5rem 0 1.5rem; }
+th, td { text-align: left; padding: 0.35rem 0.6rem; border-bottom: 1px solid #ddd; vertical-align: top; }
+td.score { white-space: nowrap; text-align: right; }
+.pass { color: #176f2c; } .part { color: #a66a00; } .fail { color: #b3261e; }
+.id { font-family: ui-monospace, monospace; white-space: nowrap; }
+figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.9rem; }
+"""
+
+
+def _status(check: dict) -> tuple[str, str]:
+    if check["passed"]:
+        return "pass", "passed"
+    return ("part", "partly") if check["score"] > 0 else ("fail", "failed")
+
+
+def _project_section(pid: str, project: dict, title: str, figures: list[tuple[str, bytes]]) -> str:
+    rows = []
+    for check in project["checks"]:
+        css, word = _status(check)
+        rows.append(f"<tr><td class='id'>{html.escape(check['id'])}</td><td>{html.escape(check['name'])}</td>"
+                    f"<td class='score {css}'>{check['score']:g} / {check['max_score']:g}<br>{word}</td>"
+                    f"<td>{html.escape(check['message'])}</td></tr>")
+    images = "".join(
+        f"<figure><img alt='{html.escape(caption)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>" for caption, png in figures)
+    return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — {project['score']:g} / {project['max_score']:g}"
+            f"</h2><table><tr><th>check</th><th>what it checks</th><th>score</th><th>message</th></tr>"
+            f"{''.join(rows)}</table>{images}")
+
+
+def write_html(report: dict, figures: dict, path: str | Path, titles: dict[str, str]) -> Path:
+    """Write the page for ``report``; ``figures`` maps project id -> [(caption, png bytes)]."""
+    sections = "".join(_project_section(pid, project, titles.get(pid, ""), figures.get(pid, []))
+                       for pid, project in report["projects"].items())
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Autograder report</title>"
+            f"<style>{STYLE}</style></head><body><h1>Autograder report</h1>"
+            f"<p>Submission <code>{html.escape(report['submission'])}</code>, {report['seeds']} seeds. "
+            f"Score <b>{report['score']:g} / {report['max_score']:g}</b>.</p>{sections}</body></html>\n")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path

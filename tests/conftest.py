@@ -1,0 +1,41 @@
+"""Shared fixtures: the kit's course, and a way to grade a submission built from text in a temporary folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder import paths
+from autograder.config import load_course
+from autograder.grading import grade
+
+REFERENCE_D = paths.SOLUTIONS / "D_grpo" / "grpo.py"
+
+
+@pytest.fixture(scope="session")
+def course():
+    """The kit's own course.yml with its bundled seeds, whatever overlay this machine may hold."""
+    return load_course(paths.COURSE_FILE, private=False)
+
+
+def write_submission(root: Path, source: str, folder: str = "D_grpo", module: str = "grpo.py") -> Path:
+    """A submission folder holding one project folder with ``source`` as its module."""
+    (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / folder / module).write_text(source, encoding="utf-8")
+    return root
+
+
+def mutate(source: str, old: str, new: str) -> str:
+    """``source`` with ``old`` replaced by ``new`` exactly once; a mutant that no longer applies is a test failure."""
+    count = source.count(old)
+    assert count == 1, f"the planted bug's target occurs {count} times in the reference, expected once: {old!r}"
+    return source.replace(old, new)
+
+
+def checks_by_id(report: dict) -> dict[str, dict]:
+    return {c["id"]: c for project in report["projects"].values() for c in project["checks"]}
+
+
+def grade_checks(path: Path, course, checks: list[str] | None = None, seed_set: str = "public") -> dict[str, dict]:
+    return checks_by_id(grade(path, course, seed_set=seed_set, checks=checks).report)

@@ -1,0 +1,55 @@
+"""The command line: exit 0 whenever grading completed, 2 with a sentence for usage errors."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+from autograder import paths
+from autograder.cli import main
+
+
+def test_check_finds_the_project_folder_from_where_the_student_stands(tmp_path, monkeypatch, capsys):
+    shutil.copytree(paths.ASSIGNMENTS / "D_grpo", tmp_path / "D_grpo")
+    for where in (tmp_path, tmp_path / "D_grpo"):
+        monkeypatch.chdir(where)
+        assert main(["check", "D", "--json", str(tmp_path / "r.json")]) == 0
+        report = json.loads((tmp_path / "r.json").read_text())
+        assert report["seeds"] == "public" and report["score"] == 0
+        assert "not implemented" in capsys.readouterr().out
+
+
+def test_check_from_the_kit_root_uses_the_assignments_folder(monkeypatch, capsys):
+    monkeypatch.chdir(paths.KIT_ROOT)
+    assert main(["check", "D", "--jobs", "2"]) == 0
+    assert "assignments/D_grpo" in capsys.readouterr().err
+
+
+def test_a_path_that_is_not_a_folder_is_a_usage_error(tmp_path, capsys):
+    assert main(["grade", str(tmp_path / "nowhere")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
+def test_an_unknown_project_is_a_usage_error(tmp_path, capsys):
+    assert main(["grade", str(tmp_path), "--projects", "Q"]) == 2
+    assert "unknown project Q" in capsys.readouterr().err
+    assert main(["check", "Q"]) == 2
+
+
+def test_a_bad_course_file_is_a_usage_error_naming_the_key(tmp_path, capsys):
+    bad = tmp_path / "course.yml"
+    bad.write_text(paths.COURSE_FILE.read_text().replace("jobs: 2", "jobz: 2"))
+    assert main(["grade", str(tmp_path), "--course", str(bad)]) == 2
+    assert "jobz: unknown key" in capsys.readouterr().err
+
+
+def test_a_submission_without_the_project_still_gets_a_report(tmp_path, capsys):
+    (tmp_path / "sub").mkdir()
+    assert main(["grade", str(tmp_path / "sub"), "--json", str(tmp_path / "r.json")]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["score"] == 0 and "no D_grpo folder found" in report["projects"]["D"]["checks"][0]["message"]
+
+
+def test_the_module_entry_point_works():
+    done = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True)
+    assert done.returncode == 0 and "grade" in done.stdout and "release" in done.stdout

@@ -1,0 +1,93 @@
+"""course.yml is typed and validated: every mistake is named by its key, and the private overlay only sets seeds."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder import paths
+from autograder.config import CourseError, load_course
+
+
+def course_file(tmp_path: Path, edit) -> Path:
+    data = yaml.safe_load(paths.COURSE_FILE.read_text())
+    edit(data)
+    path = tmp_path / "course.yml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def error_of(path: Path, private=None) -> str:
+    with pytest.raises(CourseError) as caught:
+        load_course(path, private=private or False)
+    return str(caught.value)
+
+
+def test_the_kits_course_file_loads():
+    course = load_course(paths.COURSE_FILE, private=False)
+    assert set(course.projects["D"].checks) >= {"D.k_sweep", "D.chapter_tables", "D.beta_sweep"}
+    assert course.seeds.public and course.seeds.grading
+
+
+def test_an_unknown_top_level_key_is_named(tmp_path):
+    message = error_of(course_file(tmp_path, lambda d: d.update(sedes={})))
+    assert "sedes: unknown key" in message
+
+
+def test_a_bad_value_is_named_with_what_was_found(tmp_path):
+    message = error_of(course_file(tmp_path, lambda d: d["projects"]["D"]["checks"]["D.weights"].update(points="two")))
+    assert "projects.D.checks.D.weights.points" in message and "'two'" in message
+
+
+def test_an_unknown_check_lists_the_known_ones(tmp_path):
+    message = error_of(course_file(tmp_path, lambda d: d["projects"]["D"]["checks"].update({"D.nope": {"points": 1}})))
+    assert "projects.D.checks.D.nope: unknown check" in message and "D.k_sweep" in message
+
+
+def test_an_unknown_bar_key_is_named(tmp_path):
+    message = error_of(course_file(tmp_path, lambda d: d["projects"]["D"]["checks"]["D.k_sweep"]["bar"].update(budgett=1)))
+    assert "projects.D.checks.D.k_sweep.bar.budgett: unknown key" in message
+
+
+def test_a_missing_bar_key_is_named(tmp_path):
+    message = error_of(course_file(tmp_path, lambda d: d["projects"]["D"]["checks"]["D.k_sweep"]["bar"].pop("budget")))
+    assert "projects.D.checks.D.k_sweep.bar.budget: required key is missing" in message
+
+
+def test_an_unknown_project_is_named(tmp_path):
+    message = error_of(course_file(tmp_path, lambda d: d["projects"].update(Z={"checks": {}})))
+    assert "projects.Z: unknown project" in message
+
+
+def test_a_missing_overlay_file_is_an_error_not_a_silent_default(tmp_path):
+    assert "cannot read private overlay" in error_of(paths.COURSE_FILE, private=tmp_path / "absent.yml")
+
+
+def test_broken_yaml_and_a_missing_file_say_so(tmp_path):
+    (tmp_path / "course.yml").write_text("projects: [unclosed\n")
+    assert "not valid YAML" in error_of(tmp_path / "course.yml")
+    assert "cannot read course file" in error_of(tmp_path / "missing.yml")
+
+
+def test_the_private_overlay_replaces_the_grading_seeds_only(tmp_path):
+    overlay = tmp_path / "private.yml"
+    overlay.write_text("seeds: {grading: [5, 6]}\n")
+    course = load_course(paths.COURSE_FILE, private=overlay)
+    assert course.seeds.grading == [5, 6]
+    assert course.seeds.public == load_course(paths.COURSE_FILE, private=False).seeds.public
+    assert course.private_overlay == str(overlay)
+
+
+def test_the_overlay_can_be_named_by_environment(tmp_path, monkeypatch):
+    overlay = tmp_path / "private.yml"
+    overlay.write_text("seeds: {grading: [42]}\n")
+    monkeypatch.setenv("AUTOGRADER_PRIVATE", str(overlay))
+    assert load_course(paths.COURSE_FILE).seeds.grading == [42]
+
+
+@pytest.mark.parametrize("text", ["seeds: {grading: [1], public: [2]}\n", "limits: {wall_seconds: 1}\n"])
+def test_the_overlay_may_not_change_anything_else(tmp_path, text):
+    overlay = tmp_path / "private.yml"
+    overlay.write_text(text)
+    with pytest.raises(CourseError, match="expected only `seeds: {grading"):
+        load_course(paths.COURSE_FILE, private=overlay)

@@ -1,0 +1,20 @@
+"""The reference notebooks run top to bottom and print the chapter's tables."""
+
+import shutil
+
+import nbclient
+import nbformat
+
+from autograder import paths
+
+
+def test_the_d_notebook_runs_and_reproduces_the_chapters_tables(tmp_path):
+    folder = shutil.copytree(paths.SOLUTIONS / "D_grpo", tmp_path / "D_grpo")
+    notebook = nbformat.read(folder / "D_grpo.ipynb", as_version=4)
+    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(folder)}}).execute()
+    printed = "".join(out.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
+                      for out in cell.outputs)
+    for line in ["K =  1: success 0.062", "K = 32: success 0.500",
+                 "beta = 0.2: sloppy 0.60, gold 0.48, hedge 0.12", "beta = 0.5: sloppy 0.25, gold 0.24, hedge 0.01"]:
+        assert line in printed

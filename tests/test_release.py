@@ -1,0 +1,62 @@
+"""assignments/ is generated from solutions/ and never drifts; the stubs keep every given piece working."""
+
+import filecmp
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+
+from autograder import paths
+from autograder.release import ReleaseError, release, strip_solutions
+
+
+def test_a_region_becomes_nbgraders_stub_at_its_indentation():
+    source = "def f(x):\n    '''doc'''\n    ### BEGIN SOLUTION\n    return x + 1\n    ### END SOLUTION\n\ny = 2\n"
+    assert strip_solutions(source) == ("def f(x):\n    '''doc'''\n    # YOUR CODE HERE\n"
+                                       "    raise NotImplementedError()\n\ny = 2\n")
+
+
+@pytest.mark.parametrize("source, problem", [
+    ("### BEGIN SOLUTION\nx\n", "never closed"),
+    ("x\n### END SOLUTION\n", "without a"),
+    ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n", "inside the region"),
+])
+def test_unpaired_markers_are_named_with_their_line(source, problem):
+    with pytest.raises(ReleaseError, match=problem):
+        strip_solutions(source, "grpo.py")
+
+
+def test_released_assignments_match_the_committed_ones(tmp_path):
+    fresh = tmp_path / "assignments"
+    for folder in release(assignments=fresh):
+        committed = paths.ASSIGNMENTS / folder.name
+        comparison = filecmp.dircmp(folder, committed, ignore=["__pycache__", ".ipynb_checkpoints"])
+        assert not comparison.left_only and not comparison.right_only, (comparison.left_only, comparison.right_only)
+        _, mismatch, errors = filecmp.cmpfiles(folder, committed, comparison.common_files, shallow=False)
+        assert mismatch == [] and errors == [], f"{folder.name}: run `autograder release` ({mismatch})"
+
+
+def test_no_solution_survives_in_the_stubs():
+    for stub in paths.ASSIGNMENTS.rglob("*"):
+        if stub.suffix in {".py", ".ipynb"}:
+            assert "BEGIN SOLUTION" not in stub.read_text(), stub
+
+
+def test_written_answers_are_cleared_from_the_released_notebook():
+    notebook = json.loads((paths.ASSIGNMENTS / "D_grpo" / "D_grpo.ipynb").read_text())
+    answers = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("solution")]
+    assert answers and all("".join(c["source"]).strip() in {"YOUR ANSWER HERE", "# YOUR CODE HERE\n"
+                                                            "raise NotImplementedError()"} for c in answers)
+
+
+def test_the_stub_hands_students_a_reinforce_that_learns_even_at_k1():
+    spec = importlib.util.spec_from_file_location("grpo_stub", paths.ASSIGNMENTS / "D_grpo" / "grpo.py")
+    stub = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stub)
+    from rlkit import toy
+
+    theta = stub.train(1, toy.verify, np.random.default_rng(1), 400)
+    assert toy.success(toy.policy(theta), toy.verify) > 0.3
+    with pytest.raises(NotImplementedError):
+        stub.group_standardized_weight(np.ones(3))
