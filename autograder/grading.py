@@ -12,7 +12,7 @@ from pathlib import Path
 from autograder.checks import Context
 from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
-from autograder.sandbox import Outcome, run_check
+from autograder.sandbox.runner import Outcome, run_check
 
 
 @dataclass

@@ -1,5 +1,4 @@
-"""Run one check's ``collect`` in a child process with wall-time, memory and output limits."""
+"""Run one check's ``collect`` in a child process with wall-time, memory and output limits.
 
-from autograder.sandbox.runner import Outcome, run_check
-
-__all__ = ["Outcome", "run_check"]
+``runner`` is the parent's side, ``child`` the child's; this package imports neither, so the child starts light.
+"""

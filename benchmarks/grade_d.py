@@ -1,0 +1,55 @@
+"""Benchmark: grading Project D's reference, as a whole command, wall time and peak memory of the process tree.
+
+    .venv/bin/python benchmarks/grade_d.py [--runs 5] [--seeds grading]
+
+Prints each run and the median. Peak memory is the largest sum of resident memory over the grader and all its
+children, sampled every 20 ms (psutil), so it is what a container's memory limit would see.
+"""
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+import psutil
+
+
+def measure(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak resident MB of the whole process tree)."""
+    started = time.perf_counter()
+    proc = psutil.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            tree = [proc] + proc.children(recursive=True)
+            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+        except psutil.Error:
+            pass
+        time.sleep(0.02)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} exited with {proc.returncode}")
+    return time.perf_counter() - started, peak / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seeds", default="grading", choices=["public", "grading"])
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    command = [sys.executable, "-m", "autograder", "grade", "solutions", "--projects", "D", "--seeds", args.seeds,
+               "--jobs", str(args.jobs)]
+    walls, peaks = [], []
+    for run in range(args.runs):
+        wall, peak = measure(command)
+        walls.append(wall)
+        peaks.append(peak)
+        print(f"run {run + 1}: {wall:6.2f} s wall, peak {peak:6.1f} MB")
+    print(f"grade D (reference, {args.seeds} seeds, --jobs {args.jobs}), {args.runs} runs: "
+          f"median {statistics.median(walls):.2f} s (min {min(walls):.2f}, max {max(walls):.2f}); "
+          f"peak memory median {statistics.median(peaks):.0f} MB (max {max(peaks):.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
