@@ -1,5 +1,6 @@
 """The registry of capstone projects: id -> Project (folder, modules, checks, plots)."""
 
+from autograder.projects.a_ppo import PROJECT as A
 from autograder.projects.d_grpo import PROJECT as D
 
-PROJECTS = {project.id: project for project in (D,)}
+PROJECTS = {project.id: project for project in (A, D)}

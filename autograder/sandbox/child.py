@@ -15,7 +15,9 @@ def plain(value):
     """Numbers, strings, lists and dicts only: what crosses the process boundary."""
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, (bool, np.bool_)):
         return bool(value)

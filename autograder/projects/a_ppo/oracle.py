@@ -1,0 +1,84 @@
+"""The grader's own arithmetic for Project A, written from the equations, independent of any submission."""
+
+import numpy as np
+
+from rlkit.categorical import log_softmax
+from rlkit.nn import clip_by_global_norm, flatten, mlp_backward, mlp_forward
+
+
+def reward_to_go_minus_value(rewards, values, terminated, truncated, gamma):
+    """lambda = 1 by its definition: discounted rewards to the episode's end (bootstrapped from V_{t+1} at a
+    truncation and at the segment's end, nothing after a termination) minus V_t. One env column at a time."""
+    T, N = rewards.shape
+    out = np.zeros((T, N))
+    for i in range(N):
+        for t in range(T):
+            total, discount = 0.0, 1.0
+            for k in range(t, T):
+                total += discount * rewards[k, i]
+                if terminated[k, i]:
+                    break
+                if truncated[k, i] or k == T - 1:
+                    total += discount * gamma * values[k + 1, i]
+                    break
+                discount *= gamma
+            out[t, i] = total - values[t, i]
+    return out
+
+
+def td_error(rewards, values, terminated, gamma):
+    return rewards + gamma * (1 - terminated) * values[1:] - values[:-1]
+
+
+def gae(rewards, values, terminated, truncated, gamma, lam):
+    """The recursion, written over whole rows."""
+    delta = td_error(rewards, values, terminated, gamma)
+    carry = gamma * lam * (1 - (terminated | truncated))
+    advantages = np.zeros_like(delta)
+    for t in reversed(range(len(delta))):
+        advantages[t] = delta[t] + (carry[t] * advantages[t + 1] if t + 1 < len(delta) else 0)
+    return advantages
+
+
+def clipped_surrogate(logits, actions, logp_old, advantages, eps):
+    logp = log_softmax(logits.astype(float))
+    rho = np.exp(logp[np.arange(len(actions)), actions] - logp_old)
+    objective = np.mean(np.minimum(rho * advantages, np.clip(rho, 1 - eps, 1 + eps) * advantages))
+    live = ~(((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps)))
+    onehot = np.eye(logits.shape[1])[actions]
+    return objective, (live * rho * advantages)[:, None] * (onehot - np.exp(logp)) / len(actions)
+
+
+def plain_policy_gradient(logits, actions, advantages):
+    """d/dlogits mean_i A_i log pi(a_i|s_i): what the clipped objective's gradient is at theta = theta_old."""
+    onehot = np.eye(logits.shape[1])[actions]
+    return advantages[:, None] * (onehot - np.exp(log_softmax(logits.astype(float)))) / len(actions)
+
+
+def value_loss(values, returns):
+    return 0.5 * np.mean((values - returns) ** 2), (values - returns) / len(values)
+
+
+def entropy_bonus(logits):
+    logp = log_softmax(logits.astype(float))
+    H = -(np.exp(logp) * logp).sum(1)
+    return H.mean(), -np.exp(logp) * (logp + H[:, None]) / len(logits)
+
+
+def ppo_update(agent, optimizer, batch, c, rng):
+    """The minibatch-epoch update, in the README's order of random draws; updates ``agent`` in place."""
+    B = len(batch["actions"])
+    size = B // c["minibatches"]
+    for _ in range(c["epochs"]):
+        perm = rng.permutation(B)
+        for k in range(c["minibatches"]):
+            i = perm[k * size:(k + 1) * size]
+            adv = (batch["advantages"][i] - batch["advantages"][i].mean()) / (batch["advantages"][i].std() + 1e-8)
+            logits, a_cache = mlp_forward(agent["actor"], batch["obs"][i])
+            values, c_cache = mlp_forward(agent["critic"], batch["obs"][i])
+            d_logits = -clipped_surrogate(logits, batch["actions"][i], batch["logp"][i], adv, c["clip_eps"])[1]
+            d_logits -= c["ent_coef"] * entropy_bonus(logits)[1]
+            d_values = c["vf_coef"] * value_loss(values[:, 0].astype(float), batch["returns"][i])[1]
+            grads = flatten(mlp_backward(agent["actor"], a_cache, d_logits))
+            grads += flatten(mlp_backward(agent["critic"], c_cache, d_values[:, None]))
+            optimizer.step(clip_by_global_norm(grads, c["max_grad_norm"])[0])

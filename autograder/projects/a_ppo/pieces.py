@@ -1,0 +1,344 @@
+"""Project A's checks of single pieces, on inputs the grader makes from its seed and judges with the oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.checks import Bar, Check, Verdict
+from autograder.projects.a_ppo import oracle
+from autograder.student import StudentError, as_array, as_float, describe
+from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
+from rlkit.categorical import log_prob
+from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
+
+
+def close(got, want, tolerance) -> bool:
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
+
+
+def worst(got, want) -> str:
+    return f"max |difference| {np.abs(np.asarray(got, float) - np.asarray(want, float)).max():.3g}"
+
+
+def pair(value, shapes, what):
+    """A (first, second) pair of arrays of the given shapes."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise StudentError(f"{what}: expected a pair (value, gradient), found {describe(value)}", "invalid")
+    return [as_array(v, shape, f"{what}[{i}]") for i, (v, shape) in enumerate(zip(value, shapes))]
+
+
+# ------------------------------------------------------------------------------------------------ GAE
+
+
+def gae_cases(seed: int):
+    """(T, N, gamma, lam, rewards, values, terminated, truncated): episode ends, truncations, segment ends."""
+    rng = np.random.default_rng(seed)
+    for T, N, gamma, lam in [(1, 2, 0.99, 1.0), (12, 3, 0.99, 1.0), (30, 2, 0.9, 1.0), (12, 3, 0.99, 0.0),
+                             (25, 4, 0.99, 0.95), (16, 2, 0.9, 0.5)]:
+        terminated = rng.random((T, N)) < 0.12
+        truncated = (rng.random((T, N)) < 0.08) & ~terminated
+        truncated[rng.integers(T), 0] = True  # every case holds a truncation
+        yield (T, N, gamma, lam, rng.normal(1, 1, (T, N)), rng.normal(0, 3, (T + 1, N)), terminated, truncated)
+
+
+class GAE(Check):
+    id = "A.gae"
+    name = "GAE: lambda = 1 is reward-to-go minus V, lambda = 0 the TD error, any lambda the recursion"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        fn, out = student.fn("gae"), []
+        for T, N, gamma, lam, r, v, term, trunc in gae_cases(ctx.seeds[0]):
+            adv, ret = pair(fn(r.copy(), v.copy(), term.copy(), trunc.copy(), gamma, lam), [(T, N), (T, N)],
+                            f"gae(T={T}, N={N}, lam={lam})")
+            out.append([adv, ret])
+        return {"out": out}
+
+    def judge(self, data, ctx):
+        tol, failed = ctx.bar.tolerance, {}
+        for (T, N, gamma, lam, r, v, term, trunc), (adv, ret) in zip(gae_cases(ctx.seeds[0]), data["out"]):
+            if lam == 1.0:
+                want, label = oracle.reward_to_go_minus_value(r, v, term, trunc, gamma), "lambda = 1"
+                what = "the discounted reward-to-go (bootstrapped at truncations and the segment's end) minus V"
+            elif lam == 0.0:
+                want, label, what = oracle.td_error(r, v, term, gamma), "lambda = 0", "the TD error"
+            else:
+                want, label, what = oracle.gae(r, v, term, trunc, gamma, lam), "general lambda", "the GAE recursion"
+            if label not in failed and not close(adv, want, tol):
+                failed[label] = f"{label} (T = {T}, N = {N}): advantages should equal {what}; {worst(adv, want)}"
+            if "returns" not in failed and not close(ret, np.array(adv) + v[:T], tol):
+                failed["returns"] = "returns should be advantages + V(s_t)"
+        return Verdict.of(list(failed.values()), 4, "matches at lambda = 1, lambda = 0 and in general, across "
+                          "terminations, truncations and segment ends")
+
+
+# ------------------------------------------------------------------------------------------------ batch
+
+
+def segment_case(seed: int) -> tuple[Segment, np.ndarray, np.ndarray]:
+    """A real rollout of a random policy, long enough to hold reset steps."""
+    rng = np.random.default_rng(seed)
+    actor, critic = mlp_init([OBS_DIM, 8, N_ACTIONS], rng, 1.0), mlp_init([OBS_DIM, 8, 1], rng, 1.0)
+    rollout = Rollout(make_envs(6), seed)
+    segment = rollout.collect(lambda o: mlp_forward(actor, o)[0], lambda o: mlp_forward(critic, o)[0][:, 0], 80, rng)
+    return segment, rng.normal(size=segment.rewards.shape), rng.normal(size=segment.rewards.shape)
+
+
+BATCH_KEYS = ["obs", "actions", "logp", "advantages", "returns", "values"]
+
+
+def expected_batch(segment, adv, ret) -> dict:
+    keep = segment.valid
+    return {"obs": segment.obs[keep], "actions": segment.actions[keep], "logp": segment.logp[keep],
+            "advantages": adv[keep], "returns": ret[keep], "values": segment.values[:-1][keep]}
+
+
+class Batch(Check):
+    id = "A.batch"
+    name = "The batch holds every real transition and no reset step"
+
+    def collect(self, student, ctx):
+        segment, adv, ret = segment_case(ctx.seeds[0])
+        got = student.fn("flatten_batch")(segment, adv.copy(), ret.copy())
+        if not isinstance(got, dict):
+            raise StudentError(f"flatten_batch: expected a dict, found {describe(got)}", "invalid")
+        missing = [key for key in BATCH_KEYS if key not in got]
+        if missing:
+            raise StudentError(f"flatten_batch: expected keys {', '.join(BATCH_KEYS)}; missing {', '.join(missing)}",
+                               "invalid")
+        arrays = {}
+        for key in BATCH_KEYS:
+            try:
+                arrays[key] = np.asarray(got[key], dtype=float)
+            except (TypeError, ValueError):
+                raise StudentError(f"flatten_batch()['{key}']: expected numbers, found {describe(got[key])}",
+                                   "invalid") from None
+        return {"shapes": {key: list(a.shape) for key, a in arrays.items()}, **arrays}
+
+    def judge(self, data, ctx):
+        segment, adv, ret = segment_case(ctx.seeds[0])
+        want = expected_batch(segment, adv, ret)
+        resets = int((~segment.valid).sum())
+        failures = []
+        for key in BATCH_KEYS:
+            shape = tuple(data["shapes"][key])
+            if shape != want[key].shape:
+                failures.append(f"'{key}' has shape {shape}, expected {want[key].shape}: the segment holds "
+                                f"{segment.valid.size} steps of which {resets} are reset steps that must be dropped")
+            elif not close(data[key], want[key], 1e-6):
+                failures.append(f"'{key}' is not the segment's valid transitions in array[valid] order")
+        return Verdict.of(failures, len(BATCH_KEYS), f"{segment.valid.sum()} real transitions, {resets} reset "
+                          "steps dropped")
+
+
+# ------------------------------------------------------------------------------------------------ the pieces of the loss
+
+
+def logits_cases(seed: int, n: int = 6):
+    """(logits, actions, logp_old, advantages, eps, kind): at theta_old, beyond the clip, and anywhere."""
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        B = int(rng.integers(5, 40))
+        logits = rng.normal(0, 2, (B, N_ACTIONS))
+        actions = rng.integers(0, N_ACTIONS, B)
+        advantages = rng.normal(0, 1, B)
+        eps = float(rng.choice([0.1, 0.2, 0.3]))
+        at_old = log_prob(logits, actions)
+        if i % 3 == 0:
+            yield logits, actions, at_old, advantages, eps, "at theta = theta_old"
+        elif i % 3 == 1:  # every ratio beyond the clip on the side where clipping removes the gradient
+            rho = np.where(advantages > 0, 1 + eps + rng.uniform(0.05, 1, B), 1 - eps - rng.uniform(0.05, 0.5, B))
+            yield logits, actions, at_old - np.log(rho), advantages, eps, "beyond the clip, favourable side"
+        else:
+            yield logits, actions, at_old + rng.normal(0, 0.4, B), advantages, eps, "mixed ratios"
+
+
+class Ratio(Check):
+    id = "A.ratio"
+    name = "The ratio: exp(new - old), and exactly 1 on the first minibatch of the first epoch"
+
+    class Bar(Bar):
+        tolerance: float
+        first_minibatch_tolerance: float
+
+    def collect(self, student, ctx):
+        rng = np.random.default_rng(ctx.seeds[0])
+        new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
+        ratio = as_array(student.fn("importance_ratio")(new.copy(), old.copy()), (50,), "importance_ratio")
+        first = record_first_surrogate(student, *update_case(ctx.seeds[0]))
+        return {"ratio": ratio, **first}
+
+    def judge(self, data, ctx):
+        rng = np.random.default_rng(ctx.seeds[0])
+        new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
+        failures = []
+        if not close(data["ratio"], np.exp(new - old), ctx.bar.tolerance):
+            flipped = close(data["ratio"], np.exp(old - new), 1e-9)
+            failures.append("importance_ratio should be exp(logp_new - logp_old)"
+                            + (" (it returned exp(old - new))" if flipped else f"; {worst(data['ratio'], np.exp(new - old))}"))
+        if not data["called"]:
+            failures.append("ppo_update never called clipped_surrogate, so the ratio of its first minibatch could not "
+                            "be read; compute the objective with your clipped_surrogate")
+        else:
+            logits, actions, logp_old = (np.array(data[k]) for k in ("logits", "actions", "logp_old"))
+            rho = np.exp(log_prob(logits, actions.astype(int)) - logp_old)
+            deviation = float(np.abs(rho - 1).max())
+            if deviation > ctx.bar.first_minibatch_tolerance:
+                failures.append(f"on the first minibatch of the first epoch every ratio should be 1 (the policy has "
+                                f"not changed yet); max |rho - 1| = {deviation:.3g}. Are the stored log-probs and "
+                                "actions indexed with the same minibatch as the observations?")
+        return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch")
+
+
+class ClipGradient(Check):
+    id = "A.clip_gradient"
+    name = "Clipped surrogate: at theta_old its gradient is the plain policy gradient; beyond the clip it is zero"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        fn = student.fn("clipped_surrogate")
+        out = []
+        for logits, actions, old, adv, eps, _ in logits_cases(ctx.seeds[0]):
+            value = fn(logits.copy(), actions.copy(), old.copy(), adv.copy(), eps)
+            if not isinstance(value, (tuple, list)) or len(value) != 2:
+                raise StudentError(f"clipped_surrogate: expected (objective, gradient), found {describe(value)}",
+                                   "invalid")
+            out.append([as_float(value[0], "clipped_surrogate objective"),
+                        as_array(value[1], logits.shape, "clipped_surrogate gradient")])
+        return {"out": out}
+
+    def judge(self, data, ctx):
+        failed = {}
+        for (logits, actions, old, adv, eps, kind), (objective, grad) in zip(logits_cases(ctx.seeds[0]), data["out"]):
+            want_objective, want_grad = oracle.clipped_surrogate(logits, actions, old, adv, eps)
+            if kind == "at theta = theta_old":
+                plain = oracle.plain_policy_gradient(logits, actions, adv)
+                if not close(grad, plain, ctx.bar.tolerance):
+                    failed.setdefault(kind, f"at theta = theta_old the gradient should equal the plain policy "
+                                            f"gradient mean_i A_i (onehot(a_i) - pi); {worst(grad, plain)}")
+            elif kind.startswith("beyond") and not close(grad, np.zeros_like(logits), ctx.bar.tolerance):
+                failed.setdefault(kind, "beyond the clip on the favourable side (A > 0 and rho > 1 + eps, or A < 0 "
+                                        f"and rho < 1 - eps) the gradient should be zero; {worst(grad, 0 * grad)}")
+            if not close(grad, want_grad, ctx.bar.tolerance) or abs(objective - want_objective) > ctx.bar.tolerance:
+                failed.setdefault("values", f"{kind}: objective {objective:.6g} (expected {want_objective:.6g}), "
+                                            f"gradient {worst(grad, want_grad)}")
+        return Verdict.of(list(failed.values()), 3, "the plain policy gradient at theta_old, zero beyond the clip, "
+                          "and the right objective everywhere")
+
+
+class ValueEntropy(Check):
+    id = "A.value_entropy"
+    name = "Value loss and entropy bonus, with their gradients"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        rng = np.random.default_rng(ctx.seeds[0])
+        values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
+        logits = np.vstack([rng.normal(0, 2, (30, N_ACTIONS)), [[60.0, -60.0], [0.0, 0.0]]])
+        v = pair(student.fn("value_loss")(values, returns), [(), (40,)], "value_loss")
+        h = pair(student.fn("entropy_bonus")(logits), [(), logits.shape], "entropy_bonus")
+        return {"value": v, "entropy": h}
+
+    def judge(self, data, ctx):
+        rng = np.random.default_rng(ctx.seeds[0])
+        values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
+        logits = np.vstack([rng.normal(0, 2, (30, N_ACTIONS)), [[60.0, -60.0], [0.0, 0.0]]])
+        failures = []
+        loss, grad = oracle.value_loss(values, returns)
+        if not (close(data["value"][0], loss, ctx.bar.tolerance) and close(data["value"][1], grad, ctx.bar.tolerance)):
+            sign = close(data["value"][1], -grad, 1e-9)
+            failures.append(f"value_loss: expected ({loss:.6g}, (V - R) / B), found ({data['value'][0]:.6g}, ...)"
+                            + (" with the gradient's sign flipped" if sign else ""))
+        H, dH = oracle.entropy_bonus(logits)
+        if not (close(data["entropy"][0], H, ctx.bar.tolerance) and close(data["entropy"][1], dH, ctx.bar.tolerance)):
+            failures.append(f"entropy_bonus: expected mean entropy {H:.6g} nats and dH/dz = -pi (log pi + H) / B, "
+                            f"found {data['entropy'][0]:.6g} (rows include a near one-hot policy and a uniform one)")
+        return Verdict.of(failures, 2, "both values and both gradients match")
+
+
+# ------------------------------------------------------------------------------------------------ the update
+
+
+UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.01,
+                 "max_grad_norm": 0.5}
+
+
+def update_case(seed: int):
+    """(agent, batch) in float64: a rollout of a fresh agent, with advantages from the oracle."""
+    rng = np.random.default_rng(seed)
+    agent = {"actor": mlp_init([OBS_DIM, 16, 16, N_ACTIONS], rng, 0.01, dtype=np.float64),
+             "critic": mlp_init([OBS_DIM, 16, 16, 1], rng, 1.0, dtype=np.float64)}
+    segment = Rollout(make_envs(8), seed).collect(lambda o: mlp_forward(agent["actor"], o.astype(float))[0],
+                                                  lambda o: mlp_forward(agent["critic"], o.astype(float))[0][:, 0],
+                                                  32, rng)
+    adv = oracle.gae(segment.rewards, segment.values, segment.terminated, segment.truncated, 0.99, 0.95)
+    batch = expected_batch(segment, adv, adv + segment.values[:-1])
+    batch["obs"] = batch["obs"].astype(float)
+    return agent, batch
+
+
+def student_config(student):
+    config_class = getattr(student.modules[0], "Config", None)
+    if config_class is None:
+        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
+    try:
+        return config_class(**UPDATE_CONFIG)
+    except TypeError as exc:
+        raise StudentError(f"Config({', '.join(UPDATE_CONFIG)}) failed: {exc}", "raised") from None
+
+
+def record_first_surrogate(student, agent, batch) -> dict:
+    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call."""
+    module, seen = student.modules[0], {}
+    original = getattr(module, "clipped_surrogate", None)
+
+    def recording(logits, actions, logp_old, *rest, **kw):
+        if not seen:
+            seen.update(logits=np.array(logits, float), actions=np.array(actions), logp_old=np.array(logp_old, float))
+        return original(logits, actions, logp_old, *rest, **kw)
+
+    module.clipped_surrogate = recording
+    try:
+        optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=1e-3)
+        student.fn("ppo_update")(agent, optimizer, batch, student_config(student), np.random.default_rng(0))
+    finally:
+        module.clipped_surrogate = original
+    return {"called": bool(seen), **seen}
+
+
+class Update(Check):
+    id = "A.update"
+    name = "One PPO update on a fixed batch: minibatch epochs, per-minibatch normalization, clipped, Adam"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        agent, batch = update_case(ctx.seeds[0])
+        optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=3e-3)
+        student.fn("ppo_update")(agent, optimizer, batch, student_config(student), np.random.default_rng(ctx.seeds[0]))
+        return {"actor": flatten(agent["actor"]), "critic": flatten(agent["critic"])}
+
+    def judge(self, data, ctx):
+        agent, batch = update_case(ctx.seeds[0])
+        optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=3e-3)
+        oracle.ppo_update(agent, optimizer, batch, UPDATE_CONFIG, np.random.default_rng(ctx.seeds[0]))
+        failures = []
+        for net in ("actor", "critic"):
+            want = flatten(agent[net])
+            got = data[net]
+            if len(got) != len(want) or not all(close(g, w, ctx.bar.tolerance) for g, w in zip(got, want)):
+                error = max((np.abs(np.array(g) - w).max() for g, w in zip(got, want)), default=float("inf"))
+                failures.append(f"the {net}'s parameters after the update differ from the reference's by up to "
+                                f"{error:.3g} (epochs {UPDATE_CONFIG['epochs']}, {UPDATE_CONFIG['minibatches']} "
+                                "minibatches of a fresh rng.permutation each epoch, advantages normalized per "
+                                "minibatch, entropy and value terms included, global-norm clipping, one Adam step "
+                                "per minibatch)")
+        return Verdict.of(failures, 2, "both networks match the reference after the update")

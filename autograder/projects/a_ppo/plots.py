@@ -1,0 +1,31 @@
+"""Project A's report figure: each seed's learning curve, the 450 bar, and the reference's band."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from autograder.report.figures import figure, png
+
+REFERENCE_BAND = Path(__file__).with_name("reference_band.json")
+
+
+def plots(details: dict) -> list[tuple[str, bytes]]:
+    bar = details.get("A.bar")
+    if not bar:
+        return []
+    fig, ax = figure()
+    if REFERENCE_BAND.exists():
+        band = json.loads(REFERENCE_BAND.read_text())
+        x = np.arange(1, len(band["low"]) + 1)
+        ax.fill_between(x, band["low"], band["high"], color="gray", alpha=0.25,
+                        label=f"reference, {band['seeds']} seeds (min to max)")
+    for i, curve in enumerate(bar["curves"]):
+        y = np.array([np.nan if v is None else v for v in curve], dtype=float)
+        ax.plot(np.arange(1, len(y) + 1), y, ".-", ms=3, label=f"your run {i + 1}: evaluated {bar['evaluated'][i]:.0f}")
+    ax.axhline(bar["threshold"], ls="--", color="tab:red", lw=1, label=f"bar: {bar['threshold']:g}")
+    ax.set(xlabel="update", ylabel="mean return of episodes ending in the update", ylim=(0, 520))
+    ax.legend(loc="lower right", fontsize="small")
+    return [("Learning curves on CartPole-v1 (returns recorded by the grader's environments)", png(fig))]
