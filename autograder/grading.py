@@ -5,6 +5,7 @@ The report is plain data in the design's schema (see ``docs/report-schema.md``);
 
 from __future__ import annotations
 
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,7 +122,10 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
         verdict = None
         if outcome is not None and outcome.status == "ok":
             ctx = Context(tuple(course.seeds_for(seed_set)), seed_set, check.Bar.model_validate(ccfg.bar))
-            verdict = check.judge(outcome.data, ctx)
+            try:
+                verdict = check.judge(outcome.data, ctx)
+            except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
+                outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
         missing = f"no {project.folder} folder found in {path} (expected {path / project.folder}/)"
         entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing)
         report["projects"].setdefault(pid, {"score": 0.0, "max_score": 0.0, "checks": []})["checks"].append(entry)

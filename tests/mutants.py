@@ -47,4 +47,40 @@ D = [
            "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], 0.0)", "D.beta_sweep"),
 ]
 
-ALL = D
+A = [
+    Mutant("no terminal mask in GAE", "A_ppo", "ppo.py",
+           "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]",
+           "delta = rewards[t] + gamma * values[t + 1] - values[t]", "A.gae"),
+    Mutant("bootstrapping from the wrong step", "A_ppo", "ppo.py",
+           "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]",
+           "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t] - values[t]", "A.gae"),
+    Mutant("truncation treated as termination", "A_ppo", "ppo.py",
+           "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]",
+           "delta = rewards[t] + gamma * (1 - (terminated[t] | truncated[t])) * values[t + 1] - values[t]", "A.gae"),
+    Mutant("reset steps left in the batch", "A_ppo", "ppo.py",
+           "keep = segment.valid", "keep = np.ones_like(segment.valid)", "A.batch"),
+    Mutant("ratio as exp(old - new)", "A_ppo", "ppo.py",
+           "return np.exp(logp_new - logp_old)", "return np.exp(logp_old - logp_new)", "A.ratio"),
+    Mutant("log-probs not shuffled with the minibatch", "A_ppo", "ppo.py",
+           'batch["actions"][idx], batch["logp"][idx], adv,', 'batch["actions"][idx], batch["logp"][:len(idx)], adv,',
+           "A.ratio"),
+    Mutant("min and max swapped in the clipped surrogate", "A_ppo", "ppo.py",
+           "objective = np.minimum(rho * advantages", "objective = np.maximum(rho * advantages", "A.clip_gradient"),
+    Mutant("clip applied on the wrong side", "A_ppo", "ppo.py",
+           "clipped = ((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps))",
+           "clipped = ((advantages < 0) & (rho > 1 + eps)) | ((advantages > 0) & (rho < 1 - eps))", "A.clip_gradient"),
+    Mutant("clipping the advantage instead of the ratio", "A_ppo", "ppo.py",
+           "np.clip(rho, 1 - eps, 1 + eps) * advantages", "rho * np.clip(advantages, -eps, eps)", "A.clip_gradient"),
+    Mutant("value-loss gradient sign flipped", "A_ppo", "ppo.py",
+           "return 0.5 * (error ** 2).mean(), error / len(values)",
+           "return 0.5 * (error ** 2).mean(), -error / len(values)", "A.value_entropy"),
+    Mutant("entropy gradient sign flipped", "A_ppo", "ppo.py",
+           "return H.mean(), -p * (logp + H[:, None]) / len(logits)",
+           "return H.mean(), p * (logp + H[:, None]) / len(logits)", "A.value_entropy"),
+    Mutant("no per-minibatch advantage normalization", "A_ppo", "ppo.py",
+           "            adv = (adv - adv.mean()) / (adv.std() + 1e-8)\n", "", "A.update"),
+    Mutant("a learning rate a thousand times too small", "A_ppo", "ppo.py",
+           "lr: float = 2.5e-3", "lr: float = 2.5e-6", "A.bar"),
+]
+
+ALL = A + D

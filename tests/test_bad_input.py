@@ -85,3 +85,14 @@ def test_a_missing_project_folder_is_reported_not_raised(tmp_path, course):
     results = grade_checks(tmp_path, course, CHEAP)
     assert all(r["score"] == 0 and "expected D_grpo/grpo.py, found no such file" in r["message"]
                for r in results.values())
+
+
+def test_a_failure_while_judging_costs_that_check_only(tmp_path, course, monkeypatch):
+    from autograder.projects import PROJECTS
+
+    def broken_judge(data, ctx):
+        raise ZeroDivisionError("planted")
+
+    monkeypatch.setattr(PROJECTS["D"].checks["D.kl_penalty"], "judge", broken_judge)
+    results = grade_checks(write_submission(tmp_path, REFERENCE), course, CHEAP)
+    assert_only(results, "D.kl_penalty", "the grader itself failed on this check", "ZeroDivisionError")
