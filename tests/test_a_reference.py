@@ -53,3 +53,11 @@ def test_a_returned_agent_of_the_wrong_shape_is_described(tmp_path, course):
                             "A_ppo", "ppo.py")
     result = grade_checks(root, course, ["A.bar"])["A.bar"]
     assert result["score"] == 0 and "agent['actor']" in result["message"]
+
+
+def test_grading_twice_gives_the_same_report(reference_report, course):
+    from test_d_reference import without_timing
+
+    again = grade(paths.SOLUTIONS, course, seed_set="grading", projects=["A"]).report
+    assert json.dumps(without_timing(again), sort_keys=True) == json.dumps(without_timing(reference_report),
+                                                                           sort_keys=True)

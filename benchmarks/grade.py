@@ -1,6 +1,6 @@
-"""Benchmark: grading Project D's reference, as a whole command, wall time and peak memory of the process tree.
+"""Benchmark: grading the reference, as a whole command, wall time and peak memory of the process tree.
 
-    .venv/bin/python benchmarks/grade_d.py [--runs 5] [--seeds grading]
+    .venv/bin/python benchmarks/grade.py [--projects D] [--runs 5] [--seeds grading] [--jobs 2]
 
 Prints each run and the median. Peak memory is the largest sum of resident memory over the grader and all its
 children, sampled every 20 ms (psutil), so it is what a container's memory limit would see.
@@ -37,8 +37,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seeds", default="grading", choices=["public", "grading"])
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--projects", default="D", help="comma-separated project ids")
     args = parser.parse_args()
-    command = [sys.executable, "-m", "autograder", "grade", "solutions", "--projects", "D", "--seeds", args.seeds,
+    command = [sys.executable, "-m", "autograder", "grade", "solutions", "--projects", args.projects, "--seeds", args.seeds,
                "--jobs", str(args.jobs)]
     walls, peaks = [], []
     for run in range(args.runs):
@@ -46,7 +47,7 @@ def main() -> None:
         walls.append(wall)
         peaks.append(peak)
         print(f"run {run + 1}: {wall:6.2f} s wall, peak {peak:6.1f} MB")
-    print(f"grade D (reference, {args.seeds} seeds, --jobs {args.jobs}), {args.runs} runs: "
+    print(f"grade {args.projects} (reference, {args.seeds} seeds, --jobs {args.jobs}), {args.runs} runs: "
           f"median {statistics.median(walls):.2f} s (min {min(walls):.2f}, max {max(walls):.2f}); "
           f"peak memory median {statistics.median(peaks):.0f} MB (max {max(peaks):.0f} MB)")
 
