@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 
 from autograder import paths
+from autograder.config import load_course
+from autograder.nbcells import project_for_folder, sync_check_cells
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = ["# YOUR CODE HERE", "raise NotImplementedError()"]  # nbgrader's own stub, so both kinds of file agree
@@ -60,11 +62,23 @@ def _generate_with_nbgrader(solutions: Path, project: str, workdir: Path) -> Pat
     return release_dir / project
 
 
-def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments: Path = paths.ASSIGNMENTS) -> Path:
+def sync_notebook_checks(source: Path, course=None) -> None:
+    """Bring the project notebook's autograded cells in line with course.yml (see ``autograder.nbcells``)."""
+    project_id, notebook = project_for_folder(source.name), source / f"{source.name}.ipynb"
+    if project_id is None or not notebook.exists():
+        return
+    course = course or load_course(private=False)
+    if project_id in course.projects:
+        sync_check_cells(notebook, project_id, course)
+
+
+def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments: Path = paths.ASSIGNMENTS,
+                    course=None) -> Path:
     """Regenerate ``assignments/<project>`` from ``solutions/<project>``; return the released folder."""
     source = solutions / project
     if not source.is_dir():
         raise ReleaseError(f"expected a reference folder {source}, found none")
+    sync_notebook_checks(source, course)
     target = assignments / project
     ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints")
     with tempfile.TemporaryDirectory(prefix="release-") as workdir:
