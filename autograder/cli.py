@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 
 from autograder import paths
 from autograder.config import CourseError, load_course
@@ -78,6 +79,36 @@ def cmd_check(args) -> int:
     return _grade_and_report(folder, course, args, "public", public_only=True)
 
 
+def cmd_grade_all(args) -> int:
+    from autograder.classroom import grade_all
+    from autograder.report.summary import write_summary
+
+    root, out = Path(args.root), Path(args.out)
+    if not root.is_dir():
+        raise UsageError(f"ROOT should be a class folder (submitted/<student>/<project>/ or <student>/<project>/); "
+                         f"{root} is not a folder")
+    course = load_course(args.course, args.private)
+    if args.seeds == "grading" and course.private_overlay is None:
+        err.print("[yellow]note:[/] grading with the bundled placeholder grading seeds; "
+                  "an instructor puts the real ones in course.private.yml")
+    with Progress(TextColumn("[bold]class[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=err) as bar:
+        task = bar.add_task("", total=None)
+
+        def advance(student: str, done: int, total: int) -> None:
+            bar.update(task, total=total, completed=done, description=student)
+
+        rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance)
+    summary = write_summary(rows, course, out / "summary.html")
+    counts = {}
+    for row in rows:
+        key = row.status.split(":")[0].split(" (")[0]
+        counts[key] = counts.get(key, 0) + 1
+    err.print(f"{len(rows)} students: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    err.print(f"grades in {out / 'grades.csv'}, reports in {out}/<student>/, class summary in {summary}")
+    return 0
+
+
 def cmd_release(args) -> int:
     for folder in release(args.projects or None):
         err.print(f"released {folder.relative_to(paths.KIT_ROOT) if folder.is_relative_to(paths.KIT_ROOT) else folder}")
@@ -108,6 +139,15 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--path", default=".", help="where to look for the project folder (default: here)")
     common(c)
     c.set_defaults(run=cmd_check)
+
+    a = commands.add_parser("grade-all", help="grade a whole class into a folder of reports and grades.csv")
+    a.add_argument("root", help="nbgrader's course folder (with submitted/) or a folder of <student>/<project>/")
+    a.add_argument("--out", required=True, help="where grades.csv, summary.html and <student>/report.* go")
+    a.add_argument("--seeds", choices=["public", "grading"], default="grading")
+    a.add_argument("--course", help="course file (default: the kit's course.yml)")
+    a.add_argument("--private", help="private overlay with the grading seeds")
+    a.add_argument("--jobs", type=int, help="students graded in parallel (default 1)")
+    a.set_defaults(run=cmd_grade_all)
 
     r = commands.add_parser("release", help="regenerate assignments/ from solutions/")
     r.add_argument("projects", nargs="*", help="project folders, e.g. D_grpo (default: all)")

@@ -1,0 +1,66 @@
+"""The class summary page: each project's score distribution and each check's pass rate, as plots and a table."""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+
+import numpy as np
+
+from autograder.report.figures import figure, png
+from autograder.report.html import STYLE
+
+
+def _histograms(reports: list[dict], projects: list[str], maxima: dict[str, float]) -> bytes:
+    fig, axes = figure(3.2 * len(projects), 2.8)
+    fig.clear()
+    for i, pid in enumerate(projects):
+        ax = fig.add_subplot(1, len(projects), i + 1)
+        scores = [r["projects"].get(pid, {}).get("score", 0.0) for r in reports]
+        ax.hist(scores, bins=np.linspace(0, maxima[pid], 11), color="tab:blue", edgecolor="white")
+        ax.set(title=f"Project {pid}", xlabel="score", ylabel="students" if i == 0 else None)
+        ax.yaxis.get_major_locator().set_params(integer=True)
+    return png(fig)
+
+
+def _pass_rates(reports: list[dict]) -> tuple[list[str], list[float]]:
+    ids = list(dict.fromkeys(c["id"] for r in reports for p in r["projects"].values() for c in p["checks"]))
+    rates = []
+    for check_id in ids:
+        results = [c["passed"] for r in reports for p in r["projects"].values() for c in p["checks"]
+                   if c["id"] == check_id]
+        rates.append(float(np.mean(results)) if results else 0.0)
+    return ids, rates
+
+
+def _pass_rate_plot(ids: list[str], rates: list[float]) -> bytes:
+    fig, ax = figure(6.4, 0.3 * len(ids) + 1.2)
+    ax.barh(ids[::-1], rates[::-1], color="tab:green")
+    ax.set(xlim=(0, 1), xlabel="share of students who passed the check")
+    return png(fig)
+
+
+def write_summary(rows, course, path: Path) -> Path:
+    """``rows`` are classroom Rows; students without a report count as absent, not as zeros, in the plots."""
+    reports = [row.report for row in rows if row.report]
+    projects = list(course.projects)
+    maxima = {pid: sum(c.points for c in course.projects[pid].checks.values()) for pid in projects}
+    body = [f"<h1>Class summary</h1><p>{len(rows)} students, {len(reports)} graded.</p>"]
+    if reports:
+        ids, rates = _pass_rates(reports)
+        for caption, image in [("Score distribution per project", _histograms(reports, projects, maxima)),
+                               ("Pass rate per check (lowest: what most students missed)", _pass_rate_plot(ids, rates))]:
+            body.append(f"<figure><img alt='{caption}' src='data:image/png;base64,{base64.b64encode(image).decode()}'>"
+                        f"<figcaption>{caption}</figcaption></figure>")
+        hardest = sorted(zip(rates, ids))
+        body.append("<table><tr><th>check</th><th>passed by</th></tr>" + "".join(
+            f"<tr><td class='id'>{html.escape(i)}</td><td>{r:.0%}</td></tr>" for r, i in hardest) + "</table>")
+    others = [row for row in rows if not row.report]
+    if others:
+        body.append("<h2>Not graded</h2><table>" + "".join(
+            f"<tr><td>{html.escape(r.student)}</td><td>{html.escape(r.status)}</td></tr>" for r in others) + "</table>")
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Class summary</title><style>{STYLE}</style>"
+            f"</head><body>{''.join(body)}</body></html>\n")
+    path.write_text(page, encoding="utf-8")
+    return path

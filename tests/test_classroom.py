@@ -1,0 +1,100 @@
+"""grade-all over a class: every student gets a row and a report whatever their submission does, and an interrupted
+run resumes without grading anyone twice."""
+
+import csv
+import json
+
+import pytest
+import yaml
+
+from autograder import paths
+from autograder.classroom import grade_all
+from autograder.cli import main
+from autograder.config import load_course
+from conftest import mutate
+
+REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+STUB = (paths.ASSIGNMENTS / "D_grpo" / "grpo.py").read_text()
+PRICE_BODY = "    logits_ref, rewards = np.asarray(logits_ref, dtype=float), np.asarray(rewards, dtype=float)\n"
+CLASS = {
+    "ada": REFERENCE,
+    "ben": STUB,
+    "cy": mutate(REFERENCE, PRICE_BODY, "    raise NotImplementedError()\n"),  # partial
+    "dee": REFERENCE.replace("def price_exploit(logits_ref, rewards, exploit):", "def price_exploit("),  # broken
+    "eve": mutate(REFERENCE, PRICE_BODY, "    while True:\n        pass\n"),  # hangs
+}
+
+
+@pytest.fixture()
+def quick_course(tmp_path):
+    data = yaml.safe_load(paths.COURSE_FILE.read_text())
+    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items()
+                                         if k in ("D.weights", "D.kl_penalty", "D.price_exploit")}}}
+    data["limits"]["wall_seconds"] = 5
+    path = tmp_path / "course.yml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.fixture()
+def classroom(tmp_path):
+    root = tmp_path / "course" / "submitted"
+    for student, source in CLASS.items():
+        (root / student / "D_grpo").mkdir(parents=True)
+        (root / student / "D_grpo" / "grpo.py").write_text(source)
+    (root / "fay").mkdir()  # submitted nothing
+    (root / "fay" / "notes.txt").write_text("sorry")
+    return tmp_path / "course"
+
+
+def rows_of(out):
+    return {r["student"]: r for r in csv.DictReader((out / "grades.csv").open())}
+
+
+def test_every_student_gets_a_row_and_a_reason(classroom, quick_course, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["grade-all", str(classroom), "--out", str(out), "--course", str(quick_course), "--jobs", "2",
+                 "--seeds", "public"]) == 0
+    rows = rows_of(out)
+    assert set(rows) == set(CLASS) | {"fay"}
+    assert rows["ada"]["total"] == rows["ada"]["max"] == "5" and rows["ada"]["status"] == "graded"
+    assert rows["ben"]["total"] == "0"
+    assert rows["cy"]["total"] == "3" and rows["eve"]["total"] == "3"  # everything but price_exploit
+    assert rows["dee"]["total"] == "0"
+    assert rows["fay"]["status"].startswith("no submission") and "notes.txt" in rows["fay"]["status"]
+    eve = json.loads((out / "eve" / "report.json").read_text())
+    price = next(c for c in eve["projects"]["D"]["checks"] if c["id"] == "D.price_exploit")
+    assert "did not finish within 5 s" in price["message"]
+    assert (out / "ada" / "report.html").exists() and (out / "summary.html").exists()
+    assert "fay" in (out / "summary.html").read_text()
+
+
+def test_an_interrupted_run_resumes_without_grading_anyone_twice(classroom, quick_course, tmp_path):
+    out, course = tmp_path / "out", load_course(quick_course, private=False)
+    finished = []
+
+    def stop_after_two(student, done, total):
+        finished.append(student)
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        grade_all(classroom, out, course, seed_set="public", jobs=1, progress=stop_after_two)
+    assert set(rows_of(out)) == set(finished)
+    reported = {p.parent.name for p in out.glob("*/report.json")}  # the finished two, and one still running, if any
+    assert set(finished) - {"fay"} <= reported and len(reported) < len(CLASS)
+    rows = {r.student: r.status for r in grade_all(classroom, out, course, seed_set="public")}
+    assert {s for s, status in rows.items() if status == "unchanged"} == reported
+    assert len(rows_of(out)) == len(CLASS) + 1
+
+    (classroom / "submitted" / "ben" / "D_grpo" / "grpo.py").write_text(REFERENCE)  # a late fix
+    rows = {r.student: r.status for r in grade_all(classroom, out, course, seed_set="public")}
+    assert rows["ben"] == "regraded" and rows_of(out)["ben"]["total"] == "5"
+    assert all(status in ("unchanged", "regraded") or status.startswith("no submission")
+               for status in rows.values())
+
+
+def test_a_plain_folder_of_downloads_works_too(classroom, quick_course, tmp_path):
+    out = tmp_path / "out"
+    rows = grade_all(classroom / "submitted", out, load_course(quick_course, private=False), seed_set="public")
+    assert len(rows) == len(CLASS) + 1
