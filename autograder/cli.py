@@ -109,6 +109,19 @@ def cmd_grade_all(args) -> int:
     return 0
 
 
+def cmd_gradescope(args) -> int:
+    from autograder.gradescope import build_zip
+
+    private = Path(args.private) if args.private else (paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else None)
+    if private is not None:
+        load_course(private=private)  # a bad overlay fails here, not on Gradescope
+    else:
+        err.print("[yellow]note:[/] no private overlay: Gradescope will grade with the placeholder grading seeds")
+    out = build_zip(Path(args.out), private)
+    err.print(f"wrote {out}: upload it as the assignment's autograder (Gradescope: Configure Autograder, zip file)")
+    return 0
+
+
 def cmd_release(args) -> int:
     for folder in release(args.projects or None):
         err.print(f"released {folder.relative_to(paths.KIT_ROOT) if folder.is_relative_to(paths.KIT_ROOT) else folder}")
@@ -148,6 +161,11 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--private", help="private overlay with the grading seeds")
     a.add_argument("--jobs", type=int, help="students graded in parallel (default 1)")
     a.set_defaults(run=cmd_grade_all)
+
+    z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
+    z.add_argument("--out", default="autograder.zip", help="the zip to write (default: autograder.zip)")
+    z.add_argument("--private", help="private overlay with the grading seeds to build in (default: course.private.yml)")
+    z.set_defaults(run=cmd_gradescope)
 
     r = commands.add_parser("release", help="regenerate assignments/ from solutions/")
     r.add_argument("projects", nargs="*", help="project folders, e.g. D_grpo (default: all)")

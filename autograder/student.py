@@ -45,7 +45,12 @@ def load_module(folder: Path, name: str) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - any failure at import is the student's to see
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except SystemExit as exc:
+        raise StudentError(f"importing {name}.py called sys.exit({exc.code!r}); a module must not exit when "
+                           "imported (put scripts under `if __name__ == '__main__':`)", "import") from None
+    except BaseException as exc:  # noqa: BLE001 - any failure at import is the student's to see
         raise StudentError(f"importing {name}.py raised {type(exc).__name__}: {exc}{_student_line(exc, folder)}",
                            "import") from None
     return module

@@ -1,0 +1,129 @@
+"""Gradescope: ``autograder gradescope`` builds the autograder zip; inside Gradescope, ``run`` grades the upload.
+
+Gradescope unpacks the zip into /autograder/source, runs ``setup.sh`` once to build the image, then for every
+submission runs ``run_autograder`` with the student's upload in /autograder/submission and reads
+/autograder/results/results.json. ``run`` writes a valid results.json first thing and again at the end, so a crash or
+a timeout still leaves a result that says what happened.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+import zipfile
+from pathlib import Path
+
+from autograder import paths
+
+SETUP = """#!/usr/bin/env bash
+# Gradescope builds its image with this once: the kit, installed from the zip, with everything it needs.
+set -euo pipefail
+apt-get update -qq && apt-get install -y -qq python3 python3-pip python3-venv > /dev/null
+python3 -m venv /autograder/venv
+/autograder/venv/bin/python -m pip install --quiet --upgrade pip
+/autograder/venv/bin/python -m pip install --quiet -e /autograder/source
+"""
+
+RUN = """#!/usr/bin/env bash
+# Gradescope runs this for every submission; results land in /autograder/results/results.json.
+exec /autograder/venv/bin/python -m autograder.gradescope /autograder
+"""
+
+KIT_FILES = ["pyproject.toml", "README.md", "course.yml", "nbgrader_config.py"]
+KIT_FOLDERS = ["autograder", "rlkit"]
+
+
+def build_zip(out: Path, private: Path | None = None) -> Path:
+    """The zip to upload as the assignment's autograder: setup.sh, run_autograder, and the kit's source.
+
+    The reference solutions are left out; the instructor's private overlay, if given, goes in as course.private.yml so
+    Gradescope grades with the real grading seeds (students never see the autograder zip).
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in (("setup.sh", SETUP), ("run_autograder", RUN)):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o755 << 16
+            archive.writestr(info, text)
+        for name in KIT_FILES:
+            archive.write(paths.KIT_ROOT / name, name)
+        for folder in KIT_FOLDERS:
+            for path in sorted((paths.KIT_ROOT / folder).rglob("*")):
+                if path.is_file() and "__pycache__" not in path.parts:
+                    archive.write(path, str(path.relative_to(paths.KIT_ROOT)))
+        if private is not None:
+            archive.write(private, "course.private.yml")
+    return out
+
+
+def arrange(submission: Path, workdir: Path) -> Path:
+    """A folder of project folders made from the upload: project folders as they are, loose modules into theirs."""
+    from autograder.projects import PROJECTS
+
+    layout = workdir / "submission"
+    layout.mkdir(parents=True)
+    for project in PROJECTS.values():
+        if (submission / project.folder).is_dir():
+            shutil.copytree(submission / project.folder, layout / project.folder)
+        elif any((submission / f"{m}.py").is_file() for m in project.modules):
+            shutil.copytree(submission, layout / project.folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return layout
+
+
+def results_from(report: dict, seconds: float) -> dict:
+    tests = []
+    for project in report["projects"].values():
+        for check in project["checks"]:
+            tests.append({"name": f"{check['id']}: {check['name']}", "score": check["score"],
+                          "max_score": check["max_score"], "status": "passed" if check["passed"] else "failed",
+                          "output": check["message"], "visibility": "visible"})
+    found = ", ".join(report["projects"]) or "none"
+    return {"score": report["score"], "execution_time": round(seconds, 1), "tests": tests,
+            "output": f"Graded projects: {found}. Score {report['score']:g} / {report['max_score']:g}.",
+            "stdout_visibility": "hidden"}
+
+
+def _write(results_dir: Path, results: dict) -> None:
+    results_dir.mkdir(parents=True, exist_ok=True)
+    partial = results_dir / "results.json.partial"
+    partial.write_text(json.dumps(results, indent=2))
+    partial.replace(results_dir / "results.json")
+
+
+def run(root: Path) -> dict:
+    """Grade ``root/submission`` into ``root/results/results.json`` (root is /autograder on Gradescope)."""
+    from autograder.config import load_course
+    from autograder.grading import grade
+    from autograder.projects import PROJECTS
+
+    started, results_dir = time.perf_counter(), root / "results"
+    _write(results_dir, {"score": 0.0, "execution_time": 0, "tests": [],
+                         "output": "Grading did not finish (the autograder was stopped, probably by its time limit). "
+                                   "Run `autograder check` locally to find the check that takes too long."})
+    try:
+        course = load_course(private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
+        with tempfile.TemporaryDirectory(prefix="gradescope-") as workdir:
+            layout = arrange(root / "submission", Path(workdir))
+            present = [pid for pid in course.projects if (layout / PROJECTS[pid].folder).is_dir()]
+            if not present:
+                found = ", ".join(sorted(p.name for p in (root / "submission").iterdir())) or "nothing"
+                results = {"score": 0.0, "execution_time": round(time.perf_counter() - started, 1), "tests": [],
+                           "output": "No project found in the upload: expected a project folder (A_ppo/, D_grpo/, ...) "
+                                     f"or a project's module (ppo.py, grpo.py, ...); found {found}."}
+            else:
+                report = grade(layout, course, seed_set="grading", projects=present).report
+                results = results_from(report, time.perf_counter() - started)
+    except Exception as exc:  # noqa: BLE001 - Gradescope must always get a results file
+        results = {"score": 0.0, "execution_time": round(time.perf_counter() - started, 1), "tests": [],
+                   "output": f"The autograder itself failed ({type(exc).__name__}: {exc}); this is not your fault, "
+                             f"please tell the instructor.\n{traceback.format_exc(limit=-3)}"}
+    _write(results_dir, results)
+    return results
+
+
+if __name__ == "__main__":
+    run(Path(sys.argv[1] if len(sys.argv) > 1 else "/autograder"))

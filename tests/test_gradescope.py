@@ -1,0 +1,73 @@
+"""The Gradescope autograder: the zip holds what Gradescope runs, and results.json is valid whatever the upload."""
+
+import json
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from autograder import paths
+from autograder.cli import main
+from autograder.gradescope import run
+
+SCHEMA = json.loads((Path(__file__).parent / "data" / "gradescope_results.schema.json").read_text())
+REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+
+
+def gradescope_root(tmp_path, files: dict[str, str]) -> Path:
+    """A folder laid out like /autograder, with the upload in submission/."""
+    root = tmp_path / "autograder"
+    for name, text in files.items():
+        (root / "submission" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "submission" / name).write_text(text)
+    (root / "submission").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def results_of(root: Path) -> dict:
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, SCHEMA)
+    return results
+
+
+def test_the_zip_holds_setup_run_and_the_kit_but_no_solutions(tmp_path):
+    overlay = tmp_path / "private.yml"
+    overlay.write_text("seeds: {grading: [31337]}\n")
+    assert main(["gradescope", "--out", str(tmp_path / "ag.zip"), "--private", str(overlay)]) == 0
+    with zipfile.ZipFile(tmp_path / "ag.zip") as archive:
+        names = set(archive.namelist())
+        assert {"setup.sh", "run_autograder", "course.yml", "course.private.yml", "pyproject.toml",
+                "autograder/gradescope.py", "rlkit/toy.py"} <= names
+        assert not any(name.startswith("solutions/") for name in names)
+        assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
+        assert "autograder.gradescope /autograder" in archive.read("run_autograder").decode()
+
+
+def test_a_loose_module_upload_is_graded(tmp_path):
+    root = gradescope_root(tmp_path, {"grpo.py": REFERENCE, "D_grpo.ipynb": "{}"})
+    results = run(root)
+    assert results == results_of(root)
+    assert results["score"] == 20 and len(results["tests"]) == 9
+    assert all(t["status"] == "passed" for t in results["tests"])
+
+
+def test_a_crashing_submission_still_gets_a_valid_results_file(tmp_path):
+    root = gradescope_root(tmp_path, {"D_grpo/grpo.py": "import sys\nsys.exit(3)\n"})
+    run(root)
+    results = results_of(root)
+    assert results["score"] == 0 and all(t["status"] == "failed" for t in results["tests"])
+    assert "importing grpo.py called sys.exit(3)" in results["tests"][0]["output"]
+
+
+def test_an_upload_without_any_project_says_what_it_found(tmp_path):
+    root = gradescope_root(tmp_path, {"essay.txt": "hi"})
+    results = run(root)
+    assert results_of(root)["score"] == 0 and "essay.txt" in results["output"]
+
+
+def test_a_failure_of_the_grader_itself_is_still_a_valid_results_file(tmp_path, monkeypatch):
+    root = gradescope_root(tmp_path, {"D_grpo/grpo.py": REFERENCE})
+    monkeypatch.setattr("autograder.gradescope.arrange", lambda *a: (_ for _ in ()).throw(OSError("disk full")))
+    results = run(root)
+    assert results_of(root)["score"] == 0 and "The autograder itself failed (OSError: disk full)" in results["output"]
