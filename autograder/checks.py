@@ -74,7 +74,7 @@ class Project:
     folder: str
     modules: tuple[str, ...]
     checks: dict[str, Check]
-    plots: Callable[[dict], list] | None = None
+    plots: Callable[..., list] | None = None  # plots(details by check id, reference=None) -> [(caption, png)]
 
     @classmethod
     def of(cls, id: str, title: str, folder: str, modules: tuple[str, ...], checks: list[type[Check]],

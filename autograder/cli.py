@@ -122,6 +122,37 @@ def cmd_gradescope(args) -> int:
     return 0
 
 
+def cmd_compare(args) -> int:
+    from autograder.report.compare import write_compare
+
+    path = Path(args.path)
+    if not path.is_dir():
+        raise UsageError(f"PATH should be a submission folder; {path} is not a folder")
+    course = load_course(args.course, args.private)
+    projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
+    with _progress_bar() as bar:
+        task = bar.add_task("", total=None)
+
+        def advance(check_id: str, total: int) -> None:
+            bar.update(task, total=total, advance=1, description=check_id)
+
+        student = grade(path, course, seed_set=args.seeds, projects=projects, jobs=args.jobs, progress=advance)
+        wanted = list(student.report["projects"])
+        bar.reset(task)
+        reference = grade(paths.SOLUTIONS, course, seed_set=args.seeds, projects=wanted, jobs=args.jobs,
+                          progress=advance)
+    figures = {}
+    for pid in wanted:
+        details = {c["id"]: c["details"] for c in student.report["projects"][pid]["checks"] if "status" not in c["details"]}
+        ref = {c["id"]: c["details"] for c in reference.report["projects"][pid]["checks"] if "status" not in c["details"]}
+        if PROJECTS[pid].plots:
+            figures[pid] = PROJECTS[pid].plots(details, reference=ref)
+    page = write_compare(student.report, reference.report, figures, course, Path(args.out))
+    print_table(student.report)
+    err.print(f"side-by-side page written to {page}")
+    return 0
+
+
 def cmd_release(args) -> int:
     for folder in release(args.projects or None):
         err.print(f"released {folder.relative_to(paths.KIT_ROOT) if folder.is_relative_to(paths.KIT_ROOT) else folder}")
@@ -152,6 +183,16 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--path", default=".", help="where to look for the project folder (default: here)")
     common(c)
     c.set_defaults(run=cmd_check)
+
+    k = commands.add_parser("compare", help="a TA's view: a submission and the reference on the same seeds")
+    k.add_argument("path", help="a folder of project folders or one project folder")
+    k.add_argument("--projects", help="comma-separated project ids (default: those present)")
+    k.add_argument("--seeds", choices=["public", "grading"], default="public")
+    k.add_argument("--out", default="compare.html", help="the page to write (default: compare.html)")
+    k.add_argument("--course", help="course file (default: the kit's course.yml)")
+    k.add_argument("--private", help="private overlay with the grading seeds")
+    k.add_argument("--jobs", type=int, help="checks run in parallel")
+    k.set_defaults(run=cmd_compare)
 
     a = commands.add_parser("grade-all", help="grade a whole class into a folder of reports and grades.csv")
     a.add_argument("root", help="nbgrader's course folder (with submitted/) or a folder of <student>/<project>/")

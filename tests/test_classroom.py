@@ -22,6 +22,12 @@ CLASS = {
     "cy": mutate(REFERENCE, PRICE_BODY, "    raise NotImplementedError()\n"),  # partial
     "dee": REFERENCE.replace("def price_exploit(logits_ref, rewards, exploit):", "def price_exploit("),  # broken
     "eve": mutate(REFERENCE, PRICE_BODY, "    while True:\n        pass\n"),  # hangs
+    "gus": mutate(REFERENCE, PRICE_BODY, "    import os\n    os._exit(0)\n"),  # kills its process
+    "hal": mutate(REFERENCE, PRICE_BODY, "    hoard = np.ones(10**11)\n"),  # memory bomb
+    "ivy": mutate(REFERENCE, "return r - beta * np.log(p / p_ref)", "return r * np.nan"),  # NaN
+    "jon": REFERENCE.replace("def kl_penalized_reward(", "def kl_penalised_reward("),  # misnamed function
+    "kim": "import sys\nsys.exit(1)\n",  # exits on import
+    "lee": REFERENCE,  # a second correct submission
 }
 
 
@@ -60,13 +66,15 @@ def test_every_student_gets_a_row_and_a_reason(classroom, quick_course, tmp_path
     assert rows["ada"]["total"] == rows["ada"]["max"] == "5" and rows["ada"]["status"] == "graded"
     assert rows["ben"]["total"] == "0"
     assert rows["cy"]["total"] == "3" and rows["eve"]["total"] == "3"  # everything but price_exploit
-    assert rows["dee"]["total"] == "0"
+    assert rows["dee"]["total"] == "0" and rows["kim"]["total"] == "0" and rows["lee"]["total"] == "5"
+    assert rows["gus"]["total"] == rows["hal"]["total"] == "3" and rows["ivy"]["total"] == rows["jon"]["total"] == "4"
     assert rows["fay"]["status"].startswith("no submission") and "notes.txt" in rows["fay"]["status"]
     eve = json.loads((out / "eve" / "report.json").read_text())
     price = next(c for c in eve["projects"]["D"]["checks"] if c["id"] == "D.price_exploit")
     assert "did not finish within 5 s" in price["message"]
     assert (out / "ada" / "report.html").exists() and (out / "summary.html").exists()
     assert "fay" in (out / "summary.html").read_text()
+    assert len(rows) == 12
 
 
 def test_an_interrupted_run_resumes_without_grading_anyone_twice(classroom, quick_course, tmp_path):
@@ -98,3 +106,12 @@ def test_a_plain_folder_of_downloads_works_too(classroom, quick_course, tmp_path
     out = tmp_path / "out"
     rows = grade_all(classroom / "submitted", out, load_course(quick_course, private=False), seed_set="public")
     assert len(rows) == len(CLASS) + 1
+
+
+def test_reports_never_show_the_grading_seeds(classroom, quick_course, tmp_path):
+    overlay = tmp_path / "private.yml"
+    overlay.write_text("seeds: {grading: [918273]}\n")
+    out = tmp_path / "out"
+    grade_all(classroom, out, load_course(quick_course, private=overlay), seed_set="grading")
+    for page in list(out.rglob("report.*")) + [out / "grades.csv"]:
+        assert "918273" not in page.read_text(), page

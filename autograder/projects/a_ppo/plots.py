@@ -12,7 +12,8 @@ from autograder.report.figures import figure, png
 REFERENCE_BAND = Path(__file__).with_name("reference_band.json")
 
 
-def plots(details: dict) -> list[tuple[str, bytes]]:
+def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes]]:
+    """``reference``: the reference's details on the same seeds, drawn dashed beneath (the TA's compare view)."""
     bar = details.get("A.bar")
     if not bar:
         return []
@@ -22,6 +23,10 @@ def plots(details: dict) -> list[tuple[str, bytes]]:
         x = np.arange(1, len(band["low"]) + 1)
         ax.fill_between(x, band["low"], band["high"], color="gray", alpha=0.25,
                         label=f"reference, {band['seeds']} seeds (min to max)")
+    for i, curve in enumerate((reference or {}).get("A.bar", {}).get("curves", [])):
+        y = np.array([np.nan if v is None else v for v in curve], dtype=float)
+        ax.plot(np.arange(1, len(y) + 1), y, "--", color="black", lw=0.8, alpha=0.6,
+                label="the reference, same seeds" if i == 0 else None)
     for i, curve in enumerate(bar["curves"]):
         y = np.array([np.nan if v is None else v for v in curve], dtype=float)
         ax.plot(np.arange(1, len(y) + 1), y, ".-", ms=3, label=f"your run {i + 1}: evaluated {bar['evaluated'][i]:.0f}")

@@ -7,19 +7,25 @@ import numpy as np
 from autograder.report.figures import figure, png
 
 
-def plots(details: dict) -> list[tuple[str, bytes]]:
-    """``details`` maps check id -> that check's details (empty when the check did not run to a verdict)."""
-    out = []
+def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes]]:
+    """``details`` maps check id -> that check's details (empty when the check did not run to a verdict);
+    ``reference``, the same for the reference on the same seeds, is drawn beneath (the TA's compare view)."""
+    out, reference = [], reference or {}
     tables, sweep = details.get("D.chapter_tables", {}), details.get("D.k_sweep", {})
     if tables or sweep:
-        out.append(("K-sweep: success at a matched budget of 6400 responses per prompt", _k_sweep(tables, sweep)))
+        out.append(("K-sweep: success at a matched budget of 6400 responses per prompt",
+                    _k_sweep(tables, sweep, reference.get("D.k_sweep", {}))))
     if tables:
-        out.append(("Beta frontier against the sloppy grader (rng seed 2)", _beta_frontier(tables)))
+        out.append(("Beta frontier against the sloppy grader (rng seed 2)",
+                    _beta_frontier(tables, reference.get("D.chapter_tables", {}))))
     return out
 
 
-def _k_sweep(tables: dict, sweep: dict) -> bytes:
+def _k_sweep(tables: dict, sweep: dict, reference_sweep: dict) -> bytes:
     fig, ax = figure()
+    for i, run in enumerate(reference_sweep.get("success", [])):
+        ax.plot(reference_sweep["ks"], run, "--", color="black", lw=0.8, alpha=0.6,
+                label="the reference, same seeds" if i == 0 else None)
     if sweep:
         runs = np.array(sweep["success"])
         for i, run in enumerate(runs):
@@ -35,9 +41,13 @@ def _k_sweep(tables: dict, sweep: dict) -> bytes:
     return png(fig)
 
 
-def _beta_frontier(tables: dict) -> bytes:
+def _beta_frontier(tables: dict, reference_tables: dict) -> bytes:
     fig, ax = figure()
     rows, chapter = np.array(tables["beta_rows"]), np.array(tables["beta_chapter"])
+    if reference_tables:
+        lines = ax.plot(reference_tables["betas"], np.array(reference_tables["beta_rows"]), "--", color="black",
+                        lw=0.8, alpha=0.6)
+        lines[0].set_label("the reference (dashed)")
     for j, (label, color) in enumerate([("sloppy score", "tab:orange"), ("exact score", "tab:green"),
                                         ("hedge probability", "tab:purple")]):
         ax.plot(tables["betas"], rows[:, j], "o-", color=color, label=f"{label} (yours)")

@@ -1,0 +1,65 @@
+"""The TA's view: a submission and the reference graded on the same seeds, side by side, in one HTML page."""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+
+from autograder.report.html import STYLE
+
+
+def _numbers(value, depth: int = 0) -> str:
+    """A compact rendering of the numbers in a check's details (long series are summarized, not dumped)."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, (int, float)):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        if len(value) > 12 or depth > 1:
+            return f"[{len(value)} values]"
+        return "[" + ", ".join(_numbers(v, depth + 1) for v in value) + "]"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_numbers(v, depth + 1)}" for k, v in value.items())
+    return html.escape(str(value))[:80]
+
+
+def _cell(check: dict) -> str:
+    css = "pass" if check["passed"] else ("part" if check["score"] > 0 else "fail")
+    numbers = "".join(f"<div><code>{html.escape(k)}</code> {_numbers(v)}</div>" for k, v in check["details"].items()
+                      if k != "status")
+    return (f"<td><b class='{css}'>{check['score']:g} / {check['max_score']:g}</b><br>{html.escape(check['message'])}"
+            f"<div class='numbers'>{numbers}</div></td>")
+
+
+def _bar(bar: dict) -> str:
+    return "<br>".join(f"<code>{html.escape(str(k))}</code> = {html.escape(_numbers(v))}" for k, v in bar.items())
+
+
+def write_compare(student: dict, reference: dict, figures: dict, course, path: Path) -> Path:
+    """``figures`` maps project id -> [(caption, png)] drawn with both runs overlaid."""
+    sections = []
+    for pid, section in student["projects"].items():
+        ref_checks = {c["id"]: c for c in reference["projects"].get(pid, {}).get("checks", [])}
+        rows = []
+        for check in section["checks"]:
+            theirs = ref_checks.get(check["id"])
+            bar = course.projects[pid].checks[check["id"]].bar
+            rows.append(f"<tr><td class='id'>{html.escape(check['id'])}<br><small>{_bar(bar)}</small></td>"
+                        f"{_cell(check)}{_cell(theirs) if theirs else '<td>not graded</td>'}</tr>")
+        images = "".join(
+            f"<figure><img alt='{html.escape(c)}' src='data:image/png;base64,{base64.b64encode(p).decode()}'>"
+            f"<figcaption>{html.escape(c)}</figcaption></figure>" for c, p in figures.get(pid, []))
+        ref_total = reference["projects"].get(pid, {})
+        sections.append(
+            f"<h2>Project {pid}: {section['score']:g} / {section['max_score']:g} "
+            f"(reference {ref_total.get('score', 0):g})</h2><table><tr><th>check and bar</th><th>submission</th>"
+            f"<th>reference</th></tr>{''.join(rows)}</table>{images}")
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Compare {html.escape(student['submission'])}"
+            f"</title><style>{STYLE} .numbers {{ color: #555; font-size: 0.85rem; margin-top: 0.3rem; }}</style>"
+            f"</head><body><h1>Submission against the reference</h1><p><code>{html.escape(student['submission'])}"
+            f"</code> and the reference, graded on the same {student['seeds']} seeds: {student['score']:g} against "
+            f"{reference['score']:g} of {student['max_score']:g}.</p>{''.join(sections)}</body></html>\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path

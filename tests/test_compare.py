@@ -1,0 +1,40 @@
+"""The TA's compare page: the submission and the reference on the same seeds, every check in two columns."""
+
+import re
+
+import yaml
+
+from autograder import paths
+from autograder.cli import main
+from autograder.projects import PROJECTS
+from conftest import mutate, write_submission
+
+REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+
+
+def test_compare_puts_the_submission_beside_the_reference(tmp_path, capsys):
+    data = yaml.safe_load(paths.COURSE_FILE.read_text())
+    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items()
+                                         if k in ("D.weights", "D.kl_penalty")}}}
+    course = tmp_path / "course.yml"
+    course.write_text(yaml.safe_dump(data))
+    root = write_submission(tmp_path / "sub", mutate(REFERENCE, "return r - beta * np.log(p / p_ref)",
+                                                     "return r + beta * np.log(p / p_ref)"))
+    out = tmp_path / "compare.html"
+    assert main(["compare", str(root), "--course", str(course), "--out", str(out)]) == 0
+    page = out.read_text()
+    assert "submission</th><th>reference</th>" in page
+    assert re.search(r"D.kl_penalty.*?0.2 / 1.*?1 / 1", page, re.S), "only beta = 0 survives a flipped sign"
+    assert "tolerance</code> = 1e-09" in page  # the bar is shown beside the check
+    assert "(reference 3)" in page and "<script" not in page
+
+
+def test_the_overlaid_figures_draw_both_runs():
+    details = {"D.k_sweep": {"ks": [1, 4], "success": [[0.06, 0.5]]},
+               "D.chapter_tables": {"ks": [1, 2], "k_success": [0.06, 0.5], "k_chapter": [0.062, 0.5],
+                                    "betas": [0.0, 0.5], "beta_rows": [[1, 0.5, 0.5], [0.25, 0.24, 0.01]],
+                                    "beta_chapter": [[1, 0.5, 0.5], [0.25, 0.24, 0.01]]}}
+    figures = PROJECTS["D"].plots(details, reference=details)
+    assert len(figures) == 2 and all(png.startswith(b"\x89PNG") for _, png in figures)
+    bar = {"A.bar": {"curves": [[None, 200.0, 480.0]], "evaluated": [500.0], "threshold": 450}}
+    assert PROJECTS["A"].plots(bar, reference=bar)[0][1].startswith(b"\x89PNG")
