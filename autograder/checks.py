@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 
@@ -17,6 +18,12 @@ class Bar(BaseModel):
     """A check's thresholds and sizes, read from course.yml's ``bar:`` (unknown keys are an error)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def close(got, want, tolerance: float) -> bool:
+    """Same shape, and every entry within ``tolerance`` (absolute below 1, relative above): how judges compare."""
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ python3 -m venv /autograder/venv
 
 RUN = """#!/usr/bin/env bash
 # Gradescope runs this for every submission; results land in /autograder/results/results.json.
-exec /autograder/venv/bin/python -m autograder.gradescope /autograder
+# (The two variables exist so the kit's tests can run this very script against a folder laid out like /autograder.)
+exec "${AUTOGRADER_PYTHON:-/autograder/venv/bin/python}" -m autograder.gradescope "${AUTOGRADER_ROOT:-/autograder}"
 """
 
 KIT_FILES = ["pyproject.toml", "README.md", "course.yml", "nbgrader_config.py"]

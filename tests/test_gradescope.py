@@ -1,6 +1,9 @@
 """The Gradescope autograder: the zip holds what Gradescope runs, and results.json is valid whatever the upload."""
 
 import json
+import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -9,7 +12,7 @@ import pytest
 
 from autograder import paths
 from autograder.cli import main
-from autograder.gradescope import run
+from autograder.gradescope import build_zip, run
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "gradescope_results.schema.json").read_text())
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
@@ -41,8 +44,19 @@ def test_the_zip_holds_setup_run_and_the_kit_but_no_solutions(tmp_path):
                 "autograder/gradescope.py", "rlkit/toy.py"} <= names
         assert not any(name.startswith("solutions/") for name in names)
         assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
-        assert "autograder.gradescope /autograder" in archive.read("run_autograder").decode()
+        assert "-m autograder.gradescope" in archive.read("run_autograder").decode()
 
+
+def test_run_autograder_itself_grades_a_folder_laid_out_like_gradescopes(tmp_path):
+    with zipfile.ZipFile(build_zip(tmp_path / "plain.zip")) as archive:
+        script = tmp_path / "run_autograder"
+        script.write_bytes(archive.read("run_autograder"))
+    root = gradescope_root(tmp_path, {"D_grpo/grpo.py": "def nothing(:\n"})
+    env = {**os.environ, "AUTOGRADER_PYTHON": sys.executable, "AUTOGRADER_ROOT": str(root)}
+    done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = results_of(root)
+    assert results["score"] == 0 and "does not compile" in results["tests"][0]["output"]
 
 def test_a_loose_module_upload_is_graded(tmp_path):
     root = gradescope_root(tmp_path, {"grpo.py": REFERENCE, "D_grpo.ipynb": "{}"})

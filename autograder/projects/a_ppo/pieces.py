@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Verdict
+from autograder.checks import Bar, Check, Verdict, close
 from autograder.projects.a_ppo import oracle
 from autograder.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
 from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
-
-
-def close(got, want, tolerance) -> bool:
-    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
-    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
 
 
 def worst(got, want) -> str:

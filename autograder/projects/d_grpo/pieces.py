@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Verdict
+from autograder.checks import Bar, Check, Verdict, close
 from autograder.projects.d_grpo import oracle
 from autograder.student import as_array, as_float
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
@@ -16,11 +16,6 @@ REWARDS = {"verify": verify, "sloppy": sloppy}
 
 def fmt(a) -> str:
     return np.array2string(np.asarray(a, dtype=float), precision=4, suppress_small=True, max_line_width=200)
-
-
-def close(got, want, tolerance) -> bool:
-    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
-    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
 
 
 # ------------------------------------------------------------------------------------------------ weights
