@@ -42,6 +42,14 @@ D = [
     Mutant("baseline that excludes the sample at K = 1", "D_grpo", "grpo.py",
            "    return (r - r.mean()) / (r.std() + 1e-8)",
            "    return r if len(r) == 1 else (r - r.mean()) / (r.std() + 1e-8)", "D.k_sweep"),
+    Mutant("centred weight that forgets the mean", "D_grpo", "grpo.py",
+           "    return r - r.mean()\n", "    return r\n", "D.enumeration"),
+    Mutant("clip half-width fixed at 0.2", "D_grpo", "grpo.py",
+           "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))",
+           "clipped = ((A > 0) & (rho > 1.2)) | ((A < 0) & (rho < 0.8))", "D.clip_gradient"),
+    Mutant("epochs ignored", "D_grpo", "grpo.py",
+           "    for _ in range(epochs):\n        pi, g = policy(theta)", "    for _ in range(1):\n        pi, g = policy(theta)",
+           "D.grpo_step"),
     Mutant("beta ignored by the step", "D_grpo", "grpo.py",
            "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta)",
            "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], 0.0)", "D.beta_sweep"),
@@ -81,6 +89,13 @@ A = [
            "            adv = (adv - adv.mean()) / (adv.std() + 1e-8)\n", "", "A.update"),
     Mutant("a learning rate a thousand times too small", "A_ppo", "ppo.py",
            "lr: float = 2.5e-3", "lr: float = 2.5e-6", "A.bar"),
+    Mutant("GAE ignores lambda", "A_ppo", "ppo.py",
+           "running = delta + gamma * lam * (1 - (terminated[t] | truncated[t])) * running",
+           "running = delta + gamma * (1 - (terminated[t] | truncated[t])) * running", "A.gae"),
+    Mutant("returns without the value baseline", "A_ppo", "ppo.py",
+           "return advantages, advantages + values[:T]", "return advantages, advantages", "A.gae"),
+    Mutant("entropy bonus descended instead of ascended", "A_ppo", "ppo.py",
+           "-d_surrogate - config.ent_coef * d_entropy", "-d_surrogate + config.ent_coef * d_entropy", "A.update"),
 ]
 
 ALL = A + D
