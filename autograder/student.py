@@ -4,6 +4,7 @@ into a sentence that says what was expected and what happened, and validated bef
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import sys
 import traceback
@@ -108,6 +109,9 @@ def _reworded(name: str, exc: BaseException, folder: Path) -> StudentError:
         return StudentError(f"`{name}` is not implemented yet (it raises NotImplementedError)", "not_implemented")
     if isinstance(exc, SystemExit):
         return StudentError(f"`{name}` called sys.exit({exc.code!r}); a graded function must return", "raised")
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:  # CPython ignores SIGXFSZ: the write fails instead
+        return StudentError(f"`{name}` wrote more output than the grader allows (course.yml's limits.output_mb) and "
+                            "was stopped; print less", "raised")
     if isinstance(exc, RecursionError):
         return StudentError(f"`{name}` recursed without end{_student_line(exc, folder)}", "raised")
     return StudentError(f"`{name}` raised {type(exc).__name__}: {exc}{_student_line(exc, folder)}", "raised")

@@ -96,3 +96,9 @@ def test_a_failure_while_judging_costs_that_check_only(tmp_path, course, monkeyp
     monkeypatch.setattr(PROJECTS["D"].checks["D.kl_penalty"], "judge", broken_judge)
     results = grade_checks(write_submission(tmp_path, REFERENCE), course, CHEAP)
     assert_only(results, "D.kl_penalty", "the grader itself failed on this check", "ZeroDivisionError")
+
+
+def test_an_output_flood_is_stopped_at_the_limit(tmp_path, course):
+    small = course.model_copy(update={"limits": Limits(wall_seconds=30, memory_mb=1024, output_mb=1)})
+    root = broken(tmp_path, PRICE_BODY, "    for _ in range(50):\n        print('x' * 100_000)\n")
+    assert_only(grade_checks(root, small, CHEAP), "D.price_exploit", "wrote more output than the grader allows")
