@@ -29,20 +29,28 @@ def _progress_bar():
                     TimeElapsedColumn(), console=err, transient=True)
 
 
+def _note_placeholder_seeds(course, seed_set: str) -> None:
+    if seed_set == "grading" and course.private_overlay is None:
+        err.print("[yellow]note:[/] grading with the bundled placeholder grading seeds; "
+                  "an instructor puts the real ones in course.private.yml")
+
+
+def _advance_per_check(bar, task):
+    """The ``progress`` callback of ``grade``: one step per finished child, named after its check."""
+    def advance(check_id: str, total: int) -> None:
+        bar.update(task, total=total, advance=1, description=check_id)
+    return advance
+
+
 def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool) -> int:
     projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
     unknown = [p for p in projects or [] if p not in course.projects]
     if unknown:
         raise UsageError(f"--projects: unknown project {', '.join(unknown)} (this course has {', '.join(course.projects)})")
-    if seed_set == "grading" and course.private_overlay is None:
-        err.print("[yellow]note:[/] grading with the bundled placeholder grading seeds; "
-                  "an instructor puts the real ones in course.private.yml")
+    _note_placeholder_seeds(course, seed_set)
     with _progress_bar() as bar:
         task = bar.add_task("", total=None)
-
-        def advance(check_id: str, total: int) -> None:
-            bar.update(task, total=total, advance=1, description=check_id)
-
+        advance = _advance_per_check(bar, task)
         graded = grade(path, course, seed_set=seed_set, projects=projects, public_only=public_only,
                        jobs=args.jobs, progress=advance)
     print_table(graded.report)
@@ -88,9 +96,7 @@ def cmd_grade_all(args) -> int:
         raise UsageError(f"ROOT should be a class folder (submitted/<student>/<project>/ or <student>/<project>/); "
                          f"{root} is not a folder")
     course = load_course(args.course, args.private)
-    if args.seeds == "grading" and course.private_overlay is None:
-        err.print("[yellow]note:[/] grading with the bundled placeholder grading seeds; "
-                  "an instructor puts the real ones in course.private.yml")
+    _note_placeholder_seeds(course, args.seeds)
     with Progress(TextColumn("[bold]class[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=err) as bar:
         task = bar.add_task("", total=None)
@@ -132,10 +138,7 @@ def cmd_compare(args) -> int:
     projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
     with _progress_bar() as bar:
         task = bar.add_task("", total=None)
-
-        def advance(check_id: str, total: int) -> None:
-            bar.update(task, total=total, advance=1, description=check_id)
-
+        advance = _advance_per_check(bar, task)
         student = grade(path, course, seed_set=args.seeds, projects=projects, jobs=args.jobs, progress=advance)
         wanted = list(student.report["projects"])
         bar.reset(task)
