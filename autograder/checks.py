@@ -64,6 +64,7 @@ class Check:
     Bar: ClassVar[type[Bar]] = Bar
     cost: ClassVar[float] = 1.0  # rough seconds per seed-run, so long checks start first
     per_seed: ClassVar[bool] = False  # run once per seed in parallel children; collect returns lists over seeds
+    fixed_seeds: ClassVar[str | None] = None  # "public": always run on the public seeds, whichever set is graded
 
     def collect(self, student, ctx: Context) -> dict:
         raise NotImplementedError

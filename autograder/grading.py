@@ -74,10 +74,10 @@ def _merge(outcomes: list[Outcome]) -> Outcome:
 
 def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, progress) -> list[Outcome | None]:
     """Run every planned check in the sandbox, per-seed checks split across children, longest first."""
-    seeds = course.seeds_for(seed_set)
     tasks = []  # (plan index, seeds for this child, cost)
     for i, (pid, cid, folder) in enumerate(plan):
         check = PROJECTS[pid].checks[cid]
+        seeds = course.seeds_for(check.fixed_seeds or seed_set)
         if folder is not None:
             shards = [[seed] for seed in seeds] if check.per_seed else [seeds]
             tasks += [(i, shard, check.cost * len(shard)) for shard in shards]
@@ -87,7 +87,8 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
         i, shard, _ = task
         pid, cid, folder = plan[i]
         request = {"project": pid, "check": cid, "folder": str(folder.resolve()), "seeds": shard,
-                   "seed_set": seed_set, "bar": course.projects[pid].checks[cid].bar}
+                   "seed_set": PROJECTS[pid].checks[cid].fixed_seeds or seed_set,
+                   "bar": course.projects[pid].checks[cid].bar}
         outcome = run_check(request, course.limits_for(pid, cid))
         if progress:
             progress(cid, len(tasks))
@@ -121,7 +122,8 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
         check = project.checks[cid]
         verdict = None
         if outcome is not None and outcome.status == "ok":
-            ctx = Context(tuple(course.seeds_for(seed_set)), seed_set, check.Bar.model_validate(ccfg.bar))
+            used = check.fixed_seeds or seed_set
+            ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar))
             try:
                 verdict = check.judge(outcome.data, ctx)
             except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
