@@ -1,6 +1,7 @@
 """The registry of capstone projects: id -> Project (folder, modules, checks, plots)."""
 
 from autograder.projects.a_ppo import PROJECT as A
+from autograder.projects.b_ablations import PROJECT as B
 from autograder.projects.d_grpo import PROJECT as D
 
-PROJECTS = {project.id: project for project in (A, D)}
+PROJECTS = {project.id: project for project in (A, B, D)}
