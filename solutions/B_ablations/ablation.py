@@ -58,8 +58,11 @@ def summarize(scores: dict) -> dict:
     """``scores`` maps a setting to its list of per-seed scores; return, per setting, its median, min and max over
     the seeds: ``{"baseline": {"median": ..., "min": ..., "max": ...}, ...}``."""
     ### BEGIN SOLUTION
-    return {name: {"median": float(np.median(s)), "min": float(np.min(s)), "max": float(np.max(s))}
-            for name, s in scores.items()}
+    names = list(scores)
+    table = np.array([scores[name] for name in names], dtype=float)  # (settings, seeds)
+    medians, lows, highs = np.median(table, axis=1), table.min(axis=1), table.max(axis=1)
+    return {name: {"median": float(m), "min": float(lo), "max": float(hi)}
+            for name, m, lo, hi in zip(names, medians, lows, highs)}
     ### END SOLUTION
 
 

@@ -155,7 +155,7 @@ def _close_table(got: dict, want: dict, tol: float) -> bool:
 
 class Table(Check):
     id = "B.table"
-    name = "Your results table agrees with the grader's re-run of your ablation on the public seeds"
+    name = "Your results table agrees with the grader's re-run on the public seeds (baseline and named factors)"
     cost, per_seed, fixed_seeds = 20.0, True, "public"
     Bar = TableBar
 
@@ -167,9 +167,9 @@ class Table(Check):
             table = json.loads(path.read_text()[:1_000_000])
         except ValueError as exc:
             raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
-        ablated, _ = choices(student, ctx.bar.factors)
-        return {"runs": [{"seed": ctx.seeds[0], "episodes": rerun(student, ablated, ctx.seeds[0], ctx.bar)}],
-                "table": [table]}
+        ablated, named = choices(student, ctx.bar.factors)
+        return {"runs": [{"seed": ctx.seeds[0], "episodes": rerun(student, named, ctx.seeds[0], ctx.bar)}],
+                "table": [table], "ablated": [ablated]}
 
     def judge(self, data, ctx):
         grader = scores_of(data["runs"], ctx.bar.n_updates)
@@ -178,16 +178,31 @@ class Table(Check):
         if not isinstance(theirs, dict):
             return Verdict(0.0, f"{TABLE} should hold 'scores': {{setting: [score per seed]}}, as save_results writes")
         failures = []
+        missing = [name for name in ["baseline", *data["ablated"][0]] if name not in theirs]
+        if missing:
+            failures.append(f"{TABLE} has no scores for {', '.join(missing)}; it should hold the baseline and all "
+                            "your ABLATED details")
         for name, want in grader.items():
             got = theirs.get(name)
             if not isinstance(got, list) or not close(got, want, tol):
                 failures.append(f"{name}: your table says {got}, the grader's re-run on seeds {list(ctx.seeds)} "
                                 f"gives {[round(w, 3) for w in want]}")
-        summary = table.get("summary")
-        if not isinstance(summary, dict) or not _close_table(_plain_table(summary), oracle.summarize(grader), tol):
-            failures.append("the table's summary (median, min, max per setting) does not match the re-run's scores")
-        return Verdict.of(failures, len(grader) + 1, f"every score and the summary match the re-run on seeds "
-                          f"{list(ctx.seeds)}", scores=grader)
+        summary = _plain_table(table.get("summary")) if isinstance(table.get("summary"), dict) else {}
+        consistent = _summarizes(summary, theirs, len(ctx.seeds))
+        if not consistent:
+            failures.append(f"the table's summary should be the median, min and max of its own scores, per setting, "
+                            f"over the {len(ctx.seeds)} seeds")
+        return Verdict.of(failures, len(grader) + 2, f"the baseline and your named factors match the grader's re-run "
+                          f"on seeds {list(ctx.seeds)}, and the summary matches the scores", scores=grader)
+
+
+def _summarizes(summary: dict, scores: dict, n_seeds: int) -> bool:
+    """Whether ``summary`` is the median/min/max of ``scores``, each a list of ``n_seeds`` numbers."""
+    try:
+        rows = {k: [float(x) for x in v] for k, v in scores.items() if len(v) == n_seeds}
+    except (TypeError, ValueError):
+        return False
+    return len(rows) == len(scores) and _close_table(summary, oracle.summarize(rows), 1e-9)
 
 
 def _plain_table(summary: dict) -> dict:
