@@ -121,7 +121,7 @@ B = [
     Mutant("a metric that keeps the NaN of updates without episodes", "B_ablations", "ablation.py",
            "return float(np.mean(returns[~np.isnan(returns)]))", "return float(np.mean(returns))", "B.summary"),
     Mutant("a conclusion naming a factor that does not meet the bar", "B_ablations", "ablation.py",
-           'CONCLUSION = ("multiple_epochs",)', 'CONCLUSION = ("orthogonal_init",)', "B.bar"),
+           'return ("multiple_epochs",)', 'return ("orthogonal_init",)', "B.bar"),
     Mutant("a results table with a made-up run", "B_ablations", "results.json",
            '"baseline": [\n', '"baseline": [\n   400.0,\n', "B.table"),
 ]

@@ -1,8 +1,8 @@
 """Project B, part 2: the ablation. Baseline plus one detail flipped at a time, three seeds each, one number per run.
 
 Run it with ``python ablation.py``: it trains every (setting, seed) pair in parallel processes, prints the table,
-writes ``results.json`` (which the grader compares with its own re-run) and ``ablation.png``. Then fill in
-``ABLATED`` and ``CONCLUSION`` below from what you measured.
+writes ``results.json`` (which the grader compares with its own re-run) and ``ablation.png``. Choose your five
+details in ``ablated()`` first; fill in ``conclusion()`` from what you measured.
 """
 
 import json
@@ -24,10 +24,20 @@ RESULTS = Path(__file__).with_name("results.json")
 
 # ---------------------------------------------------------------- yours: the five details you ablate, and your finding
 
-### BEGIN SOLUTION
-ABLATED = ("normalize_advantages", "clip_value_loss", "orthogonal_init", "anneal_lr", "multiple_epochs")
-CONCLUSION = ("multiple_epochs",)
-### END SOLUTION
+
+
+def ablated() -> tuple:
+    """The five different details (field names of ``Details``) you ablate."""
+    ### BEGIN SOLUTION
+    return ("normalize_advantages", "clip_value_loss", "orthogonal_init", "anneal_lr", "multiple_epochs")
+    ### END SOLUTION
+
+
+def conclusion() -> tuple:
+    """The one or more of your ablated details that, by your table, change the median beyond the seed spread."""
+    ### BEGIN SOLUTION
+    return ("multiple_epochs",)
+    ### END SOLUTION
 
 
 # ---------------------------------------------------------------- yours: the statistics
@@ -87,11 +97,11 @@ def run_one(job) -> float:
     return training_score(log)
 
 
-def run_ablation(ablated=None, seeds=SEEDS, workers: int = 2) -> dict:
+def run_ablation(which=None, seeds=SEEDS, workers: int = 2) -> dict:
     """Scores of the baseline and of each ablated detail, per seed: ``{setting: [score per seed]}``."""
     from tqdm.auto import tqdm
 
-    names = ["baseline", *(ABLATED if ablated is None else ablated)]
+    names = ["baseline", *(ablated() if which is None else which)]
     jobs = [(name, seed) for name in names for seed in seeds]
     with ProcessPoolExecutor(workers) as pool:
         done = list(tqdm(pool.map(run_one, jobs), total=len(jobs), desc="ablation runs", unit="run"))
@@ -121,4 +131,4 @@ if __name__ == "__main__":
     scores = run_ablation()
     save_results(scores)
     print_table(scores)
-    ablation_figure(scores, CONCLUSION).savefig(Path(__file__).with_name("ablation.png"), dpi=120)
+    ablation_figure(scores, conclusion()).savefig(Path(__file__).with_name("ablation.png"), dpi=120)

@@ -29,23 +29,21 @@ class TableBar(RunBar):
 
 
 def choices(student, factors: int) -> tuple[list[str], list[str]]:
-    """The student's ABLATED and CONCLUSION from ablation.py, checked to be names of details."""
-    module = student.module("ablation")
-    ablated, named = getattr(module, "ABLATED", None), getattr(module, "CONCLUSION", None)
-    for what, value in (("ABLATED", ablated), ("CONCLUSION", named)):
+    """The student's ``ablated()`` and ``conclusion()`` from ablation.py, checked to be names of details."""
+    ablated, named = student.fn("ablated", "ablation")(), student.fn("conclusion", "ablation")()
+    for what, value in (("ablated()", ablated), ("conclusion()", named)):
         if not isinstance(value, (tuple, list)) or not all(isinstance(v, str) for v in value):
-            raise StudentError(f"ablation.py's {what} should be a tuple of detail names, found {describe(value)}",
-                               "invalid")
+            raise StudentError(f"{what} should return a tuple of detail names, found {describe(value)}", "invalid")
     unknown = sorted(set(ablated) - set(oracle.DETAILS))
     if unknown:
-        raise StudentError(f"ABLATED names {', '.join(unknown)}, which are not fields of Details "
+        raise StudentError(f"ablated() names {', '.join(unknown)}, which are not fields of Details "
                            f"({', '.join(oracle.DETAILS)})", "invalid")
     if len(set(ablated)) != factors:
-        raise StudentError(f"ABLATED should name {factors} different details, it names {len(set(ablated))}",
-                           "not_implemented" if not ablated else "invalid")
+        raise StudentError(f"ablated() should name {factors} different details, it names {len(set(ablated))}",
+                           "invalid")
     if not named or not set(named) <= set(ablated):
-        raise StudentError(f"CONCLUSION should name one or more of your ABLATED details, found {describe(named)}",
-                           "not_implemented" if not named else "invalid")
+        raise StudentError(f"conclusion() should name one or more of your ablated details, found {describe(named)}",
+                           "invalid")
     return list(dict.fromkeys(ablated)), list(dict.fromkeys(named))
 
 
@@ -181,7 +179,7 @@ class Table(Check):
         missing = [name for name in ["baseline", *data["ablated"][0]] if name not in theirs]
         if missing:
             failures.append(f"{TABLE} has no scores for {', '.join(missing)}; it should hold the baseline and all "
-                            "your ABLATED details")
+                            "your ablated() details")
         for name, want in grader.items():
             got = theirs.get(name)
             if not isinstance(got, list) or not close(got, want, tol):
