@@ -9,7 +9,7 @@ import pytest
 from autograder import paths
 from autograder.cli import main
 from autograder.grading import grade
-from autograder.projects.b_ablations import oracle, switches
+from autograder.projects.b_ablations import catalogue, oracle, switches
 from conftest import copy_reference, grade_checks, mutate, write_submission
 
 FOLDER = paths.SOLUTIONS / "B_ablations"
@@ -67,7 +67,7 @@ def test_every_switch_changes_exactly_one_of_the_graders_fixed_outputs(name):
     base, flipped = switches.outputs(5, oracle.flipped(None), run), switches.outputs(5, oracle.flipped(name), run)
     changed = [kind for kind in base if not switches.same(flipped[kind], base[kind], 1e-12)]
     assert changed == [{"init_agent": "init", "make_optimizer": "optimizer", "learning_rate": "learning_rate",
-                        "advantages_and_returns": "advantages", "ppo_update": "update"}[switches.WHERE[name]]]
+                        "advantages_and_returns": "advantages", "ppo_update": "update"}[catalogue.WHERE[name]]]
 
 
 def test_ablating_fewer_than_five_details_is_explained(tmp_path, course):

@@ -10,6 +10,7 @@ import numpy as np
 from autograder.checks import Bar, Check, Verdict, close
 from autograder.projects.a_ppo.training import BudgetedEnvs, only_the_given_envs, per_update_returns
 from autograder.projects.b_ablations import oracle
+from autograder.projects.b_ablations.catalogue import DETAILS, flipped
 from autograder.projects.b_ablations.switches import student_details
 from autograder.student import StudentError, as_float, describe
 from rlkit.cartpole import make_envs
@@ -34,10 +35,10 @@ def choices(student, factors: int) -> tuple[list[str], list[str]]:
     for what, value in (("ablated()", ablated), ("conclusion()", named)):
         if not isinstance(value, (tuple, list)) or not all(isinstance(v, str) for v in value):
             raise StudentError(f"{what} should return a tuple of detail names, found {describe(value)}", "invalid")
-    unknown = sorted(set(ablated) - set(oracle.DETAILS))
+    unknown = sorted(set(ablated) - set(DETAILS))
     if unknown:
         raise StudentError(f"ablated() names {', '.join(unknown)}, which are not fields of Details "
-                           f"({', '.join(oracle.DETAILS)})", "invalid")
+                           f"({', '.join(DETAILS)})", "invalid")
     if len(set(ablated)) != factors:
         raise StudentError(f"ablated() should name {factors} different details, it names {len(set(ablated))}",
                            "invalid")
@@ -52,7 +53,7 @@ def rerun(student, names, seed: int, bar) -> dict:
     environments: the finished episodes each run recorded, as (update, return) pairs."""
     episodes = {}
     for name in ["baseline", *names]:
-        details = student_details(student, oracle.flipped(None if name == "baseline" else name))
+        details = student_details(student, flipped(None if name == "baseline" else name))
         envs = BudgetedEnvs(make_envs(bar.num_envs), bar.n_updates, bar.n_steps)
         with only_the_given_envs():
             student.fn("train", "details")(envs, bar.n_updates, bar.n_steps, seed, details=details)
@@ -95,7 +96,7 @@ class Summary(Check):
     def collect(self, student, ctx):
         scores, factors = score_cases()
         setting = student.fn("setting", "ablation")
-        as_dict = {name: _fields(setting(name)) for name in ["baseline", *oracle.DETAILS]}
+        as_dict = {name: _fields(setting(name)) for name in ["baseline", *DETAILS]}
         training_score = student.fn("training_score", "ablation")
         metric = [as_float(training_score(log), "training_score") for log in log_cases()]
         summary = student.fn("summarize", "ablation")({k: list(v) for k, v in scores.items()})
@@ -106,8 +107,8 @@ class Summary(Check):
     def judge(self, data, ctx):
         scores, factors = score_cases()
         tol, failures = ctx.bar.tolerance, []
-        wrong = [name for name in ["baseline", *oracle.DETAILS]
-                 if data["setting"].get(name) != oracle.flipped(None if name == "baseline" else name)]
+        wrong = [name for name in ["baseline", *DETAILS]
+                 if data["setting"].get(name) != flipped(None if name == "baseline" else name)]
         if wrong:
             failures.append(f"setting(name) should flip exactly that detail of Details() (baseline: none); wrong for "
                             f"{', '.join(wrong[:3])}")

@@ -6,19 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.projects.a_ppo import oracle as a
+from autograder.projects.b_ablations.catalogue import DETAILS, flipped  # noqa: F401 - the oracle's vocabulary
 from rlkit.nn import Adam, flatten, mlp_init, mlp_init_gaussian
 from rlkit.cartpole import N_ACTIONS, OBS_DIM
 
-DETAILS = {  # name -> Project A's choice (the default); flipping one is the ablation of that detail
-    "normalize_advantages": True, "clip_value_loss": False, "orthogonal_init": True, "anneal_lr": True,
-    "clip_gradients": True, "entropy_bonus": False, "large_adam_eps": True, "bootstrap_truncation": True,
-    "multiple_epochs": True}
 SMALL_ADAM_EPS = 1e-8
-
-
-def flipped(name: str | None) -> dict:
-    """The details of a setting: the baseline (``None``) or the baseline with ``name`` flipped."""
-    return {**DETAILS, name: not DETAILS[name]} if name else dict(DETAILS)
 
 
 def init_agent(rng, hidden: int, d: dict) -> dict:

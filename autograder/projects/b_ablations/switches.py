@@ -9,8 +9,8 @@ import numpy as np
 
 from autograder.checks import Bar, Check, Verdict, close
 from autograder.projects.a_ppo.pieces import gae_cases, update_case
-from autograder.projects.a_ppo import oracle as a_oracle
 from autograder.projects.b_ablations import oracle
+from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import Segment
 from rlkit.nn import Adam, flatten
@@ -19,9 +19,6 @@ UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5,
                  "max_grad_norm": 0.5}
 OPTIMIZER_CONFIG = {"lr": 3e-3, "adam_eps": 1e-5}
 HIDDEN, N_UPDATES, GAMMA, LAM = 16, 7, 0.9, 0.8
-WHERE = {  # which function each switch lives in, for the messages
-    "orthogonal_init": "init_agent", "large_adam_eps": "make_optimizer", "anneal_lr": "learning_rate",
-    "bootstrap_truncation": "advantages_and_returns", **{name: "ppo_update" for name in a_oracle.A_DETAILS}}
 
 
 def details_class(student):
@@ -49,9 +46,9 @@ def student_config(student, **values):
 
 def settings():
     """(label, details): the baseline, then each detail flipped."""
-    yield "baseline", oracle.flipped(None)
-    for name in oracle.DETAILS:
-        yield name, oracle.flipped(name)
+    yield "baseline", flipped(None)
+    for name in DETAILS:
+        yield name, flipped(name)
 
 
 # ------------------------------------------------------------------------------------------------ fixed inputs
@@ -188,7 +185,7 @@ class Defaults(Check):
 
     def judge(self, data, ctx):
         failures = []
-        wrong = {k: v for k, v in oracle.DETAILS.items() if data["defaults"].get(k) is not v}
+        wrong = {k: v for k, v in DETAILS.items() if data["defaults"].get(k) is not v}
         if wrong:
             failures.append("Details should default to Project A's choices: " + ", ".join(
                 f"{k} = {v}" for k, v in wrong.items()))
@@ -217,7 +214,7 @@ class Switches(Check):
         want = {label: outputs(ctx.seeds[0], d, run) for label, d in settings()}
         got = data["outputs"]
         failures = []
-        for name in oracle.DETAILS:
+        for name in DETAILS:
             kind = next(k for k, w in want[name].items() if not same(w, want["baseline"][k], 1e-12))
             others = [k for k in want[name] if k != kind and not same(got[name][k], got["baseline"][k], 1e-12)]
             if not same(got["baseline"][kind], want["baseline"][kind], tol):
@@ -229,5 +226,5 @@ class Switches(Check):
                 failures.append(f"{name}: flipped, {WHERE[name]} changes, but not as the reference's does")
             elif others:
                 failures.append(f"{name}: flipping it also changes {', '.join(others)}, which it should leave alone")
-        return Verdict.of(failures, len(oracle.DETAILS), "all nine switches do what the reference's do, and only that",
-                          switches_ok=[n for n in oracle.DETAILS if not any(f.startswith(n + ":") for f in failures)])
+        return Verdict.of(failures, len(DETAILS), "all nine switches do what the reference's do, and only that",
+                          switches_ok=[n for n in DETAILS if not any(f.startswith(n + ":") for f in failures)])
