@@ -1,0 +1,129 @@
+"""Who a check's child runs as.
+
+Run as root (Gradescope, CI containers), the grader gives every running check a uid of its own from course.yml's
+``limits.sandbox_uids``: the process limit then counts that check's processes only (it never binds root), the child
+cannot write the grader's files, and when the check ends every process of that uid is killed, including any that
+left the child's process group. Run as an ordinary user, the child keeps the grader's uid: there is nobody to drop to.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+_held: set[int] = set()
+_held_lock = threading.Lock()
+
+# Run as the leased uid: signal every process that uid owns until none is left. Bounded, because a zombie whose
+# parent never reaps it still counts as signalled.
+_KILL_ALL = """
+import os, time
+for _ in range(50):
+    try:
+        os.kill(-1, 9)
+    except ProcessLookupError:
+        break
+    time.sleep(0.01)
+"""
+
+
+@functools.cache
+def dropping(uid: int) -> bool:
+    """Whether children are dropped to a uid of their own: only root can, and only if that uid can run this Python
+    (an interpreter under a folder closed to others, such as root's home, cannot be). Said once when it cannot."""
+    if os.geteuid() != 0:
+        return False
+    probe = subprocess.run([sys.executable, "-c", "import numpy"], user=uid, group=uid, extra_groups=[], env={},
+                           cwd="/", capture_output=True, text=True, check=False, timeout=60)
+    if probe.returncode != 0:
+        print(f"autograder: warning: running as root, but uid {uid} cannot run {sys.executable} "
+              f"({probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else 'no reason given'}); student code "
+              "will run as root, without a process limit. Install Python where other users can read it.",
+              file=sys.stderr)
+    return probe.returncode == 0
+
+
+def _lock_folder() -> Path:
+    """Where leases are held across grader processes: root's own folder, so a sandboxed uid cannot hold a lease."""
+    folder = Path(tempfile.gettempdir(), "autograder-sandbox-uids")
+    folder.mkdir(mode=0o700, exist_ok=True)
+    info = folder.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o077:
+        raise RuntimeError(f"{folder} must be a folder owned by root and closed to others; remove it and retry")
+    return folder
+
+
+class Lease:
+    """One uid, held by this check until ``release``; ``uid`` is None when the grader is not root."""
+
+    def __init__(self, uids: tuple[int, int]):
+        self.uid, self._fd = None, None
+        if not dropping(uids[0]):
+            return
+        folder = _lock_folder()
+        for uid in range(uids[0], uids[1] + 1):
+            with _held_lock:
+                if uid in _held:
+                    continue
+                _held.add(uid)
+            fd = os.open(folder / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # another grader process holds it
+                os.close(fd)
+                with _held_lock:
+                    _held.discard(uid)
+                continue
+            self.uid, self._fd = uid, fd
+            kill_all(uid)  # whatever an earlier, interrupted run may have left behind
+            return
+        raise RuntimeError(f"every sandbox uid in {uids[0]}..{uids[1]} is in use; widen course.yml's "
+                           "limits.sandbox_uids")
+
+    def release(self) -> None:
+        if self.uid is None:
+            return
+        kill_all(self.uid)
+        os.close(self._fd)
+        with _held_lock:
+            _held.discard(self.uid)
+        self.uid = None
+
+
+def kill_all(uid: int) -> None:
+    """Kill every process owned by ``uid``, from a short-lived process running as that uid (kill(-1) reaches
+    exactly the processes a uid may signal: its own)."""
+    subprocess.run([sys.executable, "-S", "-c", _KILL_ALL], user=uid, group=uid, extra_groups=[], env={},
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
+                   check=False, timeout=30)
+
+
+def switch_to(uid: int) -> None:
+    """In the child, before exec: no supplementary groups, then the group, then the user (in that order, since
+    only root may change groups)."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def tasks_of(uid: int) -> int:
+    """Processes and threads ``uid`` runs now (what the kernel's process limit counts)."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+        except OSError:
+            continue
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            count += int(fields.get("Threads", "1"))
+    return count
