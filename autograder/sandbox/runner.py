@@ -40,7 +40,7 @@ class Outcome:
 
 def _child_env(workdir: str, runtime_dir: Path) -> dict:
     """A scrubbed environment: nothing of the grader's, one BLAS thread, a headless matplotlib."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "TMPDIR": workdir,
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir,
            "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg",
            "PYTHONPATH": str(runtime_dir), "PYTHONNOUSERSITE": "1"}
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
