@@ -396,3 +396,44 @@ def test_a_gradescope_run_writes_its_own_results_whatever_the_upload_writes(open
     assert gradescope.run(root)["score"] == 3.0
     assert json.loads(results.read_text())["score"] == 3.0
     assert processes_with(f"  # {marker}") == 0
+
+
+READ_LINKS = """    import os
+    seen = []
+    for name in ("notes.yml", "more.txt"):
+        try:
+            seen.append(open(os.path.join(os.path.dirname(__file__), name)).read())
+        except OSError as exc:
+            seen.append(type(exc).__name__)
+    raise ValueError(" | ".join(seen))
+"""
+
+
+@needs_drop
+def test_a_link_in_a_gradescope_upload_does_not_reveal_the_grading_seeds(open_folder, monkeypatch):
+    import autograder.config
+    from autograder import gradescope
+
+    overlay = open_folder / "course.private.yml"
+    overlay.write_text("seeds: {grading: [4711, 815, 2026]}\n")
+    overlay.chmod(0o644)  # as unzipped: readable by anyone, until run() makes it root's alone
+    course = load_course(quick_course_file(open_folder), private=overlay)
+    monkeypatch.setattr(paths, "PRIVATE_FILE", overlay)
+    monkeypatch.setattr(autograder.config, "load_course", lambda *args, **kwargs: course)
+    root = open_folder / "autograder"
+    closed = open_folder / "closed"  # a file anyone may read, in a folder only root may enter
+    closed.mkdir(mode=0o700)
+    (closed / "secret.txt").write_text("SECRET-8841")
+    source = mutate(REFERENCE_D, KL_BODY, READ_LINKS + KL_BODY)
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "grpo.py").write_text(source)
+    (root / "submission" / "notes.yml").symlink_to(overlay)
+    (root / "submission" / "more.txt").symlink_to(closed / "secret.txt")
+    for folder in (root, root / "submission"):
+        folder.chmod(0o755)
+
+    results = gradescope.run(root)
+    assert overlay.stat().st_mode & 0o077 == 0
+    kl = next(test for test in results["tests"] if test["name"].startswith("D.kl_penalty"))
+    assert kl["score"] == 0 and "PermissionError | PermissionError" in kl["output"]
+    assert "4711" not in json.dumps(results) and "SECRET-8841" not in json.dumps(results)
