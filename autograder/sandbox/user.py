@@ -40,14 +40,17 @@ def dropping(uid: int) -> bool:
     (an interpreter under a folder closed to others, such as root's home, cannot be). Said once when it cannot."""
     if os.geteuid() != 0:
         return False
-    probe = subprocess.run([sys.executable, "-c", "import numpy"], user=uid, group=uid, extra_groups=[], env={},
-                           cwd="/", capture_output=True, text=True, check=False, timeout=60)
-    if probe.returncode != 0:
-        print(f"autograder: warning: running as root, but uid {uid} cannot run {sys.executable} "
-              f"({probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else 'no reason given'}); student code "
-              "will run as root, without a process limit. Install Python where other users can read it.",
+    try:
+        probe = subprocess.run([sys.executable, "-c", "import numpy"], user=uid, group=uid, extra_groups=[], env={},
+                               cwd="/", capture_output=True, text=True, check=False, timeout=60)
+        reason = probe.stderr.strip().splitlines()[-1] if probe.returncode else ""
+    except OSError as exc:  # the interpreter itself cannot be reached by that uid
+        reason = str(exc)
+    if reason:
+        print(f"autograder: warning: running as root, but uid {uid} cannot run {sys.executable} ({reason}); student "
+              "code will run as root, without a process limit. Install Python where other users can read it.",
               file=sys.stderr)
-    return probe.returncode == 0
+    return not reason
 
 
 def _lock_folder() -> Path:
