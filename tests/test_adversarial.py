@@ -431,6 +431,7 @@ def test_a_link_in_a_gradescope_upload_does_not_reveal_the_grading_seeds(open_fo
     (root / "submission" / "grpo.py").write_text(source)
     (root / "submission" / "notes.yml").symlink_to(overlay)
     (root / "submission" / "more.txt").symlink_to(closed / "secret.txt")
+    (root / "submission" / "closed").symlink_to(closed)  # the grader must not open it up while copying
     for folder in (root, root / "submission"):
         folder.chmod(0o755)
 
@@ -439,3 +440,4 @@ def test_a_link_in_a_gradescope_upload_does_not_reveal_the_grading_seeds(open_fo
     kl = next(test for test in results["tests"] if test["name"].startswith("D.kl_penalty"))
     assert kl["score"] == 0 and "PermissionError | PermissionError" in kl["output"]
     assert "4711" not in json.dumps(results) and "SECRET-8841" not in json.dumps(results)
+    assert closed.stat().st_mode & 0o777 == 0o700

@@ -7,6 +7,7 @@ What comes back is read as untrusted JSON: student code controls the child and c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -100,24 +101,46 @@ def _stderr_tail(err) -> str:
     return err.read().decode("utf-8", "replace")
 
 
-def _start(workdir: str, request: dict, runtime_dir: Path, limits: Limits, uid: int | None, out, err):
-    request_file = Path(workdir, "request.json")
+def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: Limits, uid: int | None, out, err):
+    request_file = workdir / "request.json"
     request_file.write_text(json.dumps(request))
+    request_file.chmod(0o644)
     return subprocess.Popen([sys.executable, "-m", "autograder.sandbox.child", str(request_file)],
-                            cwd=workdir, env=_child_env(workdir, runtime_dir), stdin=subprocess.DEVNULL, stdout=out,
+                            cwd=home, env=_child_env(str(home), runtime_dir), stdin=subprocess.DEVNULL, stdout=out,
                             stderr=err, preexec_fn=sandbox_limits.preexec(limits, uid), start_new_session=True)
 
 
-def _stage_submission(folder: str, workdir: str) -> str:
-    """A copy of the project folder inside the workdir: the child never gets the original's path, cannot change it,
-    and links are copied as links (a link to a grader's file stays a link the sandboxed uid must be allowed to read)."""
-    copy = Path(workdir, "submission", Path(folder).name)
+def _stage_submission(folder: str, workdir: Path) -> str:
+    """A copy of the project folder that any uid may read but not change: the child never gets the original's path.
+    Links are copied as links, so they are followed with the child's rights, not the grader's."""
+    copy = workdir / "submission" / Path(folder).name
     if Path(folder).is_dir():
-        shutil.copytree(folder, copy, symlinks=True,
-                        ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     else:
         copy.mkdir(parents=True)
+    (workdir / "submission").chmod(0o755)
+    for folder, _, files in os.walk(copy):  # never into a linked folder, and never chmod a link: both would reach
+        os.chmod(folder, 0o755)             # the link's target, with root's rights
+        for name in files:
+            if not os.path.islink(os.path.join(folder, name)):
+                os.chmod(os.path.join(folder, name), 0o644)
     return str(copy)
+
+
+def _workdirs(workdir: str, uid: int | None) -> tuple[Path, Path]:
+    """The grader's folder for this check (request, output files, the submission's copy; the child cannot rename or
+    change anything in it) and, inside it, the child's home: its working directory and the only place it may write."""
+    workdir, home = Path(workdir), Path(workdir, "home")
+    workdir.chmod(0o711)
+    home.mkdir(mode=0o700)
+    if uid is not None:
+        os.chown(home, uid, uid)
+    return workdir, home
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) -> Outcome:
@@ -131,25 +154,20 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
     started = time.perf_counter()
     lease = user.Lease(limits.sandbox_uids)
     try:
-        with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
+        with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
+            workdir, home = _workdirs(tmp, lease.uid)
             request = {**request, "folder": _stage_submission(request["folder"], workdir),
-                       "result": os.path.join(workdir, "result.json")}
-            if lease.uid is not None:
-                os.chown(workdir, lease.uid, lease.uid)
-            with open(Path(workdir, "stdout"), "w+b") as out, open(Path(workdir, "stderr"), "w+b") as err:
-                proc = _start(workdir, request, runtime_dir, limits, lease.uid, out, err)
-                timed_out = False
+                       "result": str(home / "result.json")}
+            with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
+                proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, out, err)
                 try:
                     proc.wait(timeout=limits.wall_seconds)
+                    timed_out = False
                 except subprocess.TimeoutExpired:
                     timed_out = True
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)  # leftovers the student's code may have started
-                except ProcessLookupError:
-                    pass
-                lease.release()  # and, under a uid of its own, those that left the process group
+                _kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
+                proc.wait()
+                lease.release()  # and, under a uid of its own, whatever left the process group
                 seconds = time.perf_counter() - started
                 if timed_out:
                     return Outcome("timeout", seconds,

@@ -116,8 +116,10 @@ def switch_to(uid: int) -> None:
     os.setuid(uid)
 
 
-def tasks_of(uid: int) -> int:
-    """Processes and threads ``uid`` runs now (what the kernel's process limit counts)."""
+def tasks_of(uid: int) -> int | None:
+    """Processes and threads ``uid`` runs now (what the kernel's process limit counts); None without /proc."""
+    if not os.path.isdir("/proc/self"):
+        return None
     count = 0
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
