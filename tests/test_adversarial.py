@@ -441,3 +441,16 @@ def test_a_link_in_a_gradescope_upload_does_not_reveal_the_grading_seeds(open_fo
     assert kl["score"] == 0 and "PermissionError | PermissionError" in kl["output"]
     assert "4711" not in json.dumps(results) and "SECRET-8841" not in json.dumps(results)
     assert closed.stat().st_mode & 0o777 == 0o700
+
+
+def test_grading_warns_when_the_private_overlay_is_readable_by_others(tmp_path, capsys):
+    from autograder.cli import main
+
+    overlay = tmp_path / "course.private.yml"
+    overlay.write_text("seeds: {grading: [4711, 815, 2026]}\n")
+    overlay.chmod(0o644)
+    main(["grade", str(tmp_path), "--projects", "D", "--private", str(overlay)])
+    assert "can be read by other users" in capsys.readouterr().err
+    overlay.chmod(0o600)
+    main(["grade", str(tmp_path), "--projects", "D", "--private", str(overlay)])
+    assert "can be read by other users" not in capsys.readouterr().err
