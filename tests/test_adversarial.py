@@ -102,7 +102,8 @@ def test_a_process_bomb_is_capped_and_leaves_no_process_behind(tmp_path, course,
                                                ("os._exit(0)", "exited with code 0 before the check finished")])
 def test_exiting_in_the_middle_of_training_costs_the_bar_only(tmp_path, course, exit_call, phrase):
     source = mutate(REFERENCE_A, "        log.append(entry)\n",
-                    f"        log.append(entry)\n        if update == 1:\n            import os, sys\n            {exit_call}\n")
+                    f"        log.append(entry)\n        if update == 1:\n"
+                    f"            import os, sys\n            {exit_call}\n")
     root = write_submission(tmp_path, source, "A_ppo", "ppo.py")
     only_fails(grade_checks(root, course, ["A.gae", "A.bar"]), "A.bar", phrase)
 
@@ -188,7 +189,8 @@ PATCHES = {
     "the grader's case generator": "import autograder.projects.d_grpo.pieces as _p\n"
                                    "_p.make_groups = lambda seed, n: []\n",
     "the grader's comparison": "import autograder.checks as _c\n_c.close = lambda *args: True\n"
-                               "_c.Verdict.of = classmethod(lambda cls, failures, total, message, **kw: cls(1.0, message))\n",
+                               "_c.Verdict.of = classmethod(lambda cls, failures, total, message, **kw: "
+                               "cls(1.0, message))\n",
     "numpy": "np.allclose = np.array_equal = lambda *args, **kwargs: True\n"
              "_rng = np.random.default_rng\nnp.random.default_rng = lambda seed=None: _rng(0)\n",
 }
