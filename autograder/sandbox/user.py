@@ -9,7 +9,6 @@ left the child's process group. Run as an ordinary user, the child keeps the gra
 from __future__ import annotations
 
 import fcntl
-import functools
 import os
 import stat
 import subprocess
@@ -27,23 +26,37 @@ _held_lock = threading.Lock()
 _KILL_ALL = "import os; os.kill(-1, 9)"
 
 
-@functools.cache
-def dropping(uid: int) -> bool:
-    """Whether children are dropped to a uid of their own: only root can, and only if that uid can run this Python
-    (an interpreter under a folder closed to others, such as root's home, cannot be). Said once when it cannot."""
-    if os.geteuid() != 0:
-        return False
+_probe_lock = threading.Lock()
+_python_runs: dict[str, bool] = {}  # per interpreter, probed once per grader process
+
+
+def _python_runs_as(uid: int) -> bool:
+    """Whether ``uid`` can run this Python: an interpreter under a folder closed to others, such as root's home,
+    cannot be. Probed as a uid the caller holds, so no other check's cleanup can kill the probe. Said once if not."""
+    with _probe_lock:
+        if sys.executable not in _python_runs:
+            try:
+                probe = subprocess.run([sys.executable, "-c", "import numpy"], user=uid, group=uid, extra_groups=[],
+                                       env={}, cwd="/", capture_output=True, text=True, check=False, timeout=60)
+                reason = "" if probe.returncode == 0 else \
+                    (probe.stderr.strip().splitlines() or [f"exit status {probe.returncode}"])[-1]
+            except OSError as exc:  # the interpreter itself cannot be reached by that uid
+                reason = str(exc)
+            if reason:  # a warning, not a print: notebooks silence warnings; nbgrader zeroes a cell writing stderr
+                warnings.warn(f"running as root, but uid {uid} cannot run {sys.executable} ({reason}); student code "
+                              "will run as root, without a process limit. Install Python where other users can read "
+                              "it.", RuntimeWarning, stacklevel=3)
+            _python_runs[sys.executable] = not reason
+        return _python_runs[sys.executable]
+
+
+def dropping(uids: tuple[int, int]) -> bool:
+    """Whether children are dropped to a uid of their own here: only root can, and only with a Python they can run."""
+    lease = Lease(uids)
     try:
-        probe = subprocess.run([sys.executable, "-c", "import numpy"], user=uid, group=uid, extra_groups=[], env={},
-                               cwd="/", capture_output=True, text=True, check=False, timeout=60)
-        reason = probe.stderr.strip().splitlines()[-1] if probe.returncode else ""
-    except OSError as exc:  # the interpreter itself cannot be reached by that uid
-        reason = str(exc)
-    if reason:  # a warning, not a print: notebooks silence warnings, and nbgrader zeroes a cell that writes stderr
-        warnings.warn(f"running as root, but uid {uid} cannot run {sys.executable} ({reason}); student code will "
-                      "run as root, without a process limit. Install Python where other users can read it.",
-                      RuntimeWarning, stacklevel=2)
-    return not reason
+        return lease.uid is not None
+    finally:
+        lease.release()
 
 
 def _lock_folder() -> Path:
@@ -57,11 +70,12 @@ def _lock_folder() -> Path:
 
 
 class Lease:
-    """One uid, held by this check until ``release``; ``uid`` is None when the grader is not root."""
+    """One uid, held by this check until ``release``; ``uid`` is None when children keep the grader's uid (it is not
+    root, or the sandbox uids cannot run this Python)."""
 
     def __init__(self, uids: tuple[int, int]):
         self.uid, self._fd = None, None
-        if not dropping(uids[0]):
+        if os.geteuid() != 0:
             return
         folder = _lock_folder()
         for uid in range(uids[0], uids[1] + 1):
@@ -79,6 +93,8 @@ class Lease:
                 continue
             self.uid, self._fd = uid, fd
             kill_all(uid)  # whatever an earlier, interrupted run may have left behind
+            if not _python_runs_as(uid):
+                self.release()
             return
         raise RuntimeError(f"every sandbox uid in {uids[0]}..{uids[1]} is in use; widen course.yml's "
                            "limits.sandbox_uids")
