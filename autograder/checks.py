@@ -26,6 +26,20 @@ def close(got, want, tolerance: float) -> bool:
     return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
 
 
+class Malformed(Exception):
+    """The data a judge was handed is not what ``collect`` returns: student code altered the grader in its child, or
+    wrote the result file itself. Scored 0 for the student, never reported as the grader's failure."""
+
+
+def pairs(cases, got, what: str = "cases"):
+    """``zip(cases, got)`` that insists on one result per case: a shortened list must not skip the comparison."""
+    cases = list(cases)
+    if not isinstance(got, list) or len(got) != len(cases):
+        found = f"{len(got)} results" if isinstance(got, list) else type(got).__name__
+        raise Malformed(f"expected {len(cases)} results for the {what}, found {found}")
+    return zip(cases, got)
+
+
 @dataclass(frozen=True)
 class Context:
     """What a check is told: the seeds of the chosen set and its bar."""

@@ -109,11 +109,22 @@ class Student:
         return False
 
 
+def _out_of_processes(exc: BaseException) -> bool:
+    """The process limit, as Python reports it: fork failing with EAGAIN, or a thread that cannot start."""
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        return True
+    return (isinstance(exc, OSError) and exc.errno == errno.EAGAIN
+            and any("fork" in (frame.line or "") or frame.name == "_execute_child"
+                    for frame in traceback.extract_tb(exc.__traceback__)))
+
+
 def _reworded(name: str, exc: BaseException, folder: Path) -> StudentError:
     if isinstance(exc, NotImplementedError):
         return StudentError(f"`{name}` is not implemented yet (it raises NotImplementedError)", "not_implemented")
     if isinstance(exc, SystemExit):
         return StudentError(f"`{name}` called sys.exit({exc.code!r}); a graded function must return", "raised")
+    if _out_of_processes(exc):
+        return StudentError(f"`{name}` could not start another process or thread ({exc})", "processes")
     if isinstance(exc, OSError) and exc.errno == errno.EFBIG:  # CPython ignores SIGXFSZ: the write fails instead
         return StudentError(f"`{name}` wrote more output than the grader allows (course.yml's limits.output_mb) and "
                             "was stopped; print less", "raised")
