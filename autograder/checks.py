@@ -22,7 +22,10 @@ class Bar(BaseModel):
 
 def close(got, want, tolerance: float) -> bool:
     """Same shape, and every entry within ``tolerance`` (absolute below 1, relative above): how judges compare."""
-    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    try:
+        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    except (TypeError, ValueError):  # ragged or non-numeric: not close to anything
+        return False
     return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
 
 
@@ -38,6 +41,14 @@ def pairs(cases, got, what: str = "cases"):
         found = f"{len(got)} results" if isinstance(got, list) else type(got).__name__
         raise Malformed(f"expected {len(cases)} results for the {what}, found {found}")
     return zip(cases, got)
+
+
+def require(data, key: str, kind: type | tuple):
+    """``data[key]`` if it is a ``kind``; anything else is Malformed, since ``collect`` never returns it."""
+    value = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(value, kind):
+        raise Malformed(f"expected {key!r} in the collected data, found {type(value).__name__}")
+    return value
 
 
 @dataclass(frozen=True)

@@ -112,10 +112,12 @@ def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: 
 
 def _stage_submission(folder: str, workdir: Path) -> str:
     """A copy of the project folder that any uid may read but not change: the child never gets the original's path.
-    Links are copied as links, so they are followed with the child's rights, not the grader's."""
+    Links are copied as links, so they are followed with the child's rights, not the grader's; only a link to a file
+    of the same submission (e.g. B's ppo.py pointing at ../A_ppo/ppo.py) is replaced by that file's content."""
     copy = workdir / "submission" / Path(folder).name
     if Path(folder).is_dir():
         shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+        _inline_links_within(Path(folder), copy)
     else:
         copy.mkdir(parents=True)
     (workdir / "submission").chmod(0o755)
@@ -125,6 +127,18 @@ def _stage_submission(folder: str, workdir: Path) -> str:
             if not os.path.islink(os.path.join(folder, name)):
                 os.chmod(os.path.join(folder, name), 0o644)
     return str(copy)
+
+
+def _inline_links_within(original: Path, copy: Path) -> None:
+    """Replace each link of ``copy`` whose target is a regular file inside the submission (the project folder's
+    parent) by a copy of that file."""
+    root = original.resolve().parent
+    for folder, dirs, files in os.walk(copy):  # os.walk does not descend into linked folders
+        for link in (Path(folder, name) for name in files + dirs if os.path.islink(os.path.join(folder, name))):
+            target = (original / link.relative_to(copy)).resolve()
+            if target.is_file() and target.is_relative_to(root):
+                link.unlink()
+                shutil.copyfile(target, link)
 
 
 def _workdirs(workdir: str, uid: int | None) -> tuple[Path, Path]:

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Verdict, close
+from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs, require
 from autograder.projects.a_ppo.training import BudgetedEnvs, only_the_given_envs, per_update_returns
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
@@ -32,20 +32,36 @@ class TableBar(RunBar):
 def choices(student, factors: int) -> tuple[list[str], list[str]]:
     """The student's ``ablated()`` and ``conclusion()`` from ablation.py, checked to be names of details."""
     ablated, named = student.fn("ablated", "ablation")(), student.fn("conclusion", "ablation")()
+    problem = choice_problem(ablated, named, factors)
+    if problem:
+        raise StudentError(problem, "invalid")
+    return list(dict.fromkeys(ablated)), list(dict.fromkeys(named))
+
+
+def choice_problem(ablated, named, factors: int) -> str | None:
+    """What is wrong with a choice of ablated details and a conclusion, or None."""
     for what, value in (("ablated()", ablated), ("conclusion()", named)):
         if not isinstance(value, (tuple, list)) or not all(isinstance(v, str) for v in value):
-            raise StudentError(f"{what} should return a tuple of detail names, found {describe(value)}", "invalid")
+            return f"{what} should return a tuple of detail names, found {describe(value)}"
     unknown = sorted(set(ablated) - set(DETAILS))
     if unknown:
-        raise StudentError(f"ablated() names {', '.join(unknown)}, which are not fields of Details "
-                           f"({', '.join(DETAILS)})", "invalid")
+        return f"ablated() names {', '.join(unknown)}, which are not fields of Details ({', '.join(DETAILS)})"
     if len(set(ablated)) != factors:
-        raise StudentError(f"ablated() should name {factors} different details, it names {len(set(ablated))}",
-                           "invalid")
+        return f"ablated() should name {factors} different details, it names {len(set(ablated))}"
     if not named or not set(named) <= set(ablated):
-        raise StudentError(f"conclusion() should name one or more of your ablated details, found {describe(named)}",
-                           "invalid")
-    return list(dict.fromkeys(ablated)), list(dict.fromkeys(named))
+        return f"conclusion() should name one or more of your ablated details, found {describe(named)}"
+    return None
+
+
+def collected_choices(data: dict, factors: int) -> tuple[list[str], list[str]]:
+    """The choices a re-run's child reported, refused if they are not what ``choices`` lets through."""
+    try:
+        ablated, named = data["ablated"][0], data["named"][0]
+    except (KeyError, IndexError, TypeError):
+        raise Malformed("the re-run did not report the ablated details and the conclusion") from None
+    if choice_problem(ablated, named, factors) or len(set(ablated)) != len(ablated) or len(set(named)) != len(named):
+        raise Malformed("the re-run reported a choice of details that ablation.py could not have made")
+    return ablated, named
 
 
 def rerun(student, names, seed: int, bar) -> dict:
@@ -61,11 +77,31 @@ def rerun(student, names, seed: int, bar) -> dict:
     return episodes
 
 
-def scores_of(runs: list[dict], n_updates: int) -> dict:
-    """{setting: [the course's metric per seed]} from the recorded episodes of each seed's runs."""
-    names = list(runs[0]["episodes"])
-    return {name: [oracle.training_score(per_update_returns(run["episodes"][name], n_updates)) for run in runs]
-            for name in names}
+def scores_of(runs, seeds, names, bar) -> dict:
+    """{setting: [the course's metric per seed]} from the recorded episodes of each seed's runs, which must be
+    CartPole's: one return per finished episode, 1 to 500, no more steps in all than the budget allows."""
+    scores = {name: [] for name in names}
+    for seed, run in pairs(seeds, runs, "seeds"):
+        if not isinstance(run, dict) or run.get("seed") != seed or not isinstance(run.get("episodes"), dict) \
+                or set(run["episodes"]) != set(names):
+            raise Malformed(f"the re-run of seed {seed} does not hold the settings {names}")
+        for name in names:
+            scores[name].append(oracle.training_score(per_update_returns(episodes(run["episodes"][name], bar),
+                                                                         bar.n_updates)))
+    return scores
+
+
+def episodes(recorded, bar) -> list:
+    try:
+        pairs_ = np.array(recorded, dtype=float).reshape(-1, 2)
+    except (TypeError, ValueError):
+        raise Malformed("recorded episodes are not (update, return) pairs") from None
+    updates, returns = pairs_[:, 0], pairs_[:, 1]
+    if len(recorded) and (np.any((updates < 0) | (updates >= bar.n_updates) | (updates % 1 != 0))
+                          or np.any((returns < 1) | (returns > 500) | (returns % 1 != 0))
+                          or returns.sum() > bar.n_updates * bar.n_steps * bar.num_envs):
+        raise Malformed("recorded episodes are not ones CartPole can produce within the budget")
+    return [(int(u), float(r)) for u, r in pairs_]
 
 
 # ------------------------------------------------------------------------------------------------ the statistics
@@ -107,21 +143,23 @@ class Summary(Check):
     def judge(self, data, ctx):
         scores, factors = score_cases()
         tol, failures = ctx.bar.tolerance, []
+        setting, metric = require(data, "setting", dict), require(data, "metric", list)
+        summary, matters = require(data, "summary", dict), require(data, "matters", list)
         wrong = [name for name in ["baseline", *DETAILS]
-                 if data["setting"].get(name) != flipped(None if name == "baseline" else name)]
+                 if setting.get(name) != flipped(None if name == "baseline" else name)]
         if wrong:
             failures.append(f"setting(name) should flip exactly that detail of Details() (baseline: none); wrong for "
                             f"{', '.join(wrong[:3])}")
         want = [oracle.training_score([e["episode_return"] for e in log]) for log in log_cases()]
-        if not close(data["metric"], want, tol):
+        if not close(metric, want, tol):
             failures.append(f"training_score: expected {', '.join(f'{w:.4g}' for w in want)} on three logs (updates "
-                            "with no finished episode skipped), found " + ", ".join(f"{v:.4g}" for v in data["metric"]))
+                            "with no finished episode skipped), found " + ", ".join(f"{v:.4g}" for v in metric))
         expected = oracle.summarize(scores)
-        if not _close_table(data["summary"], expected, tol):
+        if not _close_table(_plain_table(summary), expected, tol):
             failures.append("summarize: each setting's median, min and max are taken over its seeds; for "
                             f"scores {scores['baseline']} the baseline's are {expected['baseline']}")
         want_m = [oracle.matters(scores, f) for f in factors]
-        if data["matters"] != want_m:
+        if matters != want_m:
             failures.append(f"matters: expected {want_m} for {factors} on crafted scores (the bar compares the change "
                             "of the median with the larger of the two settings' max - min, strictly)")
         return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference")
@@ -168,16 +206,17 @@ class Table(Check):
             raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
         ablated, named = choices(student, ctx.bar.factors)
         return {"runs": [{"seed": ctx.seeds[0], "episodes": rerun(student, named, ctx.seeds[0], ctx.bar)}],
-                "table": [table], "ablated": [ablated]}
+                "table": [table], "ablated": [ablated], "named": [named]}
 
     def judge(self, data, ctx):
-        grader = scores_of(data["runs"], ctx.bar.n_updates)
-        table, tol = data["table"][0], ctx.bar.tolerance
+        ablated, named = collected_choices(data, ctx.bar.factors)
+        grader = scores_of(require(data, "runs", list), ctx.seeds, ["baseline", *named], ctx.bar)
+        table, tol = (data.get("table") or [None])[0], ctx.bar.tolerance
         theirs = table.get("scores") if isinstance(table, dict) else None
         if not isinstance(theirs, dict):
             return Verdict(0.0, f"{TABLE} should hold 'scores': {{setting: [score per seed]}}, as save_results writes")
         failures = []
-        missing = [name for name in ["baseline", *data["ablated"][0]] if name not in theirs]
+        missing = [name for name in ["baseline", *ablated] if name not in theirs]
         if missing:
             failures.append(f"{TABLE} has no scores for {', '.join(missing)}; it should hold the baseline and all "
                             "your ablated() details")
@@ -220,10 +259,11 @@ class AblationBar(Check):
     def collect(self, student, ctx):
         ablated, named = choices(student, ctx.bar.factors)
         return {"runs": [{"seed": ctx.seeds[0], "episodes": rerun(student, ablated, ctx.seeds[0], ctx.bar)}],
-                "named": [named]}
+                "ablated": [ablated], "named": [named]}
 
     def judge(self, data, ctx):
-        scores, named = scores_of(data["runs"], ctx.bar.n_updates), data["named"][0]
+        ablated, named = collected_choices(data, ctx.bar.factors)
+        scores = scores_of(require(data, "runs", list), ctx.seeds, ["baseline", *ablated], ctx.bar)
         factors = [name for name in scores if name != "baseline"]
         clearing = [f for f in factors if oracle.matters(scores, f)]
         rows = {f: {"change": oracle.effect(scores, f), "spread": oracle.spread(scores, f),

@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Verdict, close
+from autograder.checks import Bar, Check, Malformed, Verdict, close, require
 from autograder.projects.a_ppo.pieces import gae_cases, update_case
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
@@ -16,7 +16,7 @@ from rlkit.cartpole import Segment
 from rlkit.nn import Adam, flatten
 
 UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.0,
-                 "max_grad_norm": 0.5}
+                 "max_grad_norm": 0.05}  # small enough that the clipping binds on the fixed batch
 OPTIMIZER_CONFIG = {"lr": 3e-3, "adam_eps": 1e-5}
 HIDDEN, N_UPDATES, GAMMA, LAM = 16, 7, 0.9, 0.8
 
@@ -185,11 +185,14 @@ class Defaults(Check):
 
     def judge(self, data, ctx):
         failures = []
-        wrong = {k: v for k, v in DETAILS.items() if data["defaults"].get(k) is not v}
+        defaults, runs = require(data, "defaults", dict), require(data, "runs", dict)
+        wrong = {k: v for k, v in DETAILS.items() if defaults.get(k) is not v}
         if wrong:
             failures.append("Details should default to Project A's choices: " + ", ".join(
                 f"{k} = {v}" for k, v in wrong.items()))
-        a, b = data["runs"]["ppo"], data["runs"]["details"]
+        a, b = require(runs, "ppo", dict), require(runs, "details", dict)
+        if not isinstance(a.get("params"), list) or not isinstance(b.get("params"), list):
+            raise Malformed("the two training runs' parameters are missing")
         if not (len(a["params"]) == len(b["params"]) and all(np.array_equal(x, y) for x, y in zip(a["params"],
                                                                                                b["params"]))):
             failures.append(f"details.train(..., Details()) should give the very same weights as ppo.train after "
@@ -212,7 +215,10 @@ class Switches(Check):
     def judge(self, data, ctx):
         run, tol = oracle_run(ctx.seeds[0]), ctx.bar.tolerance
         want = {label: outputs(ctx.seeds[0], d, run) for label, d in settings()}
-        got = data["outputs"]
+        got = require(data, "outputs", dict)
+        if set(got) != set(want) or any(not isinstance(got[label], dict) or set(got[label]) != set(want[label])
+                                        for label in want):
+            raise Malformed("the switches' outputs do not cover every setting and function")
         failures = []
         for name in DETAILS:
             kind = next(k for k, w in want[name].items() if not same(w, want["baseline"][k], 1e-12))
