@@ -73,14 +73,14 @@ def _merge(outcomes: list[Outcome]) -> Outcome:
     return Outcome("ok", seconds, data)
 
 
-def _prepare(check, request: dict) -> Outcome | None:
+def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
     """Let a check with a ``prepare`` make its child's input file in the grader; a failure there is the grader's."""
     if not hasattr(check, "prepare"):
         return None
     started = time.perf_counter()
     try:
         request["inputs"] = check.prepare(Context(tuple(request["seeds"]), request["seed_set"],
-                                                  check.Bar.model_validate(request["bar"])))
+                                                  check.Bar.model_validate(request["bar"]), secret=secret))
     except Exception:  # noqa: BLE001 - costs this check, never the report
         return Outcome("internal_error", time.perf_counter() - started, message=traceback.format_exc(limit=-3))
     return None
@@ -102,7 +102,7 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
         pid, cid, folder = plan[i]
         request = {"project": pid, "check": cid, "folder": str(folder.resolve()), "seeds": shard,
                    "seed_set": seed_set, "bar": course.projects[pid].checks[cid].bar}
-        outcome = _prepare(PROJECTS[pid].checks[cid], request)
+        outcome = _prepare(PROJECTS[pid].checks[cid], request, course.secret)
         outcome = outcome or run_check(request, course.limits_for(pid, cid))
         if progress:
             progress(cid, len(tasks))

@@ -1,6 +1,7 @@
 """The registry of capstone projects: id -> Project (folder, modules, checks, plots)."""
 
 from autograder.projects.a_ppo import PROJECT as A
+from autograder.projects.c_diagnosis import PROJECT as C
 from autograder.projects.d_grpo import PROJECT as D
 
-PROJECTS = {project.id: project for project in (A, D)}
+PROJECTS = {project.id: project for project in (A, C, D)}
