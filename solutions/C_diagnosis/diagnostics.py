@@ -138,10 +138,11 @@ def diagnose(log: dict) -> str:
     """One of LABELS, from the diagnostics of ``log`` alone."""
     ### BEGIN SOLUTION
     late = late_half(log)
-    if "q_values" in log:  # a value-based agent: are its TD errors small against its values?
-        q = log["q_values"][late][np.arange(late.sum()), log["actions"][late]]
-        relative = td_error_stats(log["td_errors"][late], q)["relative"]
-        return "small_replay_buffer" if relative > 0.04 else "healthy"
+    if "q_values" in log:  # a value-based agent: do its TD errors spike against its values late in training?
+        q = log["q_values"][np.arange(len(late)), log["actions"]]
+        worst = max(td_error_stats(log["td_errors"][now], q[now])["relative"]
+                    for u in np.unique(log["update"][late]) for now in [log["update"] == u])
+        return "small_replay_buffer" if worst > 0.06 else "healthy"
     if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions
         return "saturated_policy"
     if explained_variance(log["values"][late], log["returns"][late]) < 0.3:

@@ -32,8 +32,8 @@ AGENTS = {
     ("saturated_policy", 2): PPOSettings(actor_gain=2000.0),
     ("untrained_critic", 1): PPOSettings(critic_step=0.01),
     ("untrained_critic", 2): PPOSettings(critic_step=0.0),
-    ("small_replay_buffer", 1): DQNSettings(capacity=48),
-    ("small_replay_buffer", 2): DQNSettings(capacity=24),
+    ("small_replay_buffer", 1): DQNSettings(capacity=32),
+    ("small_replay_buffer", 2): DQNSettings(capacity=16),
     ("healthy", 1): PPOSettings(),
     ("healthy", 2): DQNSettings(),
 }
