@@ -142,7 +142,7 @@ def diagnose(log: dict) -> str:
         q = log["q_values"][np.arange(len(late)), log["actions"]]
         worst = max(td_error_stats(log["td_errors"][now], q[now])["relative"]
                     for u in np.unique(log["update"][late]) for now in [log["update"] == u])
-        return "small_replay_buffer" if worst > 0.06 else "healthy"
+        return "small_replay_buffer" if worst > 0.05 else "healthy"
     if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions
         return "saturated_policy"
     if explained_variance(log["values"][late], log["returns"][late]) < 0.3:
