@@ -116,9 +116,7 @@ C = [
            "return float(1 - np.var(returns - values) / spread)",
            "return float(1 - spread / np.var(returns - values))", "C.explained_variance"),
     Mutant("explained variance 0 for constant returns", "C_diagnosis", "diagnostics.py",
-           '        return float("nan")
-    return float(1 - np.var', '        return 0.0
-    return float(1 - np.var',
+           '        return float("nan")\n    return float(1 - np.var', '        return 0.0\n    return float(1 - np.var',
            "C.explained_variance"),
     Mutant("TD errors averaged with their sign", "C_diagnosis", "diagnostics.py",
            "td, q = np.abs(np.asarray(td_errors, dtype=float)), np.abs(np.asarray(q_taken, dtype=float))",
@@ -127,20 +125,14 @@ C = [
            '"above_bound": float(np.mean(q > 1 / (1 - gamma)))', '"above_bound": float(np.mean(q > 1 / gamma))',
            "C.td_q"),
     Mutant("return drop measured from the first return", "C_diagnosis", "diagnostics.py",
-           "    peak = int(np.argmax(y))
-    if peak == len(y) - 1:", "    peak = 0
-    if peak == len(y) - 1:",
+           "    peak = int(np.argmax(y))\n    if peak == len(y) - 1:", "    peak = 0\n    if peak == len(y) - 1:",
            "C.return_drop"),
     Mutant("each verdict filed under the next log's name", "C_diagnosis", "diagnostics.py",
            '    return {path.stem: diagnose(load_log(path)) for path in sorted(LOGS.glob("*.npz"))}',
-           '    found = sorted(LOGS.glob("*.npz"))
-'
+           '    found = sorted(LOGS.glob("*.npz"))\n'
            '    return {p.stem: diagnose(load_log(q)) for p, q in zip(found, found[1:] + found[:1])}', "C.own_labels"),
     Mutant("diagnose that always says one label", "C_diagnosis", "diagnostics.py",
-           "    late = late_half(log)
-    if", '    return "untrained_critic"
-    late = late_half(log)
-    if',
+           "    late = late_half(log)\n    if", '    return "untrained_critic"\n    late = late_half(log)\n    if',
            "C.fresh_runs"),
     Mutant("a threshold that only works on the public logs", "C_diagnosis", "diagnostics.py",
            'if explained_variance(log["values"][late], log["returns"][late]) < 0.3:',
