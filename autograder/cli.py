@@ -157,7 +157,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_c_logs(args) -> int:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor  # training is numpy in Python loops: processes, not threads
 
     from autograder.projects.c_diagnosis import runs
 
@@ -175,8 +175,8 @@ def cmd_c_logs(args) -> int:
     out = Path(args.out)
     jobs = [(out, runs.student_key(None, None, bar["example_seed"]))] if args.example else []
     jobs += [(out / student, runs.student_key(student, course.secret, 0)) for student in students]
-    with ThreadPoolExecutor(max_workers=args.jobs or 1) as pool:
-        for paths in pool.map(lambda job: runs.write_student_set(*job), jobs):
+    with ProcessPoolExecutor(max_workers=args.jobs or 1) as pool:
+        for paths in pool.map(runs.write_student_set, *zip(*jobs)) if jobs else []:
             err.print(f"wrote {', '.join(str(p) for p in paths)}")
     return 0
 

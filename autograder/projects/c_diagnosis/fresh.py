@@ -2,7 +2,8 @@
 
 A seed's runs are trained in a separate process (no student code in it), so two seeds train on two cores; the logs are
 kept in a temporary folder for the life of the grader, because every submission graded with the same seeds gets the
-same runs. The truth of each run never leaves the grader: it is recomputed from the seed by ``runs.fresh_plan``.
+same runs. The truth of each run never leaves the grader: it is recomputed from the seed and the course secret by
+``runs.fresh_plan``.
 """
 
 from __future__ import annotations
