@@ -26,6 +26,20 @@ def close(got, want, tolerance: float) -> bool:
     return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
 
 
+class Malformed(Exception):
+    """The data a judge was handed is not what ``collect`` returns: student code altered the grader in its child, or
+    wrote the result file itself. Scored 0 for the student, never reported as the grader's failure."""
+
+
+def pairs(cases, got, what: str = "cases"):
+    """``zip(cases, got)`` that insists on one result per case: a shortened list must not skip the comparison."""
+    cases = list(cases)
+    if not isinstance(got, list) or len(got) != len(cases):
+        found = f"{len(got)} results" if isinstance(got, list) else type(got).__name__
+        raise Malformed(f"expected {len(cases)} results for the {what}, found {found}")
+    return zip(cases, got)
+
+
 @dataclass(frozen=True)
 class Context:
     """What a check is told: the seeds of the chosen set and its bar.
@@ -71,6 +85,7 @@ class Check:
     Bar: ClassVar[type[Bar]] = Bar
     cost: ClassVar[float] = 1.0  # rough seconds per seed-run, so long checks start first
     per_seed: ClassVar[bool] = False  # run once per seed in parallel children; collect returns lists over seeds
+    fixed_seeds: ClassVar[str | None] = None  # "public": always run on the public seeds, whichever set is graded
 
     # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs.

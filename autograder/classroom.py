@@ -40,9 +40,13 @@ def students_in(root: Path) -> list[tuple[str, Path]]:
 def fingerprint(folder: Path, course: Course, seed_set: str) -> str:
     """Changes whenever a file of the student's, the course or the seed set changes."""
     digest = hashlib.sha256(course.model_dump_json().encode() + seed_set.encode())
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+    files = [Path(top, name) for top, _, names in os.walk(folder) for name in names]  # walk: links not followed
+    for path in sorted(p for p in files if "__pycache__" not in p.parts):
         digest.update(str(path.relative_to(folder)).encode())
-        digest.update(path.read_bytes())
+        if path.is_symlink():  # its target, never what it points to: that may be anything, /dev/zero included
+            digest.update(b"-> " + os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

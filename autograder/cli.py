@@ -33,6 +33,9 @@ def _note_placeholder_seeds(course, seed_set: str) -> None:
     if seed_set == "grading" and course.private_overlay is None:
         err.print("[yellow]note:[/] grading with the bundled placeholder grading seeds; "
                   "an instructor puts the real ones in course.private.yml")
+    elif seed_set == "grading" and Path(course.private_overlay).stat().st_mode & 0o004:
+        err.print(f"[yellow]note:[/] {course.private_overlay} can be read by other users, student code included; "
+                  "make it yours alone (chmod 600)")
 
 
 def _advance_per_check(bar, task):

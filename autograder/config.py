@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from autograder import paths
 
@@ -32,6 +32,17 @@ class Limits(_Strict):
     wall_seconds: float = Field(gt=0, description="wall-time limit of one check's child process")
     memory_mb: int = Field(gt=0, description="address-space limit of one check's child process")
     output_mb: int = Field(default=64, gt=0, description="largest stdout/stderr file a check may write")
+    cpu_seconds: float = Field(default=120, gt=0, description="CPU-time limit of each process a check starts")
+    processes: int = Field(default=64, gt=0, description="processes (and threads) a check may run at once")
+    sandbox_uids: tuple[int, int] = Field(default=(61000, 61063), description="first and last uid a grader "
+                                          "running as root hands out, one per running check")
+
+    @field_validator("sandbox_uids")
+    @classmethod
+    def _unprivileged_range(cls, uids):
+        if not 0 < uids[0] <= uids[1]:
+            raise ValueError("expected [first, last] with 0 < first <= last (uid 0 is root)")
+        return uids
 
 
 class CheckConfig(_Strict):
@@ -66,8 +77,8 @@ class Course(_Strict):
 
     def limits_for(self, project: str, check: str) -> Limits:
         cfg = self.projects[project].checks[check]
-        return Limits(wall_seconds=cfg.wall_seconds or self.limits.wall_seconds,
-                      memory_mb=cfg.memory_mb or self.limits.memory_mb, output_mb=self.limits.output_mb)
+        return self.limits.model_copy(update={"wall_seconds": cfg.wall_seconds or self.limits.wall_seconds,
+                                              "memory_mb": cfg.memory_mb or self.limits.memory_mb})
 
 
 def _read_yaml(path: Path, what: str) -> dict:

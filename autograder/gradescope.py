@@ -67,11 +67,12 @@ def arrange(submission: Path, workdir: Path) -> Path:
 
     layout = workdir / "submission"
     layout.mkdir(parents=True)
-    for project in PROJECTS.values():
+    for project in PROJECTS.values():  # links stay links: copying as root must not read a file for the upload
         if (submission / project.folder).is_dir():
-            shutil.copytree(submission / project.folder, layout / project.folder)
+            shutil.copytree(submission / project.folder, layout / project.folder, symlinks=True)
         elif any((submission / f"{m}.py").is_file() for m in project.modules):
-            shutil.copytree(submission, layout / project.folder, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(submission, layout / project.folder, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__"))
     return layout
 
 
@@ -115,6 +116,8 @@ def run(root: Path) -> dict:
                          "output": "Grading did not finish (the autograder was stopped, probably by its time limit). "
                                    "Run `autograder check` locally to find the check that takes too long."})
     try:
+        if paths.PRIVATE_FILE.exists():
+            paths.PRIVATE_FILE.chmod(0o600)  # the zip's copy of the grading seeds: root's only, not the sandbox's
         course = load_course(private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
         with tempfile.TemporaryDirectory(prefix="gradescope-") as workdir:
             layout = arrange(root / "submission", Path(workdir))

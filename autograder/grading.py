@@ -11,10 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.checks import Context
+from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
+from autograder.sandbox import runtime
 from autograder.sandbox.runner import Outcome, run_check
+from autograder.student import StudentError
 
 
 @dataclass
@@ -88,10 +90,10 @@ def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
 
 def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, progress) -> list[Outcome | None]:
     """Run every planned check in the sandbox, per-seed checks split across children, longest first."""
-    seeds = course.seeds_for(seed_set)
     tasks = []  # (plan index, seeds for this child, cost)
     for i, (pid, cid, folder) in enumerate(plan):
         check = PROJECTS[pid].checks[cid]
+        seeds = course.seeds_for(check.fixed_seeds or seed_set)
         if folder is not None:
             shards = [[seed] for seed in seeds] if check.per_seed else [seeds]
             tasks += [(i, shard, check.cost * len(shard)) for shard in shards]
@@ -101,14 +103,15 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
         i, shard, _ = task
         pid, cid, folder = plan[i]
         request = {"project": pid, "check": cid, "folder": str(folder.resolve()), "seeds": shard,
-                   "seed_set": seed_set, "bar": course.projects[pid].checks[cid].bar}
+                   "seed_set": PROJECTS[pid].checks[cid].fixed_seeds or seed_set,
+                   "bar": course.projects[pid].checks[cid].bar}
         outcome = _prepare(PROJECTS[pid].checks[cid], request, course.secret)
-        outcome = outcome or run_check(request, course.limits_for(pid, cid))
+        outcome = outcome or run_check(request, course.limits_for(pid, cid), runtime_dir)
         if progress:
             progress(cid, len(tasks))
         return outcome
 
-    with ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
+    with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
         results = list(pool.map(run, tasks))
     shards: dict[int, list] = {}
     for (i, shard, _), outcome in sorted(zip(tasks, results), key=lambda pair: (pair[0][0], pair[0][1])):
@@ -140,10 +143,14 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
         check = project.checks[cid]
         verdict = None
         if outcome is not None and outcome.status == "ok":
-            ctx = Context(tuple(course.seeds_for(seed_set)), seed_set, check.Bar.model_validate(ccfg.bar),
+            used = check.fixed_seeds or seed_set
+            ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar),
                           student=student, secret=course.secret)
             try:
                 verdict = check.judge(outcome.data, ctx)
+            except (Malformed, StudentError) as exc:
+                verdict = Verdict(0.0, f"the data your code's run handed back is not what this check collects ({exc}); "
+                                       "code that changes the grader or writes its own result gains nothing")
             except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
                 outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
         missing = f"no {project.folder} folder found in {path} (expected {path / project.folder}/)"

@@ -21,6 +21,8 @@ from autograder.nbcells import project_for_folder, sync_check_cells
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = ["# YOUR CODE HERE", "raise NotImplementedError()"]  # nbgrader's own stub, so both kinds of file agree
+# Files the reference run leaves beside the code that each student must make from their own run: never released
+MADE_BY_STUDENTS = {"B_ablations": ("results.json", "ablation.png")}
 
 
 class ReleaseError(Exception):
@@ -80,7 +82,7 @@ def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments
         raise ReleaseError(f"expected a reference folder {source}, found none")
     sync_notebook_checks(source, course)
     target = assignments / project
-    ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints")
+    ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", *MADE_BY_STUDENTS.get(project, ()))
     with tempfile.TemporaryDirectory(prefix="release-") as workdir:
         has_notebooks = any(source.glob("*.ipynb"))  # nbgrader refuses a folder without one
         released = _generate_with_nbgrader(solutions, project, Path(workdir)) if has_notebooks else source

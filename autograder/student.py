@@ -65,19 +65,24 @@ class Student:
         sys.path.insert(0, str(self.folder))
         self.modules = [load_module(self.folder, name) for name in module_names]
 
-    def _lookup(self, name: str):
-        for module in self.modules:
-            if hasattr(module, name):
-                value = getattr(module, name)
+    def module(self, name: str) -> ModuleType:
+        """The loaded module ``name`` (one of the project's modules)."""
+        return next(m for m in self.modules if m.__name__ == name)
+
+    def _lookup(self, name: str, module: str | None = None):
+        for source in [self.module(module)] if module else self.modules:
+            if hasattr(source, name):
+                value = getattr(source, name)
                 if not callable(value):
                     raise StudentError(f"`{name}` should be a function, found {type(value).__name__}", "missing")
                 return value
-        files = ", ".join(f"{m.__name__}.py" for m in self.modules)
+        files = f"{module}.py" if module else ", ".join(f"{m.__name__}.py" for m in self.modules)
         raise StudentError(f"expected a function `{name}` in {files}, found none", "missing")
 
-    def fn(self, name: str):
-        """``name`` from the student's modules, wrapped so that any failure becomes a StudentError."""
-        func, folder = self._lookup(name), self.folder
+    def fn(self, name: str, module: str | None = None):
+        """``name`` from the student's modules (or from ``module`` alone), wrapped so that any failure becomes a
+        StudentError."""
+        func, folder = self._lookup(name, module), self.folder
 
         def guarded(*args, **kwargs):
             try:
@@ -104,11 +109,22 @@ class Student:
         return False
 
 
+def _out_of_processes(exc: BaseException) -> bool:
+    """The process limit, as Python reports it: fork failing with EAGAIN, or a thread that cannot start."""
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        return True
+    return (isinstance(exc, OSError) and exc.errno == errno.EAGAIN
+            and any("fork" in (frame.line or "") or frame.name == "_execute_child"
+                    for frame in traceback.extract_tb(exc.__traceback__)))
+
+
 def _reworded(name: str, exc: BaseException, folder: Path) -> StudentError:
     if isinstance(exc, NotImplementedError):
         return StudentError(f"`{name}` is not implemented yet (it raises NotImplementedError)", "not_implemented")
     if isinstance(exc, SystemExit):
         return StudentError(f"`{name}` called sys.exit({exc.code!r}); a graded function must return", "raised")
+    if _out_of_processes(exc):
+        return StudentError(f"`{name}` could not start another process or thread ({exc})", "processes")
     if isinstance(exc, OSError) and exc.errno == errno.EFBIG:  # CPython ignores SIGXFSZ: the write fails instead
         return StudentError(f"`{name}` wrote more output than the grader allows (course.yml's limits.output_mb) and "
                             "was stopped; print less", "raised")

@@ -25,6 +25,13 @@ def mlp_init(sizes, rng, out_gain: float, hidden_gain: float = np.sqrt(2), dtype
     return layers
 
 
+def mlp_init_gaussian(sizes, rng, dtype=np.float32) -> list:
+    """Layers ``sizes[0] -> ... -> sizes[-1]`` with plain Gaussian weights W ~ N(0, 1 / fan_in) and zero biases:
+    the init a network gets without PPO's orthogonal scheme (no special gain for any layer)."""
+    return [[(rng.normal(size=(fan_in, fan_out)) / np.sqrt(fan_in)).astype(dtype), np.zeros(fan_out, dtype)]
+            for fan_in, fan_out in zip(sizes[:-1], sizes[1:])]
+
+
 def mlp_forward(layers, x):
     """Output of the MLP (tanh on every hidden layer, linear output) and the activations ``backward`` needs."""
     activations = [x]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,13 @@ def write_submission(root: Path, source: str, folder: str = "D_grpo", module: st
     """A submission folder holding one project folder with ``source`` as its module."""
     (root / folder).mkdir(parents=True, exist_ok=True)
     (root / folder / module).write_text(source, encoding="utf-8")
+    return root
+
+
+def copy_reference(root: Path, folder: str) -> Path:
+    """A submission holding the reference's project folder, files only (symlinks followed, notebooks left out)."""
+    shutil.copytree(paths.SOLUTIONS / folder, root / folder, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__",
+                                                                                        "*.png"))
     return root
 
 

@@ -98,6 +98,35 @@ A = [
            "-d_surrogate - config.ent_coef * d_entropy", "-d_surrogate + config.ent_coef * d_entropy", "A.update"),
 ]
 
+B = [
+    Mutant("a gradient-clipping switch that does nothing", "B_ablations", "details.py",
+           "if details.clip_gradients:\n", "if True:\n", "B.switches"),
+    Mutant("flipping gradient clipping also drops advantage normalization", "B_ablations", "details.py",
+           "if details.normalize_advantages:\n", "if details.normalize_advantages and details.clip_gradients:\n",
+           "B.switches"),
+    Mutant("an Adam-epsilon switch that is ignored", "B_ablations", "details.py",
+           "eps = config.adam_eps if details.large_adam_eps else SMALL_ADAM_EPS", "eps = config.adam_eps",
+           "B.switches"),
+    Mutant("clipped value loss with the plain gradient everywhere", "B_ablations", "details.py",
+           "grad = np.where(use_clipped, (clipped - returns) * (np.abs(values - values_old) < eps), values - returns)",
+           "grad = values - returns", "B.switches"),
+    Mutant("truncation switch that never bootstraps", "B_ablations", "details.py",
+           "terminated = segment.terminated if details.bootstrap_truncation else segment.terminated | segment.truncated",
+           "terminated = segment.terminated | segment.truncated", "B.switches"),
+    Mutant("annealing one update early, so the defaults no longer train as Project A", "B_ablations", "details.py",
+           "return config.lr * (1 - update / n_updates) if details.anneal_lr else config.lr",
+           "return config.lr * (1 - (update + 1) / n_updates) if details.anneal_lr else config.lr", "B.defaults"),
+    Mutant("medians taken over the wrong axis", "B_ablations", "ablation.py",
+           "np.median(table, axis=1)", "np.median(table, axis=0)", "B.summary"),
+    Mutant("a metric that keeps the NaN of updates without episodes", "B_ablations", "ablation.py",
+           "return float(np.mean(returns[~np.isnan(returns)]))", "return float(np.mean(returns))", "B.summary"),
+    Mutant("a conclusion naming a factor that does not meet the bar", "B_ablations", "ablation.py",
+           'return ("multiple_epochs",)', 'return ("orthogonal_init",)', "B.bar"),
+    Mutant("a results table with a made-up run", "B_ablations", "results.json",
+           '"baseline": [\n', '"baseline": [\n   400.0,\n', "B.table"),
+]
+
+
 C = [
     Mutant("entropy in bits instead of nats", "C_diagnosis", "diagnostics.py",
            "return -np.sum(np.where(p > 0, p * np.where(p > 0, logp, 0.0), 0.0), axis=1)",
@@ -142,4 +171,5 @@ C = [
            "C.fresh_runs"),
 ]
 
-ALL = A + C + D
+
+ALL = A + B + C + D

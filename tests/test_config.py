@@ -91,3 +91,8 @@ def test_the_overlay_may_not_change_anything_else(tmp_path, text):
     overlay.write_text(text)
     with pytest.raises(CourseError, match="expected only `seeds: {grading"):
         load_course(paths.COURSE_FILE, private=overlay)
+
+
+def test_the_sandbox_uids_must_not_include_root(tmp_path):
+    message = error_of(course_file(tmp_path, lambda d: d["limits"].update(sandbox_uids=[0, 10])))
+    assert "limits.sandbox_uids" in message and "uid 0 is root" in message

@@ -34,3 +34,12 @@ def test_the_a_notebook_runs_its_self_checks_and_trains_past_the_bar(tmp_path):
                  "the clipped gradient equals the plain policy gradient: True",
                  "the ratio is 1 on the first minibatch: True", "above 450: True"]:
         assert line in printed
+
+
+def test_the_b_notebook_checks_the_defaults_and_tables_the_ablation(tmp_path):
+    printed = printed_by("B_ablations", tmp_path, timeout=600)
+    for line in ["details.train with Details() reproduces ppo.train bit for bit: True",
+                 "the gradient matches finite differences: True",
+                 "at V = V_old the clipped loss is the plain loss, gradient included: True"]:
+        assert line in printed
+    assert any(line.startswith("multiple_epochs") and line.split()[-2:] == ["yes", "yes"] for line in printed.splitlines())

@@ -1,11 +1,18 @@
-"""The parent side: start the child with limits, wait for it, and say what happened in words."""
+"""The parent side: start the child with limits, wait for it, and say what happened in words.
+
+The child gets a temporary working directory holding a copy of the student's project folder and its request, the
+staged runtime (see ``runtime``), a scrubbed environment, and, where the grader is root, a uid of its own (``user``).
+What comes back is read as untrusted JSON: student code controls the child and can write any result file it likes.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import resource
+import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -13,8 +20,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import paths
 from autograder.config import Limits
+from autograder.sandbox import limits as sandbox_limits
+from autograder.sandbox import runtime, user
+
+RESULT_LIMIT_BYTES = 16 * 2**20  # far above any check's data; bounds what the grader parses and judges
+STATUSES = {"ok", "student_error", "memory", "internal_error"}
 
 
 @dataclass
@@ -28,20 +39,11 @@ class Outcome:
     kind: str = ""
 
 
-def _limit_child(limits: Limits):
-    def apply():
-        megabyte = 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * megabyte,) * 2)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_mb * megabyte,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
-
-
-def _child_env(workdir: str) -> dict:
+def _child_env(workdir: str, runtime_dir: Path) -> dict:
     """A scrubbed environment: nothing of the grader's, one BLAS thread, a headless matplotlib."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "TMPDIR": workdir,
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir,
            "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg",
-           "PYTHONPATH": str(paths.KIT_ROOT)}
+           "PYTHONPATH": str(runtime_dir), "PYTHONNOUSERSITE": "1"}
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env[name] = "1"
     for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # kept: some CPUs need them for correct results
@@ -53,6 +55,9 @@ def _child_env(workdir: str) -> dict:
 def _died(returncode: int, limits: Limits, stderr_tail: str) -> Outcome:
     if returncode < 0 and -returncode == signal.SIGXFSZ:
         return Outcome("crashed", 0, message=f"wrote more than {limits.output_mb} MB of output and was stopped")
+    if returncode < 0 and -returncode == signal.SIGXCPU:
+        return Outcome("crashed", 0, message=f"used more than {limits.cpu_seconds:g} s of CPU (the check's CPU-time "
+                                             "limit) and was stopped; look for an endless loop")
     if returncode < 0 and -returncode in (signal.SIGKILL, signal.SIGSEGV) and "MemoryError" in stderr_tail:
         return Outcome("memory", 0, message=f"ran out of memory (limit {limits.memory_mb} MB)")
     how = f"was killed by signal {signal.Signals(-returncode).name}" if returncode < 0 else f"exited with code {returncode}"
@@ -60,38 +65,133 @@ def _died(returncode: int, limits: Limits, stderr_tail: str) -> Outcome:
                                         "(does your code call sys.exit or os._exit, or crash the interpreter?)")
 
 
-def run_check(request: dict, limits: Limits) -> Outcome:
-    """Run ``request`` (project, check, folder, seeds, bar) in a child process under ``limits``."""
+class _Unreadable(Exception):
+    pass
+
+
+def _read_result(path: Path) -> dict:
+    """The child's result file as a dict of the expected form; never follows a link the child may have planted."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        raise _Unreadable("it is not a plain file") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise _Unreadable("it is not a plain file")
+        if info.st_size > RESULT_LIMIT_BYTES:
+            raise _Unreadable(f"it is larger than {RESULT_LIMIT_BYTES // 2**20} MB")
+        text = handle.read(RESULT_LIMIT_BYTES + 1)
+    try:
+        result = json.loads(text)
+    except (ValueError, RecursionError):
+        raise _Unreadable("it is not valid JSON") from None
+    if not (isinstance(result, dict) and result.get("status") in STATUSES
+            and isinstance(result.get("data", {}), dict)
+            and all(isinstance(result.get(key, ""), str) for key in ("message", "kind"))):
+        raise _Unreadable("it does not have the form the grader writes")
+    return result
+
+
+def _stderr_tail(err) -> str:
+    err.seek(0, os.SEEK_END)
+    err.seek(max(0, err.tell() - 2000))
+    return err.read().decode("utf-8", "replace")
+
+
+def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: Limits, uid: int | None, out, err):
+    request_file = workdir / "request.json"
+    request_file.write_text(json.dumps(request))
+    request_file.chmod(0o644)
+    return subprocess.Popen([sys.executable, "-m", "autograder.sandbox.child", str(request_file)],
+                            cwd=home, env=_child_env(str(home), runtime_dir), stdin=subprocess.DEVNULL, stdout=out,
+                            stderr=err, preexec_fn=sandbox_limits.preexec(limits, uid), start_new_session=True)
+
+
+def _stage_submission(folder: str, workdir: Path) -> str:
+    """A copy of the project folder that any uid may read but not change: the child never gets the original's path.
+    Links are copied as links, so they are followed with the child's rights, not the grader's."""
+    copy = workdir / "submission" / Path(folder).name
+    if Path(folder).is_dir():
+        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+    else:
+        copy.mkdir(parents=True)
+    (workdir / "submission").chmod(0o755)
+    for folder, _, files in os.walk(copy):  # never into a linked folder, and never chmod a link: both would reach
+        os.chmod(folder, 0o755)             # the link's target, with root's rights
+        for name in files:
+            if not os.path.islink(os.path.join(folder, name)):
+                os.chmod(os.path.join(folder, name), 0o644)
+    return str(copy)
+
+
+def _workdirs(workdir: str, uid: int | None) -> tuple[Path, Path]:
+    """The grader's folder for this check (request, output files, the submission's copy; the child cannot rename or
+    change anything in it) and, inside it, the child's home: its working directory and the only place it may write."""
+    workdir, home = Path(workdir), Path(workdir, "home")
+    workdir.chmod(0o711)
+    home.mkdir(mode=0o700)
+    if uid is not None:
+        os.chown(home, uid, uid)
+    return workdir, home
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) -> Outcome:
+    """Run ``request`` (project, check, folder, seeds, bar) in a child process under ``limits``.
+
+    ``runtime_dir`` is the staged runtime of this grading run; without one, a runtime is staged for this check.
+    """
+    if runtime_dir is None:
+        with runtime.staged() as staged:
+            return run_check(request, limits, staged)
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
-        request = {**request, "result": os.path.join(workdir, "result.json")}
-        request_file = Path(workdir, "request.json")
-        request_file.write_text(json.dumps(request))
-        with open(Path(workdir, "stdout"), "wb") as out, open(Path(workdir, "stderr"), "wb") as err:
-            proc = subprocess.Popen([sys.executable, "-m", "autograder.sandbox.child", str(request_file)],
-                                    cwd=workdir, env=_child_env(workdir), stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=err, preexec_fn=_limit_child(limits), start_new_session=True)
-            try:
-                proc.wait(timeout=limits.wall_seconds)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+    lease = user.Lease(limits.sandbox_uids)
+    try:
+        with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
+            workdir, home = _workdirs(tmp, lease.uid)
+            request = {**request, "folder": _stage_submission(request["folder"], workdir),
+                       "result": str(home / "result.json")}
+            with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
+                proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, out, err)
+                try:
+                    proc.wait(timeout=limits.wall_seconds)
+                    timed_out = False
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                _kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
                 proc.wait()
-                return Outcome("timeout", time.perf_counter() - started,
-                               message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
-                                       "limit); look for an endless loop or a step far slower than needed")
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # leftovers the student's code may have started
-        except ProcessLookupError:
-            pass
-        seconds = time.perf_counter() - started
-        result_file = Path(request["result"])
-        if not result_file.exists():
-            tail = Path(workdir, "stderr").read_bytes()[-2000:].decode("utf-8", "replace")
-            outcome = _died(proc.returncode, limits, tail)
-            outcome.seconds = seconds
-            return outcome
-        result = json.loads(result_file.read_text())
+                lease.release()  # and, under a uid of its own, whatever left the process group
+                seconds = time.perf_counter() - started
+                if timed_out:
+                    return Outcome("timeout", seconds,
+                                   message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
+                                           "limit); look for an endless loop or a step far slower than needed")
+                try:
+                    result = _read_result(Path(request["result"]))
+                except FileNotFoundError:
+                    outcome = _died(proc.returncode, limits, _stderr_tail(err))
+                    outcome.seconds = seconds
+                    return outcome
+                except _Unreadable as exc:
+                    return Outcome("crashed", seconds, message=f"the check's result file could not be used ({exc}); "
+                                                               "code that writes it itself gains nothing")
+    finally:
+        lease.release()
+    return _outcome(result, seconds, limits)
+
+
+def _outcome(result: dict, seconds: float, limits: Limits) -> Outcome:
+    message = result.get("message", "")
     if result["status"] == "memory":
-        result["message"] = f"ran out of memory (limit {limits.memory_mb} MB)"
-    return Outcome(result["status"], seconds, result.get("data", {}), result.get("message", ""),
-                   result.get("kind", ""))
+        message = f"ran out of memory (limit {limits.memory_mb} MB)"
+    if result.get("kind") == "processes":
+        message = (f"started more than {limits.processes} processes (the check's process limit) and could not start "
+                   "another; " + message)
+    return Outcome(result["status"], seconds, result.get("data", {}), message, result.get("kind", ""))

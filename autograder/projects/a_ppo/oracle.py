@@ -65,20 +65,44 @@ def entropy_bonus(logits):
     return H.mean(), -np.exp(logp) * (logp + H[:, None]) / len(logits)
 
 
-def ppo_update(agent, optimizer, batch, c, rng):
-    """The minibatch-epoch update, in the README's order of random draws; updates ``agent`` in place."""
+def clipped_value_loss(values, values_old, returns, eps):
+    """Project B's switch: the larger of the plain and the clipped squared error, halved and averaged, with the
+    gradient of whichever is larger (none where the clipped one is larger and already clipped)."""
+    clipped = values_old + np.clip(values - values_old, -eps, eps)
+    plain, other = (values - returns) ** 2, (clipped - returns) ** 2
+    grad = np.where(other > plain, (clipped - returns) * (np.abs(values - values_old) < eps), values - returns)
+    return 0.5 * np.maximum(plain, other).mean(), grad / len(values)
+
+
+A_DETAILS = {"normalize_advantages": True, "clip_value_loss": False, "clip_gradients": True, "entropy_bonus": False,
+             "multiple_epochs": True}
+ENTROPY_COEF = 0.01  # Project B's ent_coef when the entropy bonus is switched on
+
+
+def ppo_update(agent, optimizer, batch, c, rng, details=None):
+    """The minibatch-epoch update, in the README's order of random draws; updates ``agent`` in place.
+
+    ``details`` (Project B) may switch the update's details away from Project A's choices, ``A_DETAILS``."""
+    d = {**A_DETAILS, **(details or {})}
     B = len(batch["actions"])
     size = B // c["minibatches"]
-    for _ in range(c["epochs"]):
+    ent_coef = ENTROPY_COEF if d["entropy_bonus"] else c["ent_coef"]
+    for _ in range(c["epochs"] if d["multiple_epochs"] else 1):
         perm = rng.permutation(B)
         for k in range(c["minibatches"]):
             i = perm[k * size:(k + 1) * size]
-            adv = (batch["advantages"][i] - batch["advantages"][i].mean()) / (batch["advantages"][i].std() + 1e-8)
+            adv = batch["advantages"][i]
+            if d["normalize_advantages"]:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             logits, a_cache = mlp_forward(agent["actor"], batch["obs"][i])
             values, c_cache = mlp_forward(agent["critic"], batch["obs"][i])
             d_logits = -clipped_surrogate(logits, batch["actions"][i], batch["logp"][i], adv, c["clip_eps"])[1]
-            d_logits -= c["ent_coef"] * entropy_bonus(logits)[1]
-            d_values = c["vf_coef"] * value_loss(values[:, 0].astype(float), batch["returns"][i])[1]
+            d_logits -= ent_coef * entropy_bonus(logits)[1]
+            if d["clip_value_loss"]:
+                v = clipped_value_loss(values[:, 0].astype(float), batch["values"][i], batch["returns"][i],
+                                       c["clip_eps"])
+            else:
+                v = value_loss(values[:, 0].astype(float), batch["returns"][i])
             grads = flatten(mlp_backward(agent["actor"], a_cache, d_logits))
-            grads += flatten(mlp_backward(agent["critic"], c_cache, d_values[:, None]))
-            optimizer.step(clip_by_global_norm(grads, c["max_grad_norm"])[0])
+            grads += flatten(mlp_backward(agent["critic"], c_cache, c["vf_coef"] * v[1][:, None]))
+            optimizer.step(clip_by_global_norm(grads, c["max_grad_norm"])[0] if d["clip_gradients"] else grads)

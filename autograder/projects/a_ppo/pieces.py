@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Verdict, close
+from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs
 from autograder.projects.a_ppo import oracle
 from autograder.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
@@ -54,7 +54,7 @@ class GAE(Check):
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (T, N, gamma, lam, r, v, term, trunc), (adv, ret) in zip(gae_cases(ctx.seeds[0]), data["out"]):
+        for (T, N, gamma, lam, r, v, term, trunc), (adv, ret) in pairs(gae_cases(ctx.seeds[0]), data["out"]):
             if lam == 1.0:
                 want, label = oracle.reward_to_go_minus_value(r, v, term, trunc, gamma), "lambda = 1"
                 what = "the discounted reward-to-go (bootstrapped at truncations and the segment's end) minus V"
@@ -178,14 +178,39 @@ class Ratio(Check):
             failures.append("ppo_update never called clipped_surrogate, so the ratio of its first minibatch could not "
                             "be read; compute the objective with your clipped_surrogate")
         else:
-            logits, actions, logp_old = (np.array(data[k]) for k in ("logits", "actions", "logp_old"))
-            rho = np.exp(log_prob(logits, actions.astype(int)) - logp_old)
+            logits, actions, logp_old = first_call(data)
+            rho = np.exp(log_prob(logits, actions) - logp_old)
             deviation = float(np.abs(rho - 1).max())
             if deviation > ctx.bar.first_minibatch_tolerance:
                 failures.append(f"on the first minibatch of the first epoch every ratio should be 1 (the policy has "
                                 f"not changed yet); max |rho - 1| = {deviation:.3g}. Are the stored log-probs and "
                                 "actions indexed with the same minibatch as the observations?")
+            elif not from_the_batch(logits, actions, logp_old, *update_case(ctx.seeds[0])):
+                failures.append("the first clipped_surrogate call of ppo_update should be on a minibatch of the batch "
+                                "it was given: the policy's logits at the batch's observations, with their stored "
+                                "actions and log-probs")
         return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch")
+
+
+def first_call(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(logits, actions, logp_old) of the recorded call, of consistent shapes."""
+    logits = np.array(data["logits"], dtype=float)
+    actions, logp_old = np.array(data["actions"], dtype=float), np.array(data["logp_old"], dtype=float)
+    B = len(logits)
+    if B == 0 or logits.shape != (B, N_ACTIONS) or actions.shape != (B,) or logp_old.shape != (B,) \
+            or not np.all(np.isin(actions, range(N_ACTIONS))):
+        raise Malformed("the recorded clipped_surrogate call does not have a minibatch's shapes")
+    return logits, actions.astype(int), logp_old
+
+
+def from_the_batch(logits, actions, logp_old, agent, batch) -> bool:
+    """Whether every row of the recorded call is a transition of ``batch`` at theta_old: recomputed here, so a ratio
+    of 1 cannot be bought with a made-up first call."""
+    at_old = mlp_forward(agent["actor"], batch["obs"])[0]
+    same = ((np.abs(logits[:, None, :] - at_old[None]).max(-1) <= 1e-6 * np.maximum(1, np.abs(at_old).max()))
+            & (actions[:, None] == batch["actions"][None])
+            & (np.abs(logp_old[:, None] - batch["logp"][None]) <= 1e-9))
+    return bool(same.any(axis=1).all())
 
 
 class ClipGradient(Check):
@@ -209,7 +234,7 @@ class ClipGradient(Check):
 
     def judge(self, data, ctx):
         failed = {}
-        for (logits, actions, old, adv, eps, kind), (objective, grad) in zip(logits_cases(ctx.seeds[0]), data["out"]):
+        for (logits, actions, old, adv, eps, kind), (objective, grad) in pairs(logits_cases(ctx.seeds[0]), data["out"]):
             want_objective, want_grad = oracle.clipped_surrogate(logits, actions, old, adv, eps)
             if kind == "at theta = theta_old":
                 plain = oracle.plain_policy_gradient(logits, actions, adv)
@@ -266,14 +291,15 @@ UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5,
 
 
 def update_case(seed: int):
-    """(agent, batch) in float64: a rollout of a fresh agent, with advantages from the oracle."""
+    """(agent, batch) in float64: a rollout of a fresh agent, with random advantages (collect builds this in the
+    child, where the oracle is not available)."""
     rng = np.random.default_rng(seed)
     agent = {"actor": mlp_init([OBS_DIM, 16, 16, N_ACTIONS], rng, 0.01, dtype=np.float64),
              "critic": mlp_init([OBS_DIM, 16, 16, 1], rng, 1.0, dtype=np.float64)}
     segment = Rollout(make_envs(8), seed).collect(lambda o: mlp_forward(agent["actor"], o.astype(float))[0],
                                                   lambda o: mlp_forward(agent["critic"], o.astype(float))[0][:, 0],
                                                   32, rng)
-    adv = oracle.gae(segment.rewards, segment.values, segment.terminated, segment.truncated, 0.99, 0.95)
+    adv = rng.normal(0, 1, segment.rewards.shape)
     batch = expected_batch(segment, adv, adv + segment.values[:-1])
     batch["obs"] = batch["obs"].astype(float)
     return agent, batch

@@ -10,7 +10,7 @@ import gymnasium
 import numpy as np
 
 import rlkit.cartpole
-from autograder.checks import Bar, Check, Verdict
+from autograder.checks import Bar, Check, Verdict, pairs
 from autograder.student import StudentError, as_array, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, evaluate, make_envs
 
@@ -101,8 +101,8 @@ class Bar450(Check):
     def judge(self, data, ctx):
         bar = ctx.bar
         evaluated, curves, recent = [], [], []
-        for seed, run in zip(ctx.seeds, data["runs"]):
-            actor = [[np.array(W, dtype=np.float32), np.array(b, dtype=np.float32)] for W, b in run["actor"]]
+        for seed, run in pairs(ctx.seeds, data["runs"], "seeds"):
+            actor = [[W.astype(np.float32), b.astype(np.float32)] for W, b in as_actor({"actor": run["actor"]})]
             evaluated.append(float(np.median(evaluate(actor, bar.eval_episodes, seed=10_007 * seed + 1))))
             curve = per_update_returns(run["episodes"], bar.n_updates)
             curves.append(curve)

@@ -33,6 +33,7 @@ def _cache() -> Path:
     with _lock:
         if _folder is None:
             _folder = Path(tempfile.mkdtemp(prefix="autograder-c-runs-"))
+            _folder.chmod(0o755)  # the child may run as a uid of its own; the logs hold no truth, only data
             atexit.register(shutil.rmtree, _folder, True)
         return _folder
 
@@ -54,6 +55,7 @@ def fresh_logs(seed: int, secret: str | None = None) -> Path:
                                   input=secret or "", capture_output=True, text=True, env=env)
             if done.returncode != 0 or not path.exists():
                 raise RuntimeError(f"training the fresh runs of seed {seed} failed:\n{done.stderr[-2000:]}")
+            path.chmod(0o644)
     return path
 
 

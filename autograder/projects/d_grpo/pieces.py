@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Verdict, close
+from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs
 from autograder.projects.d_grpo import oracle
 from autograder.student import as_array, as_float
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
@@ -74,7 +74,7 @@ class Weights(Check):
         for name, (reference, mistake) in WEIGHTS.items():
             groups = [r for r in make_groups(ctx.seeds[0], ctx.bar.groups)
                       if not (name == "leave_one_out_weight" and len(r) < 2)]
-            for r, got in zip(groups, data[name]):
+            for r, got in pairs(groups, data[name], f"groups of {name}"):
                 if not close(got, reference(r), ctx.bar.tolerance):
                     hint = f" (hint: {mistake[1]})" if mistake and close(got, mistake[0](r), 1e-9) else ""
                     failures.append(f"{name}({fmt(r)}) returned {fmt(got)}, expected {fmt(reference(r))}{hint}")
@@ -109,7 +109,7 @@ class KLPenalty(Check):
 
     def judge(self, data, ctx):
         failures = []
-        for (r, p, q, beta), got in zip(kl_cases(ctx.seeds[0]), data["out"]):
+        for (r, p, q, beta), got in pairs(kl_cases(ctx.seeds[0]), data["out"]):
             want = oracle.kl_penalized(r, p, q, beta)
             if not close(got, want, ctx.bar.tolerance):
                 flipped = close(got, oracle.kl_penalized(r, p, q, -beta), 1e-9) and beta > 0
@@ -159,7 +159,11 @@ class Enumeration(Check):
                 for key, factor, what in (("centered", (K - 1) / K, f"(K-1)/K = {(K - 1) / K:.3f} of"),
                                           ("loo", 1.0, "exactly")):
                     tests += 1
-                    u = oracle.expected_update(pi, groups, np.array(data[f"{key}/{c}/{K}"]))
+                    weights = np.array(data[f"{key}/{c}/{K}"], dtype=float)
+                    if weights.shape != (N_PROMPTS, len(groups), K):
+                        raise Malformed(f"{key} weights for K = {K}: expected shape {(N_PROMPTS, len(groups), K)}, "
+                                        f"found {weights.shape}")
+                    u = oracle.expected_update(pi, groups, weights)
                     error = np.abs(u - factor * g).max()
                     if error > ctx.bar.tolerance * max(1.0, np.abs(g).max()):
                         ratio = float((u * g).sum() / (g * g).sum())
@@ -208,7 +212,7 @@ class ClipGradient(Check):
 
     def judge(self, data, ctx):
         wrong = {}
-        for (region, pi, old, ys, A, eps), got in zip(clip_cases(ctx.seeds[0], ctx.bar.cases), data["out"]):
+        for (region, pi, old, ys, A, eps), got in pairs(clip_cases(ctx.seeds[0], ctx.bar.cases), data["out"]):
             want = oracle.clipped_gradient(pi, old, ys, A, eps)
             if region not in wrong and not close(got, want, ctx.bar.tolerance):
                 rho = pi[ys] / old[ys]
@@ -250,6 +254,8 @@ class GrpoStep(Check):
 
     def judge(self, data, ctx):
         failures = []
+        if not isinstance(data["out"], list) or len(data["out"]) != 2 * len(STEP_CASES):
+            raise Malformed(f"expected a new and a given theta for each of the {len(STEP_CASES)} steps")
         for i, ((K, reward, beta, epochs, eps, lr), theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seeds[0]))):
             got, given = np.array(data["out"][2 * i]), np.array(data["out"][2 * i + 1])
             want = oracle.grpo_step(theta, K, REWARDS[reward], np.random.default_rng(ctx.seeds[0] + i),
@@ -300,7 +306,7 @@ class PriceExploit(Check):
             if not low <= toy[x] <= high:
                 failures.append(f"on prompt {x} of the toy the hedge should stop paying near beta = 1/4 "
                                 f"(reward gap 1 over log-odds disadvantage 4); returned {toy[x]:.4g}")
-        for (logits, rewards, exploit), got in zip(cases, data["out"]):
+        for (logits, rewards, exploit), got in pairs(cases, data["out"]):
             want = oracle.price_exploit(logits, rewards, exploit)
             if not (got == want or abs(got - want) <= ctx.bar.tolerance * max(1, abs(want))):
                 failures.append(f"logits {fmt(logits)}, rewards {fmt(rewards)}, exploit {exploit}: "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Verdict
+from autograder.checks import Bar, Check, Malformed, Verdict, pairs
 from autograder.projects.d_grpo.pieces import REWARDS
 from autograder.student import as_array
 from rlkit.toy import PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
@@ -25,9 +25,25 @@ def train(student, K: int, reward: str, seed: int, steps: int, beta: float = 0.0
     return as_array(theta, THETA_REF.shape, f"theta after {steps} steps of grpo_step (K = {K})")
 
 
+def thetas(theta) -> np.ndarray:
+    """A final theta from the child, of the toy's shape."""
+    theta = np.array(theta, dtype=float)
+    if theta.shape != THETA_REF.shape:
+        raise Malformed(f"a final theta of shape {theta.shape}, expected {THETA_REF.shape}")
+    return theta
+
+
+def runs(data, ctx, settings) -> list:
+    """data['theta'] as one list of final thetas per seed, one theta per setting."""
+    got = data["theta"]
+    if not isinstance(got, list) or len(got) != len(ctx.seeds) or any(len(run) != len(settings) for run in got):
+        raise Malformed(f"expected {len(settings)} final thetas for each of {len(ctx.seeds)} seeds")
+    return got
+
+
 def frontier(theta) -> tuple[float, float, float]:
     """(sloppy score, exact score, hedge probability): one row of the chapter's beta table."""
-    pi = policy(np.asarray(theta))
+    pi = policy(thetas(theta))
     return float(success(pi, sloppy)), float(success(pi, verify)), float(hedge_probability(pi))
 
 
@@ -57,12 +73,12 @@ class ChapterTables(Check):
 
     def judge(self, data, ctx):
         bar, failures = ctx.bar, []
-        k_rows = [float(success(policy(np.array(t)), verify)) for t in data["k"]]
-        for (K, printed), got in zip(bar.k_table.items(), k_rows):
+        k_rows = [float(success(policy(thetas(t)), verify)) for t in data["k"]]
+        for (K, printed), got in pairs(bar.k_table.items(), k_rows, "rows of the K table"):
             if f"{got:.3f}" != f"{printed:.3f}":
                 failures.append(f"K = {K}: success {got:.3f}, the chapter prints {printed:.3f}")
         beta_rows = [frontier(t) for t in data["beta"]]
-        for (beta, printed), got in zip(bar.beta_table.items(), beta_rows):
+        for (beta, printed), got in pairs(bar.beta_table.items(), beta_rows, "rows of the beta table"):
             if max(abs(g - p) for g, p in zip(got, printed)) > bar.beta_tolerance + 1e-12:
                 failures.append(f"beta = {beta}: (sloppy, gold, hedge) = ({got[0]:.2f}, {got[1]:.2f}, {got[2]:.2f}), "
                                 f"the chapter prints ({printed[0]:.2f}, {printed[1]:.2f}, {printed[2]:.2f})")
@@ -89,7 +105,7 @@ class KSweep(Check):
 
     def judge(self, data, ctx):
         bar, failures = ctx.bar, []
-        table = np.array([[success(policy(np.array(t)), verify) for t in run] for run in data["theta"]])
+        table = np.array([[success(policy(thetas(t)), verify) for t in run] for run in runs(data, ctx, bar.ks)])
         for j, K in enumerate(bar.ks):
             column = table[:, j]
             if K == 1 and np.abs(column - REFERENCE_SUCCESS).max() > bar.k1_tolerance:
@@ -122,7 +138,7 @@ class BetaSweep(Check):
 
     def judge(self, data, ctx):
         bar, failures = ctx.bar, []
-        rows = np.array([[frontier(t) for t in run] for run in data["theta"]])  # (seeds, betas, 3)
+        rows = np.array([[frontier(t) for t in run] for run in runs(data, ctx, bar.betas)])  # (seeds, betas, 3)
         hedge = rows[:, :, 2]
         betas = np.array(bar.betas)
         if 0.0 in bar.betas and hedge[:, bar.betas.index(0.0)].min() < bar.hedge_at_zero_min:

@@ -1,0 +1,9 @@
+"""Project B: which PPO implementation details matter (D2L §15.7.6 B)."""
+
+from autograder.checks import Project
+from autograder.projects.b_ablations.ablation import AblationBar, Summary, Table
+from autograder.projects.b_ablations.plots import plots
+from autograder.projects.b_ablations.switches import Defaults, Switches
+
+PROJECT = Project.of("B", "Which PPO implementation details matter", "B_ablations", ("ppo", "details", "ablation"),
+                     [Defaults, Switches, Summary, Table, AblationBar], plots=plots)

@@ -1,0 +1,242 @@
+"""Project B's checks of the ablation: the statistics on crafted scores, the student's table against the grader's
+re-run on the public seeds, and the chapter's bar on the grader's own re-run with the chosen seeds."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from autograder.checks import Bar, Check, Verdict, close
+from autograder.projects.a_ppo.training import BudgetedEnvs, only_the_given_envs, per_update_returns
+from autograder.projects.b_ablations import oracle
+from autograder.projects.b_ablations.catalogue import DETAILS, flipped
+from autograder.projects.b_ablations.switches import student_details
+from autograder.student import StudentError, as_float, describe
+from rlkit.cartpole import make_envs
+
+TABLE = "results.json"
+
+
+class RunBar(Bar):
+    num_envs: int
+    n_steps: int
+    n_updates: int
+    factors: int  # how many details a student ablates
+
+
+class TableBar(RunBar):
+    tolerance: float  # relative: float32 products round differently on other CPUs, and training amplifies it
+
+
+def choices(student, factors: int) -> tuple[list[str], list[str]]:
+    """The student's ``ablated()`` and ``conclusion()`` from ablation.py, checked to be names of details."""
+    ablated, named = student.fn("ablated", "ablation")(), student.fn("conclusion", "ablation")()
+    for what, value in (("ablated()", ablated), ("conclusion()", named)):
+        if not isinstance(value, (tuple, list)) or not all(isinstance(v, str) for v in value):
+            raise StudentError(f"{what} should return a tuple of detail names, found {describe(value)}", "invalid")
+    unknown = sorted(set(ablated) - set(DETAILS))
+    if unknown:
+        raise StudentError(f"ablated() names {', '.join(unknown)}, which are not fields of Details "
+                           f"({', '.join(DETAILS)})", "invalid")
+    if len(set(ablated)) != factors:
+        raise StudentError(f"ablated() should name {factors} different details, it names {len(set(ablated))}",
+                           "invalid")
+    if not named or not set(named) <= set(ablated):
+        raise StudentError(f"conclusion() should name one or more of your ablated details, found {describe(named)}",
+                           "invalid")
+    return list(dict.fromkeys(ablated)), list(dict.fromkeys(named))
+
+
+def rerun(student, names, seed: int, bar) -> dict:
+    """The student's ``details.train`` for the baseline and each named detail flipped, on the grader's budgeted
+    environments: the finished episodes each run recorded, as (update, return) pairs."""
+    episodes = {}
+    for name in ["baseline", *names]:
+        details = student_details(student, flipped(None if name == "baseline" else name))
+        envs = BudgetedEnvs(make_envs(bar.num_envs), bar.n_updates, bar.n_steps)
+        with only_the_given_envs():
+            student.fn("train", "details")(envs, bar.n_updates, bar.n_steps, seed, details=details)
+        episodes[name] = envs.finished
+    return episodes
+
+
+def scores_of(runs: list[dict], n_updates: int) -> dict:
+    """{setting: [the course's metric per seed]} from the recorded episodes of each seed's runs."""
+    names = list(runs[0]["episodes"])
+    return {name: [oracle.training_score(per_update_returns(run["episodes"][name], n_updates)) for run in runs]
+            for name in names}
+
+
+# ------------------------------------------------------------------------------------------------ the statistics
+
+
+def score_cases():
+    """Crafted per-seed scores: settings whose medians differ from their means and from a median over settings,
+    and factors on either side of the bar, one exactly on it."""
+    scores = {"baseline": [250.0, 120.0, 300.0], "multiple_epochs": [90.0, 130.0, 100.0],
+              "anneal_lr": [260.0, 330.0, 150.0], "entropy_bonus": [130.0, 400.0, 350.0],
+              "clip_value_loss": [130.0, 300.0, 70.0]}
+    return scores, ["multiple_epochs", "anneal_lr", "entropy_bonus", "clip_value_loss"]
+
+
+def log_cases():
+    nan = float("nan")
+    return [[{"episode_return": v} for v in returns] for returns in
+            ([10.0, nan, 30.0, 500.0], [nan, 22.0, nan], [17.0, 19.0, 21.0, 23.0, 25.0])]
+
+
+class Summary(Check):
+    id = "B.summary"
+    name = "The ablation's statistics: setting, metric, median/min/max per setting, and the bar for one factor"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        scores, factors = score_cases()
+        setting = student.fn("setting", "ablation")
+        as_dict = {name: _fields(setting(name)) for name in ["baseline", *DETAILS]}
+        training_score = student.fn("training_score", "ablation")
+        metric = [as_float(training_score(log), "training_score") for log in log_cases()]
+        summary = student.fn("summarize", "ablation")({k: list(v) for k, v in scores.items()})
+        matters = student.fn("matters", "ablation")
+        return {"setting": as_dict, "metric": metric, "summary": _table(summary),
+                "matters": [bool(matters({k: list(v) for k, v in scores.items()}, f)) for f in factors]}
+
+    def judge(self, data, ctx):
+        scores, factors = score_cases()
+        tol, failures = ctx.bar.tolerance, []
+        wrong = [name for name in ["baseline", *DETAILS]
+                 if data["setting"].get(name) != flipped(None if name == "baseline" else name)]
+        if wrong:
+            failures.append(f"setting(name) should flip exactly that detail of Details() (baseline: none); wrong for "
+                            f"{', '.join(wrong[:3])}")
+        want = [oracle.training_score([e["episode_return"] for e in log]) for log in log_cases()]
+        if not close(data["metric"], want, tol):
+            failures.append(f"training_score: expected {', '.join(f'{w:.4g}' for w in want)} on three logs (updates "
+                            "with no finished episode skipped), found " + ", ".join(f"{v:.4g}" for v in data["metric"]))
+        expected = oracle.summarize(scores)
+        if not _close_table(data["summary"], expected, tol):
+            failures.append("summarize: each setting's median, min and max are taken over its seeds; for "
+                            f"scores {scores['baseline']} the baseline's are {expected['baseline']}")
+        want_m = [oracle.matters(scores, f) for f in factors]
+        if data["matters"] != want_m:
+            failures.append(f"matters: expected {want_m} for {factors} on crafted scores (the bar compares the change "
+                            "of the median with the larger of the two settings' max - min, strictly)")
+        return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference")
+
+
+def _fields(details) -> dict:
+    import dataclasses
+
+    if not dataclasses.is_dataclass(details):
+        raise StudentError(f"setting() should return a Details, found {describe(details)}", "invalid")
+    return {f.name: getattr(details, f.name) for f in dataclasses.fields(details)}
+
+
+def _table(summary) -> dict:
+    if not isinstance(summary, dict):
+        raise StudentError(f"summarize should return a dict of settings, found {describe(summary)}", "invalid")
+    try:
+        return {str(k): {s: float(v[s]) for s in ("median", "min", "max")} for k, v in summary.items()}
+    except (KeyError, TypeError, ValueError):
+        raise StudentError("summarize should give {setting: {'median': ..., 'min': ..., 'max': ...}}", "invalid") from None
+
+
+def _close_table(got: dict, want: dict, tol: float) -> bool:
+    return set(got) == set(want) and all(close([got[k][s] for s in ("median", "min", "max")],
+                                               [want[k][s] for s in ("median", "min", "max")], tol) for k in want)
+
+
+# ------------------------------------------------------------------------------------------------ the re-runs
+
+
+class Table(Check):
+    id = "B.table"
+    name = "Your results table agrees with the grader's re-run on the public seeds (baseline and named factors)"
+    cost, per_seed, fixed_seeds = 20.0, True, "public"
+    Bar = TableBar
+
+    def collect(self, student, ctx):
+        path = student.folder / TABLE
+        if not path.is_file():
+            raise StudentError(f"expected {TABLE} beside ablation.py (run `python ablation.py` to write it)", "missing")
+        try:
+            table = json.loads(path.read_text()[:1_000_000])
+        except ValueError as exc:
+            raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
+        ablated, named = choices(student, ctx.bar.factors)
+        return {"runs": [{"seed": ctx.seeds[0], "episodes": rerun(student, named, ctx.seeds[0], ctx.bar)}],
+                "table": [table], "ablated": [ablated]}
+
+    def judge(self, data, ctx):
+        grader = scores_of(data["runs"], ctx.bar.n_updates)
+        table, tol = data["table"][0], ctx.bar.tolerance
+        theirs = table.get("scores") if isinstance(table, dict) else None
+        if not isinstance(theirs, dict):
+            return Verdict(0.0, f"{TABLE} should hold 'scores': {{setting: [score per seed]}}, as save_results writes")
+        failures = []
+        missing = [name for name in ["baseline", *data["ablated"][0]] if name not in theirs]
+        if missing:
+            failures.append(f"{TABLE} has no scores for {', '.join(missing)}; it should hold the baseline and all "
+                            "your ablated() details")
+        for name, want in grader.items():
+            got = theirs.get(name)
+            if not isinstance(got, list) or not close(got, want, tol):
+                failures.append(f"{name}: your table says {got}, the grader's re-run on seeds {list(ctx.seeds)} "
+                                f"gives {[round(w, 3) for w in want]}")
+        summary = _plain_table(table.get("summary")) if isinstance(table.get("summary"), dict) else {}
+        consistent = _summarizes(summary, theirs, len(ctx.seeds))
+        if not consistent:
+            failures.append(f"the table's summary should be the median, min and max of its own scores, per setting, "
+                            f"over the {len(ctx.seeds)} seeds")
+        return Verdict.of(failures, len(grader) + 2, f"the baseline and your named factors match the grader's re-run "
+                          f"on seeds {list(ctx.seeds)}, and the summary matches the scores", scores=grader)
+
+
+def _summarizes(summary: dict, scores: dict, n_seeds: int) -> bool:
+    """Whether ``summary`` is the median/min/max of ``scores``, each a list of ``n_seeds`` numbers."""
+    try:
+        rows = {k: [float(x) for x in v] for k, v in scores.items() if len(v) == n_seeds}
+    except (TypeError, ValueError):
+        return False
+    return len(rows) == len(scores) and _close_table(summary, oracle.summarize(rows), 1e-9)
+
+
+def _plain_table(summary: dict) -> dict:
+    try:
+        return _table(summary)
+    except StudentError:
+        return {}
+
+
+class AblationBar(Check):
+    id = "B.bar"
+    name = "The chapter's bar on the grader's re-run: a factor moves the median beyond the seed spread, and you named it"
+    cost, per_seed = 20.0, True
+    Bar = RunBar
+
+    def collect(self, student, ctx):
+        ablated, named = choices(student, ctx.bar.factors)
+        return {"runs": [{"seed": ctx.seeds[0], "episodes": rerun(student, ablated, ctx.seeds[0], ctx.bar)}],
+                "named": [named]}
+
+    def judge(self, data, ctx):
+        scores, named = scores_of(data["runs"], ctx.bar.n_updates), data["named"][0]
+        factors = [name for name in scores if name != "baseline"]
+        clearing = [f for f in factors if oracle.matters(scores, f)]
+        rows = {f: {"change": oracle.effect(scores, f), "spread": oracle.spread(scores, f),
+                    "matters": f in clearing} for f in factors}
+        details = {"scores": scores, "named": named, "factors": rows, "seeds": list(ctx.seeds)}
+        figures = "; ".join(f"{f}: median {rows[f]['change']:+.1f} vs spread {rows[f]['spread']:.1f}" for f in factors)
+        failures = []
+        if not clearing:
+            failures.append(f"no ablated detail moves the median beyond the seed spread on seeds {list(ctx.seeds)} "
+                            f"({figures})")
+        missed = [f for f in named if f not in clearing]
+        if missed:
+            failures.append(f"you named {', '.join(missed)}, which does not clear the bar in the grader's re-run "
+                            f"({figures})")
+        return Verdict.of(failures, 2, f"{', '.join(named)} clears the bar on seeds {list(ctx.seeds)} ({figures})",
+                          **details)

@@ -1,0 +1,230 @@
+"""Project B's checks of the switches: the defaults are Project A, and each switch, flipped on fixed inputs, changes
+exactly what the reference's does and nothing else."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from autograder.checks import Bar, Check, Verdict, close
+from autograder.projects.a_ppo.pieces import gae_cases, update_case
+from autograder.projects.b_ablations import oracle
+from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
+from autograder.student import StudentError, as_array, as_float, describe
+from rlkit.cartpole import Segment
+from rlkit.nn import Adam, flatten
+
+UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.0,
+                 "max_grad_norm": 0.5}
+OPTIMIZER_CONFIG = {"lr": 3e-3, "adam_eps": 1e-5}
+HIDDEN, N_UPDATES, GAMMA, LAM = 16, 7, 0.9, 0.8
+
+
+def details_class(student):
+    cls = getattr(student.module("details"), "Details", None)
+    if cls is None or not dataclasses.is_dataclass(cls):
+        raise StudentError("expected the dataclass `Details` in details.py (it is given in the stub)", "missing")
+    return cls
+
+
+def student_details(student, d: dict):
+    """The student's ``Details`` with every field set explicitly by the grader."""
+    try:
+        return details_class(student)(**d)
+    except TypeError as exc:
+        raise StudentError(f"Details({', '.join(d)}) failed: {exc}; keep the nine fields of the stub", "invalid") from None
+
+
+def student_config(student, **values):
+    try:
+        return student.module("ppo").Config(**values)
+    except (AttributeError, TypeError) as exc:
+        raise StudentError(f"ppo.Config({', '.join(values)}) failed: {exc}; ppo.py should be your Project A module",
+                           "invalid") from None
+
+
+def settings():
+    """(label, details): the baseline, then each detail flipped."""
+    yield "baseline", flipped(None)
+    for name in DETAILS:
+        yield name, flipped(name)
+
+
+# ------------------------------------------------------------------------------------------------ fixed inputs
+
+
+def adam_gradients(seed: int, agent) -> list:
+    """Three steps' gradients whose scales run from 1e-8 to 1, so Adam's epsilon visibly matters."""
+    rng = np.random.default_rng(seed)
+    params = flatten([agent["actor"], agent["critic"]])
+    return [[rng.normal(size=p.shape) * 10.0 ** rng.integers(-8, 1, size=p.shape) for p in params] for _ in range(3)]
+
+
+def truncation_segment(seed: int) -> Segment:
+    T, N, _, _, rewards, values, terminated, truncated = list(gae_cases(seed))[4]
+    zeros = np.zeros((T, N))
+    return Segment(np.zeros((T, N, 4), np.float32), zeros.astype(np.int64), zeros, values, rewards, terminated,
+                   truncated, np.ones((T, N), bool))
+
+
+def update_inputs(seed: int):
+    """Project A's fixed float64 batch, with the rollout's V_old moved off the critic so value clipping binds."""
+    agent, batch = update_case(seed)
+    batch["values"] = batch["values"] + np.random.default_rng(seed).normal(0, 0.5, batch["values"].shape)
+    return agent, batch
+
+
+def update_optimizer(agent) -> Adam:
+    """The grader's own Adam for the update's sub-test, so that only ppo_update's switches act there."""
+    return Adam(flatten([agent["actor"], agent["critic"]]), lr=OPTIMIZER_CONFIG["lr"], eps=OPTIMIZER_CONFIG["adam_eps"])
+
+
+def fresh_agent(seed: int):
+    return update_case(seed)[0]
+
+
+# ------------------------------------------------------------------------------------------------ the outputs
+
+
+def outputs(seed: int, d: dict, run) -> dict:
+    """What each switch's function gives under details ``d``; ``run`` supplies the implementation (student or
+    oracle): run(kind, d, inputs) -> plain data."""
+    agent = fresh_agent(seed)
+    out = {"init": run("init", d, None)}
+    out["optimizer"] = run("optimizer", d, (agent, adam_gradients(seed, agent)))
+    out["learning_rate"] = run("learning_rate", d, None)
+    out["advantages"] = run("advantages", d, truncation_segment(seed))
+    out["update"] = run("update", d, update_inputs(seed))
+    return out
+
+
+def oracle_run(seed: int):
+    def run(kind, d, inputs):
+        c = {**UPDATE_CONFIG, **OPTIMIZER_CONFIG}
+        if kind == "init":
+            return flatten(list(oracle.init_agent(np.random.default_rng(seed), HIDDEN, d).values()))
+        if kind == "optimizer":
+            agent, grads = inputs
+            optimizer = oracle.make_optimizer(agent, c, d)
+            for g in grads:
+                optimizer.step(g)
+            return flatten([agent["actor"], agent["critic"]])
+        if kind == "learning_rate":
+            return [oracle.learning_rate(u, N_UPDATES, c["lr"], d) for u in range(N_UPDATES)]
+        if kind == "advantages":
+            s = inputs
+            return list(oracle.advantages(s.rewards, s.values, s.terminated, s.truncated, GAMMA, LAM, d))
+        agent, batch = inputs
+        optimizer = update_optimizer(agent)
+        oracle.ppo_update(agent, optimizer, batch, c, d, np.random.default_rng(seed))
+        return flatten([agent["actor"], agent["critic"]])
+    return run
+
+
+def student_run(student, seed: int):
+    def run(kind, d, inputs):
+        details = student_details(student, d)
+        if kind == "init":
+            config = student_config(student, hidden=HIDDEN)
+            agent = student.fn("init_agent", "details")(np.random.default_rng(seed), config, details)
+            return flatten([agent["actor"], agent["critic"]])
+        if kind == "optimizer":
+            agent, grads = inputs
+            optimizer = student.fn("make_optimizer", "details")(agent, student_config(student, **OPTIMIZER_CONFIG),
+                                                                details)
+            for g in grads:
+                optimizer.step(g)
+            return flatten([agent["actor"], agent["critic"]])
+        if kind == "learning_rate":
+            config = student_config(student, lr=OPTIMIZER_CONFIG["lr"])
+            fn = student.fn("learning_rate", "details")
+            return [as_float(fn(u, N_UPDATES, config, details), "learning_rate") for u in range(N_UPDATES)]
+        if kind == "advantages":
+            result = student.fn("advantages_and_returns", "details")(inputs, student_config(student, gamma=GAMMA,
+                                                                                               lam=LAM), details)
+            if not isinstance(result, (tuple, list)) or len(result) != 2:
+                raise StudentError(f"advantages_and_returns should return (advantages, returns), found "
+                                   f"{describe(result)}", "invalid")
+            return [as_array(r, inputs.rewards.shape, "advantages_and_returns") for r in result]
+        agent, batch = inputs
+        optimizer = update_optimizer(agent)
+        student.fn("ppo_update", "details")(agent, optimizer, batch, student_config(student, **UPDATE_CONFIG), details,
+                                            np.random.default_rng(seed))
+        return flatten([agent["actor"], agent["critic"]])
+    return run
+
+
+def same(got, want, tolerance: float) -> bool:
+    if not isinstance(got, list) or len(got) != len(want):
+        return False
+    return all(close(g, w, tolerance) for g, w in zip(got, want))
+
+
+# ------------------------------------------------------------------------------------------------ the checks
+
+
+class Defaults(Check):
+    id = "B.defaults"
+    name = "The defaults are Project A: Details() names A's nine choices and trains exactly as ppo.train"
+
+    class Bar(Bar):
+        num_envs: int
+        n_steps: int
+        n_updates: int
+
+    def collect(self, student, ctx):
+        defaults = {f.name: f.default for f in dataclasses.fields(details_class(student))}
+        from rlkit.cartpole import make_envs
+        bar, runs = ctx.bar, {}
+        for module in ("ppo", "details"):
+            agent, log = student.fn("train", module)(make_envs(bar.num_envs), bar.n_updates, bar.n_steps, ctx.seeds[0])
+            runs[module] = {"params": flatten([agent["actor"], agent["critic"]]),
+                            "returns": [entry.get("episode_return") for entry in log]}
+        return {"defaults": {k: v if isinstance(v, bool) else repr(v) for k, v in defaults.items()}, "runs": runs}
+
+    def judge(self, data, ctx):
+        failures = []
+        wrong = {k: v for k, v in DETAILS.items() if data["defaults"].get(k) is not v}
+        if wrong:
+            failures.append("Details should default to Project A's choices: " + ", ".join(
+                f"{k} = {v}" for k, v in wrong.items()))
+        a, b = data["runs"]["ppo"], data["runs"]["details"]
+        if not (len(a["params"]) == len(b["params"]) and all(np.array_equal(x, y) for x, y in zip(a["params"],
+                                                                                               b["params"]))):
+            failures.append(f"details.train(..., Details()) should give the very same weights as ppo.train after "
+                            f"{ctx.bar.n_updates} updates (seed {ctx.seeds[0]}); they differ, so a default changes "
+                            "something (the order of random draws counts too)")
+        return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
+
+
+class Switches(Check):
+    id = "B.switches"
+    name = "Each switch, flipped on fixed weights and a fixed batch, changes exactly what the reference's does"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        run = student_run(student, ctx.seeds[0])
+        return {"outputs": {label: outputs(ctx.seeds[0], d, run) for label, d in settings()}}
+
+    def judge(self, data, ctx):
+        run, tol = oracle_run(ctx.seeds[0]), ctx.bar.tolerance
+        want = {label: outputs(ctx.seeds[0], d, run) for label, d in settings()}
+        got = data["outputs"]
+        failures = []
+        for name in DETAILS:
+            kind = next(k for k, w in want[name].items() if not same(w, want["baseline"][k], 1e-12))
+            others = [k for k in want[name] if k != kind and not same(got[name][k], got["baseline"][k], 1e-12)]
+            if not same(got["baseline"][kind], want["baseline"][kind], tol):
+                failures.append(f"{name}: {WHERE[name]} with Details() differs from the reference (Project A's "
+                                "behaviour), so the switch cannot be judged")
+            elif same(got[name][kind], got["baseline"][kind], 1e-12):
+                failures.append(f"{name}: flipping it changes nothing in {WHERE[name]}")
+            elif not same(got[name][kind], want[name][kind], tol):
+                failures.append(f"{name}: flipped, {WHERE[name]} changes, but not as the reference's does")
+            elif others:
+                failures.append(f"{name}: flipping it also changes {', '.join(others)}, which it should leave alone")
+        return Verdict.of(failures, len(DETAILS), "all nine switches do what the reference's do, and only that",
+                          switches_ok=[n for n in DETAILS if not any(f.startswith(n + ":") for f in failures)])

@@ -1,0 +1,44 @@
+"""The code a check's child imports: a copy of the kit's runtime packages, staged once per grading run.
+
+The child imports ``autograder`` and ``rlkit`` from this copy, never from the kit's own folder, so neither sys.path,
+the environment, the working directory nor ``autograder.__file__`` leads to ``solutions/`` or the private overlay.
+The copy leaves out every project's ``oracle.py`` (the reference implementations the judges compare with): in the
+child an oracle is a stub whose functions refuse to run, so student code cannot call or print the reference.
+A check's ``collect`` therefore must not use its oracle; grading the reference in the tests would fail if one did.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from pathlib import Path
+
+import autograder
+import rlkit
+
+ORACLE_STUB = '''"""The reference implementations are not available to code running in the sandbox."""
+
+
+def __getattr__(name):
+    def unavailable(*args, **kwargs):
+        raise RuntimeError("the reference implementation is not available in the sandbox")
+    return unavailable
+'''
+
+
+@contextlib.contextmanager
+def staged():
+    """A temporary folder holding ``autograder/`` (oracles stubbed) and ``rlkit/``, readable by any uid."""
+    with tempfile.TemporaryDirectory(prefix="autograder-runtime-") as folder:
+        root = Path(folder)
+        for package in (autograder, rlkit):
+            source = Path(package.__file__).parent
+            shutil.copytree(source, root / source.name, ignore=shutil.ignore_patterns("__pycache__", "oracle.py"))
+        for oracle in Path(autograder.__file__).parent.rglob("oracle.py"):
+            stub = root / "autograder" / oracle.relative_to(Path(autograder.__file__).parent)
+            stub.write_text(ORACLE_STUB)
+        root.chmod(0o755)
+        for path in root.rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        yield root

@@ -1,0 +1,134 @@
+"""Project B, part 2: the ablation. Baseline plus one detail flipped at a time, three seeds each, one number per run.
+
+Run it with ``python ablation.py``: it trains every (setting, seed) pair in parallel processes, prints the table,
+writes ``results.json`` (which the grader compares with its own re-run) and ``ablation.png``. Choose your five
+details in ``ablated()`` first; fill in ``conclusion()`` from what you measured.
+"""
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import fields, replace
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from details import Details, train
+from rlkit.cartpole import make_envs
+
+# ---------------------------------------------------------------- given: the course's budget and seeds (course.yml)
+
+NUM_ENVS, N_STEPS, N_UPDATES = 64, 32, 60  # samples per update 64 x 32; Project A's 60 updates
+SEEDS = (7, 8, 9)  # the public seeds; the grader re-runs your five ablations with its own seeds as well
+RESULTS = Path(__file__).with_name("results.json")
+
+# ---------------------------------------------------------------- yours: the five details you ablate, and your finding
+
+
+
+def ablated() -> tuple:
+    """The five different details (field names of ``Details``) you ablate."""
+    ### BEGIN SOLUTION
+    return ("normalize_advantages", "clip_value_loss", "orthogonal_init", "anneal_lr", "multiple_epochs")
+    ### END SOLUTION
+
+
+def conclusion() -> tuple:
+    """The one or more of your ablated details that, by your table, change the median beyond the seed spread."""
+    ### BEGIN SOLUTION
+    return ("multiple_epochs",)
+    ### END SOLUTION
+
+
+# ---------------------------------------------------------------- yours: the statistics
+
+
+def setting(name: str) -> Details:
+    """The details of one setting: ``"baseline"`` is ``Details()``; any other name is a field of ``Details``,
+    flipped from its default, everything else left at the default."""
+    ### BEGIN SOLUTION
+    if name == "baseline":
+        return Details()
+    if name not in {f.name for f in fields(Details)}:
+        raise ValueError(f"{name!r} is not a field of Details")
+    return replace(Details(), **{name: not getattr(Details(), name)})
+    ### END SOLUTION
+
+
+def training_score(log) -> float:
+    """The metric: the mean over updates of each update's ``episode_return``, skipping updates in which no episode
+    ended (their entry is NaN). Unlike the final return, it does not saturate at CartPole's 500."""
+    ### BEGIN SOLUTION
+    returns = np.array([entry["episode_return"] for entry in log], dtype=float)
+    return float(np.mean(returns[~np.isnan(returns)])) if (~np.isnan(returns)).any() else float("nan")
+    ### END SOLUTION
+
+
+def summarize(scores: dict) -> dict:
+    """``scores`` maps a setting to its list of per-seed scores; return, per setting, its median, min and max over
+    the seeds: ``{"baseline": {"median": ..., "min": ..., "max": ...}, ...}``."""
+    ### BEGIN SOLUTION
+    names = list(scores)
+    table = np.array([scores[name] for name in names], dtype=float)  # (settings, seeds)
+    medians, lows, highs = np.median(table, axis=1), table.min(axis=1), table.max(axis=1)
+    return {name: {"median": float(m), "min": float(lo), "max": float(hi)}
+            for name, m, lo, hi in zip(names, medians, lows, highs)}
+    ### END SOLUTION
+
+
+def matters(scores: dict, name: str) -> bool:
+    """The chapter's bar for one factor: flipping ``name`` moves the median by more than the seed spread, the larger
+    of the two settings' max - min: |median(name) - median(baseline)| > max(range(name), range(baseline))."""
+    ### BEGIN SOLUTION
+    spread = max(np.ptp(scores[name]), np.ptp(scores["baseline"]))
+    return bool(abs(np.median(scores[name]) - np.median(scores["baseline"])) > spread)
+    ### END SOLUTION
+
+
+# ---------------------------------------------------------------- given: the harness
+
+
+def run_one(job) -> float:
+    """Train one (setting, seed) pair from scratch and return its score. One BLAS thread, as in the grader: a
+    matrix product split across threads rounds differently, and training amplifies the difference."""
+    name, seed = job
+    with threadpool_limits(limits=1):
+        _, log = train(make_envs(NUM_ENVS), N_UPDATES, N_STEPS, seed, details=setting(name))
+    return training_score(log)
+
+
+def run_ablation(which=None, seeds=SEEDS, workers: int = 2) -> dict:
+    """Scores of the baseline and of each ablated detail, per seed: ``{setting: [score per seed]}``."""
+    from tqdm.auto import tqdm
+
+    names = ["baseline", *(ablated() if which is None else which)]
+    jobs = [(name, seed) for name in names for seed in seeds]
+    with ProcessPoolExecutor(workers) as pool:
+        done = list(tqdm(pool.map(run_one, jobs), total=len(jobs), desc="ablation runs", unit="run"))
+    return {name: done[i * len(seeds):(i + 1) * len(seeds)] for i, name in enumerate(names)}
+
+
+def save_results(scores: dict, path: Path = RESULTS) -> None:
+    """The table the grader compares with its own re-run on the public seeds."""
+    path.write_text(json.dumps({"seeds": list(SEEDS), "budget": [NUM_ENVS, N_STEPS, N_UPDATES],
+                                "scores": scores, "summary": summarize(scores)}, indent=1))
+
+
+def print_table(scores: dict) -> None:
+    base = scores["baseline"]
+    print(f"{'setting':24s} {'median':>8s} {'min':>8s} {'max':>8s} {'change':>8s} {'spread':>8s}  matters")
+    for name, row in summarize(scores).items():
+        spread = max(np.ptp(scores[name]), np.ptp(base))
+        change = row["median"] - np.median(base)
+        verdict = "" if name == "baseline" else ("yes" if matters(scores, name) else "no")
+        print(f"{name:24s} {row['median']:8.1f} {row['min']:8.1f} {row['max']:8.1f} {change:+8.1f} {spread:8.1f}  "
+              f"{verdict}")
+
+
+if __name__ == "__main__":
+    from rlkit.plots import ablation_figure
+
+    scores = run_ablation()
+    save_results(scores)
+    print_table(scores)
+    ablation_figure(scores, conclusion()).savefig(Path(__file__).with_name("ablation.png"), dpi=120)

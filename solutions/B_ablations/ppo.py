@@ -1,0 +1,1 @@
+../A_ppo/ppo.py
