@@ -63,7 +63,8 @@ def test_fresh_runs_differ_with_the_seed_and_their_order_is_shuffled():
     assert [r.label for r in runs.fresh_plan(7)] != [r.label for r in runs.fresh_plan(8)]
     assert {r.seed for r in runs.fresh_plan(7)}.isdisjoint({r.seed for r in runs.fresh_plan(8)})
     # the course secret moves the order and the runs, so code that knows the seed cannot recompute the truth
-    assert {r.seed for r in runs.fresh_plan(7, "one secret")}.isdisjoint({r.seed for r in runs.fresh_plan(7, "another")})
+    one, another = runs.fresh_plan(7, "one secret"), runs.fresh_plan(7, "another")
+    assert {r.seed for r in one}.isdisjoint({r.seed for r in another})
 
 
 def test_each_students_set_is_decided_by_their_id_and_the_secret():
@@ -148,5 +149,20 @@ def test_the_c_notebook_runs_its_self_checks_and_names_the_example_faults(tmp_pa
 
     printed = printed_by("C_diagnosis", tmp_path, timeout=300)
     assert "False" not in printed and printed.count("True") == 5
-    example = runs.student_set(runs.student_key(None, None, course.projects["C"].checks["C.own_labels"].bar["example_seed"]))
+    seed = course.projects["C"].checks["C.own_labels"].bar["example_seed"]
+    example = runs.student_set(runs.student_key(None, None, seed))
     assert f"diagnose says: { {name: run.label for name, run in example.items()} }" in printed
+
+
+def test_judges_refuse_shortened_or_forged_results(course):
+    """Student code rules its child; a result with fewer cases or made-up keys must score 0, never skip comparisons."""
+    from autograder.checks import Malformed
+
+    variance = PROJECTS["C"].checks["C.explained_variance"]
+    ctx = Context((7,), "public", variance.Bar.model_validate({"tolerance": 1e-9}))
+    with pytest.raises(Malformed):
+        variance.judge({"out": []}, ctx)
+    own = PROJECTS["C"].checks["C.own_labels"]
+    bar = own.Bar.model_validate(course.projects["C"].checks["C.own_labels"].bar)
+    with pytest.raises(Malformed):
+        own.judge({"labels": {"agent_a": "healthy"}}, Context((7,), "public", bar))

@@ -7,7 +7,7 @@ from collections import Counter
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Verdict
+from autograder.checks import Bar, Check, Malformed, Verdict, pairs
 from autograder.projects.c_diagnosis import fresh, oracle, runs
 from autograder.student import StudentError, describe
 
@@ -77,7 +77,7 @@ class Entropy(Check):
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (kind, logits), (H, M) in zip(logits_cases(ctx.seeds[0]), data["out"]):
+        for (kind, logits), (H, M) in pairs(logits_cases(ctx.seeds[0]), data["out"], "logits cases"):
             want = oracle.entropy_nats(logits)
             label = "one-hot entropy" if kind == "one-hot" else "entropy"
             if label not in failed and not agree(H, want, tol):
@@ -85,7 +85,8 @@ class Entropy(Check):
                 if agree(H, want / np.log(2), 1e-6):
                     hint = " (these are bits: use the natural logarithm, entropy is measured in nats here)"
                 elif np.any(np.isnan(np.asarray(H, float))):
-                    hint = " (NaN: 0 log 0 must count as 0, and exp of a large logit overflows unless you subtract the max)"
+                    hint = (" (NaN: 0 log 0 must count as 0, and exp of a large logit overflows unless you subtract "
+                            "the max)")
                 failed[label] = f"{label}, {kind} logits: expected -sum pi log pi in nats; {gap(H, want)}{hint}"
             want_m = oracle.logit_magnitude(np.where(np.isinf(logits), 0.0, logits))
             label = "magnitude under a shift" if kind == "shifted" else "magnitude"
@@ -123,7 +124,7 @@ class KLClip(Check):
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (new, old, eps), (kl, cf) in zip(ratio_cases(ctx.seeds[0]), data["out"]):
+        for (new, old, eps), (kl, cf) in pairs(ratio_cases(ctx.seeds[0]), data["out"], "log-prob cases"):
             want = oracle.approx_kl(new, old)
             label = "KL of an unchanged policy" if np.all(new == old) else "KL"
             if label not in failed and not agree(kl, want, tol):
@@ -165,7 +166,7 @@ class ExplainedVariance(Check):
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (kind, v, r), got in zip(variance_cases(ctx.seeds[0]), data["out"]):
+        for (kind, v, r), got in pairs(variance_cases(ctx.seeds[0]), data["out"], "critic cases"):
             want = oracle.explained_variance(v, r)
             label = kind if kind == "constant returns" else "ordinary"
             if label in failed or agree(got, want, tol):
@@ -180,7 +181,7 @@ class ExplainedVariance(Check):
         return Verdict.of(list(failed.values()), 2, "matches, and is NaN for constant returns")
 
 
-# ------------------------------------------------------------------------------------------------ value-based diagnostics
+# ---------------------------------------------------------------------------------------------- value-based diagnostics
 
 
 def td_cases(seed: int):
@@ -208,7 +209,7 @@ class TDAndQ(Check):
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (td, q, g, gamma), (got_td, got_q) in zip(td_cases(ctx.seeds[0]), data["out"]):
+        for (td, q, g, gamma), (got_td, got_q) in pairs(td_cases(ctx.seeds[0]), data["out"], "TD cases"):
             want_td, want_q = oracle.td_error_stats(td, q), oracle.q_overestimation(q, g, gamma)
             for key, want, got, what in [(k, want_td[k], got_td[k], "td_error_stats") for k in TD_KEYS] + \
                                         [(k, want_q[k], got_q[k], "q_overestimation") for k in Q_KEYS]:
@@ -244,7 +245,7 @@ class ReturnDrop(Check):
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (kind, curve), got in zip(curve_cases(ctx.seeds[0]), data["out"]):
+        for (kind, curve), got in pairs(curve_cases(ctx.seeds[0]), data["out"], "return curves"):
             want = oracle.return_drop(curve)
             label = "ordinary" if kind == "ordinary" else "edge"
             if label not in failed and not agree(got, want, tol):
@@ -277,6 +278,9 @@ class OwnLabels(Check):
         return {"labels": {name: label_of(got[name], f"my_labels()['{name}']") for name in runs.NAMES}}
 
     def judge(self, data, ctx):
+        labels = data.get("labels")
+        if not isinstance(labels, dict) or set(labels) != set(runs.NAMES):
+            raise Malformed(f"expected a label for each of {', '.join(runs.NAMES)}")
         student = ctx.student if ctx.bar.per_student else None
         truth = runs.student_set(runs.student_key(student, ctx.secret, ctx.bar.example_seed))
         whose = f"student {student}'s logs" if student else "the bundled example logs"
@@ -301,14 +305,16 @@ class FreshRuns(Check):
 
     def judge(self, data, ctx):
         wrong, shown = Counter(), []
+        plan = []
         for seed in ctx.seeds:
-            logs = fresh.unbundle(fresh.fresh_logs(seed, ctx.secret))
-            for run, log in zip(runs.fresh_plan(seed, ctx.secret), logs):
-                label = data["labels"][len(shown)]
-                if label != run.label:
-                    wrong[(run.label, run.severity, label)] += 1
-                shown.append({"run": len(shown) + 1, "label": label, "truth": run.label, "severity": run.severity,
-                              "panel": oracle.panel(log)})
+            plan += zip(runs.fresh_plan(seed, ctx.secret), fresh.unbundle(fresh.fresh_logs(seed, ctx.secret)))
+        for (run, log), label in pairs(plan, data.get("labels"), "fresh runs"):
+            if label not in runs.LABELS:
+                raise Malformed(f"expected one of {', '.join(runs.LABELS)} per run, found {label!r}")
+            if label != run.label:
+                wrong[(run.label, run.severity, label)] += 1
+            shown.append({"run": len(shown) + 1, "label": label, "truth": run.label, "severity": run.severity,
+                          "panel": oracle.panel(log)})
         # counted, never by position: feedback must not tell which call of diagnose was which run
         failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
                     for (truth, severity, label), n in sorted(wrong.items())]

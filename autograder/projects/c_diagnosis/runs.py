@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import io
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -76,12 +76,6 @@ def generate(run: Run) -> dict:
     return log
 
 
-def to_bytes(log: dict) -> bytes:
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **log)
-    return buffer.getvalue()
-
-
 def load(path) -> dict:
     with np.load(path, allow_pickle=False) as data:
         return {key: data[key] for key in data.files}
@@ -110,8 +104,6 @@ def student_set(key: int) -> dict[str, Run]:
 
 def write_student_set(folder, key: int) -> list:
     """Train the three runs of the set ``key`` decides and save them as ``folder/<name>.npz``; return the paths."""
-    from pathlib import Path
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
