@@ -4,6 +4,7 @@ Run nbgrader's commands from the kit's root (or a course folder holding this fil
 """
 
 from autograder.projects import PROJECTS
+from autograder.projects.c_diagnosis.runs import NAMES
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
@@ -11,7 +12,10 @@ c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "assignments"
 
 # Students edit and submit the project's .py modules: grade theirs, never overwrite them with the source (solution) copy.
-c.Autograde.exclude_overwriting = {p.folder: [f"{module}.py" for module in p.modules] for p in PROJECTS.values()}
+# Project C's logs are each student's own too (the source holds only the example set).
+keep = {p.folder: [f"{module}.py" for module in p.modules] for p in PROJECTS.values()}
+keep["C_diagnosis"] = keep.get("C_diagnosis", []) + [f"logs/{name}.npz" for name in NAMES]
+c.Autograde.exclude_overwriting = keep
 
 # A graded cell a student deleted comes back (marked as added back), so it is still run and its loss is visible.
 c.OverwriteCells.add_missing_cells = True

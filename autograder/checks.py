@@ -53,11 +53,18 @@ def require(data, key: str, kind: type | tuple):
 
 @dataclass(frozen=True)
 class Context:
-    """What a check is told: the seeds of the chosen set and its bar."""
+    """What a check is told: the seeds of the chosen set and its bar.
+
+    ``inputs`` is the file a check's ``prepare`` made for its child. ``student`` and ``secret`` (the student's id when
+    grading knows it, and the course secret of the private overlay) are given to ``judge`` only, never to the child.
+    """
 
     seeds: tuple[int, ...]
     seed_set: str
     bar: Any
+    inputs: str | None = None
+    student: str | None = None
+    secret: str | None = None
 
 
 @dataclass
@@ -90,6 +97,9 @@ class Check:
     cost: ClassVar[float] = 1.0  # rough seconds per seed-run, so long checks start first
     per_seed: ClassVar[bool] = False  # run once per seed in parallel children; collect returns lists over seeds
     fixed_seeds: ClassVar[str | None] = None  # "public": always run on the public seeds, whichever set is graded
+
+    # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
+    # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs.
 
     def collect(self, student, ctx: Context) -> dict:
         raise NotImplementedError

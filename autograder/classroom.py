@@ -69,7 +69,7 @@ def grade_student(student: str, folder: Path, out: Path, course: Course, seed_se
         return Row(student, f"no submission (expected a project folder such as "
                             f"{PROJECTS[next(iter(course.projects))].folder}/; found {found})", None)
     try:
-        graded = grade(folder, course, seed_set=seed_set, projects=list(course.projects), jobs=1)
+        graded = grade(folder, course, seed_set=seed_set, projects=list(course.projects), jobs=1, student=student)
     except Exception as exc:  # noqa: BLE001 - one student's failure must not stop the class
         return Row(student, f"error: {type(exc).__name__}: {exc} ({traceback.extract_tb(exc.__traceback__)[-1].name})",
                    None)

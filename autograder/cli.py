@@ -55,7 +55,7 @@ def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool
         task = bar.add_task("", total=None)
         advance = _advance_per_check(bar, task)
         graded = grade(path, course, seed_set=seed_set, projects=projects, public_only=public_only,
-                       jobs=args.jobs, progress=advance)
+                       jobs=args.jobs, progress=advance, student=getattr(args, "student", None))
     print_table(graded.report)
     if args.json:
         write_json(graded.report, args.json)
@@ -159,6 +159,31 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def cmd_c_logs(args) -> int:
+    from concurrent.futures import ProcessPoolExecutor  # training is numpy in Python loops: processes, not threads
+
+    from autograder.projects.c_diagnosis import runs
+
+    course = load_course(args.course, args.private)
+    bar = course.projects["C"].checks["C.own_labels"].bar
+    students = list(args.students)
+    if args.roster:
+        students += [line.strip() for line in Path(args.roster).read_text(encoding="utf-8").splitlines()
+                     if line.strip() and not line.startswith("#")]
+    if not students and not args.example:
+        raise UsageError("name the students (or --roster FILE), or pass --example for the bundled example set")
+    if students and not course.secret:
+        raise UsageError("no course secret: put `secret: <long random text>` in course.private.yml first (without it "
+                         "anyone with the kit could work out which log holds which fault)")
+    out = Path(args.out)
+    jobs = [(out, runs.student_key(None, None, bar["example_seed"]))] if args.example else []
+    jobs += [(out / student, runs.student_key(student, course.secret, 0)) for student in students]
+    with ProcessPoolExecutor(max_workers=args.jobs or 1) as pool:
+        for paths in pool.map(runs.write_student_set, *zip(*jobs)) if jobs else []:
+            err.print(f"wrote {', '.join(str(p) for p in paths)}")
+    return 0
+
+
 def cmd_release(args) -> int:
     for folder in release(args.projects or None):
         err.print(f"released {folder.relative_to(paths.KIT_ROOT) if folder.is_relative_to(paths.KIT_ROOT) else folder}")
@@ -181,6 +206,7 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("path", help="a folder of project folders (A_ppo/, D_grpo/, ...) or one project folder")
     g.add_argument("--projects", help="comma-separated project ids, e.g. A,D (default: those present)")
     g.add_argument("--seeds", choices=["public", "grading"], default="grading")
+    g.add_argument("--student", help="the student's id, for checks that depend on it (C's own logs)")
     common(g)
     g.set_defaults(run=cmd_grade)
 
@@ -213,6 +239,16 @@ def parser() -> argparse.ArgumentParser:
     z.add_argument("--out", default="autograder.zip", help="the zip to write (default: autograder.zip)")
     z.add_argument("--private", help="private overlay with the grading seeds to build in (default: course.private.yml)")
     z.set_defaults(run=cmd_gradescope)
+
+    lg = commands.add_parser("c-logs", help="Project C: write each student's three logs (or the example set)")
+    lg.add_argument("students", nargs="*", help="student ids (nbgrader's ids, or Gradescope emails)")
+    lg.add_argument("--roster", help="a file with one student id per line")
+    lg.add_argument("--example", action="store_true", help="write the bundled example set (no student) into --out")
+    lg.add_argument("--out", required=True, help="where <student>/agent_*.npz (or, with --example, agent_*.npz) go")
+    lg.add_argument("--course", help="course file (default: the kit's course.yml)")
+    lg.add_argument("--private", help="private overlay with the course secret")
+    lg.add_argument("--jobs", type=int, help="sets written in parallel (default 1)")
+    lg.set_defaults(run=cmd_c_logs)
 
     r = commands.add_parser("release", help="regenerate assignments/ from solutions/")
     r.add_argument("projects", nargs="*", help="project folders, e.g. D_grpo (default: all)")

@@ -2,7 +2,8 @@
 
 The file says which projects run, every check with its points and its bar, the two seed sets and the sandbox limits.
 An instructor's private overlay (``course.private.yml`` beside it, ``--private FILE`` or ``$AUTOGRADER_PRIVATE``)
-may replace the grading seeds, and nothing else, so they never have to enter the repository.
+may replace the grading seeds and set the course secret (which decides each student's logs in Project C), and
+nothing else, so neither ever has to enter the repository.
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ class Course(_Strict):
     jobs: int = Field(default=2, ge=1, description="checks run in parallel child processes")
     projects: dict[str, ProjectConfig]
     private_overlay: str | None = Field(default=None, description="set by the loader: which overlay was applied")
+    secret: str | None = Field(default=None, description="from the private overlay only: decides each student's "
+                                                         "own logs in Project C")
 
     def seeds_for(self, seed_set: SeedSet) -> list[int]:
         return list(getattr(self.seeds, seed_set))
@@ -114,11 +117,16 @@ def _overlay_path(private: str | Path | None | bool) -> Path | None:
 def _apply_overlay(data: dict, overlay_file: Path) -> dict:
     overlay = _read_yaml(overlay_file, "private overlay")
     seeds = overlay.get("seeds")
-    if set(overlay) != {"seeds"} or not isinstance(seeds, dict) or set(seeds) != {"grading"}:
+    secret = overlay.get("secret")
+    if (set(overlay) - {"secret"} != {"seeds"} or not isinstance(seeds, dict) or set(seeds) != {"grading"}
+            or ("secret" in overlay and not (isinstance(secret, str) and secret))):
         found = ", ".join(sorted(overlay)) + (f" (seeds: {', '.join(map(str, seeds))})" if isinstance(seeds, dict) else "")
-        raise CourseError(f"private overlay {overlay_file}: expected only `seeds: {{grading: [...]}}`, found {found}")
+        raise CourseError(f"private overlay {overlay_file}: expected only `seeds: {{grading: [...]}}` and optionally "
+                          f"`secret: <text>`, found {found}")
     merged = dict(data)
     merged["seeds"] = {**(data.get("seeds") or {}), "grading": overlay["seeds"]["grading"]}
+    if secret is not None:
+        merged["secret"] = secret
     merged["private_overlay"] = str(overlay_file)
     return merged
 
@@ -130,6 +138,8 @@ def load_course(path: str | Path | None = None, private: str | Path | None | boo
     """
     path = Path(path) if path is not None else paths.COURSE_FILE
     data = _read_yaml(path, "course file")
+    if "secret" in data:
+        raise CourseError(f"{path}: secret: belongs in the private overlay (course.private.yml), never in the course file")
     overlay_file = _overlay_path(private)
     if overlay_file is not None:
         data = _apply_overlay(data, overlay_file)

@@ -89,6 +89,15 @@ def results_from(report: dict, seconds: float) -> dict:
             "stdout_visibility": "hidden"}
 
 
+def submitter(root: Path) -> str | None:
+    """The submitting student's email from Gradescope's submission_metadata.json (their id for Project C's logs)."""
+    try:
+        users = json.loads((root / "submission_metadata.json").read_text())["users"]
+        return str(users[0]["email"])
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
 def _write(results_dir: Path, results: dict) -> None:
     results_dir.mkdir(parents=True, exist_ok=True)
     partial = results_dir / "results.json.partial"
@@ -119,7 +128,8 @@ def run(root: Path) -> dict:
                            "output": "No project found in the upload: expected a project folder (A_ppo/, D_grpo/, ...) "
                                      f"or a project's module (ppo.py, grpo.py, ...); found {found}."}
             else:
-                report = grade(layout, course, seed_set="grading", projects=present).report
+                report = grade(layout, course, seed_set="grading", projects=present,
+                               student=submitter(root)).report
                 results = results_from(report, time.perf_counter() - started)
     except Exception as exc:  # noqa: BLE001 - Gradescope must always get a results file
         results = {"score": 0.0, "execution_time": round(time.perf_counter() - started, 1), "tests": [],

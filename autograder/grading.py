@@ -5,6 +5,7 @@ The report is plain data in the design's schema (see ``docs/report-schema.md``);
 
 from __future__ import annotations
 
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -74,6 +75,19 @@ def _merge(outcomes: list[Outcome]) -> Outcome:
     return Outcome("ok", seconds, data)
 
 
+def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
+    """Let a check with a ``prepare`` make its child's input file in the grader; a failure there is the grader's."""
+    if not hasattr(check, "prepare"):
+        return None
+    started = time.perf_counter()
+    try:
+        request["inputs"] = check.prepare(Context(tuple(request["seeds"]), request["seed_set"],
+                                                  check.Bar.model_validate(request["bar"]), secret=secret))
+    except Exception:  # noqa: BLE001 - costs this check, never the report
+        return Outcome("internal_error", time.perf_counter() - started, message=traceback.format_exc(limit=-3))
+    return None
+
+
 def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, progress) -> list[Outcome | None]:
     """Run every planned check in the sandbox, per-seed checks split across children, longest first."""
     tasks = []  # (plan index, seeds for this child, cost)
@@ -91,7 +105,8 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
         request = {"project": pid, "check": cid, "folder": str(folder.resolve()), "seeds": shard,
                    "seed_set": PROJECTS[pid].checks[cid].fixed_seeds or seed_set,
                    "bar": course.projects[pid].checks[cid].bar}
-        outcome = run_check(request, course.limits_for(pid, cid), runtime_dir)
+        outcome = _prepare(PROJECTS[pid].checks[cid], request, course.secret)
+        outcome = outcome or run_check(request, course.limits_for(pid, cid), runtime_dir)
         if progress:
             progress(cid, len(tasks))
         return outcome
@@ -106,8 +121,12 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
 
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
           checks: list[str] | None = None, public_only: bool = False, jobs: int | None = None,
-          progress=None) -> Graded:
-    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(check_id, total)`` hears each child's end."""
+          progress=None, student: str | None = None) -> Graded:
+    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(check_id, total)`` hears each child's end.
+
+    ``student`` is the student's id when known (grade-all's folder name, Gradescope's metadata, ``--student``): checks
+    that depend on who the student is (C's own logs) judge with it and the course secret.
+    """
     path = Path(path)
     plan = []  # (project id, check id, folder or None)
     for pid in projects_in(path, course, projects):
@@ -125,7 +144,8 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
         verdict = None
         if outcome is not None and outcome.status == "ok":
             used = check.fixed_seeds or seed_set
-            ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar))
+            ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar),
+                          student=student, secret=course.secret)
             try:
                 verdict = check.judge(outcome.data, ctx)
             except (Malformed, StudentError) as exc:

@@ -22,6 +22,15 @@ def _project_of(check_id: str) -> str:
     return project
 
 
+def student_of(folder: Path) -> str | None:
+    """The student id in nbgrader's layout (``.../autograded/<student>/<assignment>/`` or ``submitted/``), else None."""
+    parts = folder.parts
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i - 1] in ("autograded", "submitted"):
+            return parts[i]
+    return None
+
+
 def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -> float:
     """Run one check on the project folder (the notebook's own, by default); print its verdict; return its points.
 
@@ -29,10 +38,15 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
     ($AUTOGRADER_PRIVATE or course.private.yml), and are never printed.
     """
     project = _project_of(check_id)
+    if seeds == "public" and not load_course().projects[project].checks[check_id].public:
+        print(f"{check_id} runs at grading time only (it needs to know who you are): 0 points here")
+        return 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         course = load_course()
-        report = grade(Path(folder).resolve(), course, seed_set=seeds, projects=[project], checks=[check_id]).report
+        folder = Path(folder).resolve()
+        report = grade(folder, course, seed_set=seeds, projects=[project], checks=[check_id],
+                       student=student_of(folder)).report
     result = report["projects"][project]["checks"][0]
     which = "public seeds" if seeds == "public" else "grading seeds"
     status = "passed" if result["passed"] else ("partly passed" if result["score"] > 0 else "failed")

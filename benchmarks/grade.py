@@ -9,6 +9,7 @@ memory limit would see.
 """
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -23,9 +24,15 @@ sys.path.insert(0, str(KIT))
 from autograder.projects import PROJECTS  # noqa: E402
 
 
-def measure(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak resident MB of the whole process tree)."""
-    started = time.perf_counter()
+def cpu_of_children() -> float:
+    """User + system CPU seconds of every finished descendant so far (they are all waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(command: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, peak resident MB of the whole process tree, CPU seconds of the whole tree)."""
+    started, cpu_before = time.perf_counter(), cpu_of_children()
     proc = psutil.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peak = 0
     while proc.poll() is None:
@@ -37,7 +44,8 @@ def measure(command: list[str]) -> tuple[float, float]:
         time.sleep(0.02)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited with {proc.returncode}")
-    return time.perf_counter() - started, peak / 2**20
+    # CPU seconds are the figure a machine busy with other work inflates least
+    return time.perf_counter() - started, peak / 2**20, cpu_of_children() - cpu_before
 
 
 def main() -> None:
@@ -51,10 +59,10 @@ def main() -> None:
                "--jobs", str(args.jobs)]
     walls, peaks = [], []
     for run in range(args.runs):
-        wall, peak = measure(command)
+        wall, peak, cpu = measure(command)
         walls.append(wall)
         peaks.append(peak)
-        print(f"run {run + 1}: {wall:6.2f} s wall, peak {peak:6.1f} MB")
+        print(f"run {run + 1}: {wall:6.2f} s wall, {cpu:6.2f} s CPU, peak {peak:6.1f} MB")
     print(f"grade {args.projects} (reference, {args.seeds} seeds, --jobs {args.jobs}), {args.runs} runs: "
           f"median {statistics.median(walls):.2f} s (min {min(walls):.2f}, max {max(walls):.2f}); "
           f"peak memory median {statistics.median(peaks):.0f} MB (max {max(peaks):.0f} MB)")

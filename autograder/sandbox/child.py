@@ -37,7 +37,8 @@ def run(request: dict) -> dict:
 
     project = PROJECTS[request["project"]]
     check = project.checks[request["check"]]
-    ctx = Context(tuple(request["seeds"]), request["seed_set"], check.Bar.model_validate(request["bar"]))
+    ctx = Context(tuple(request["seeds"]), request["seed_set"], check.Bar.model_validate(request["bar"]),
+                  inputs=request.get("inputs"))
     try:
         student = Student(Path(request["folder"]), project.modules)
         return {"status": "ok", "data": plain(check.collect(student, ctx))}

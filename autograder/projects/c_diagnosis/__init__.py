@@ -1,0 +1,9 @@
+"""Project C: diagnose faulty agents from their training logs (D2L §15.7.6 C)."""
+
+from autograder.checks import Project
+from autograder.projects.c_diagnosis.checks import (Entropy, ExplainedVariance, FreshRuns, KLClip, OwnLabels,
+                                                    ReturnDrop, TDAndQ)
+from autograder.projects.c_diagnosis.plots import plots
+
+PROJECT = Project.of("C", "Diagnose three faulty agents", "C_diagnosis", ("diagnostics",),
+                     [Entropy, KLClip, ExplainedVariance, TDAndQ, ReturnDrop, OwnLabels, FreshRuns], plots=plots)

@@ -1,0 +1,168 @@
+"""Project C end to end: the reference earns every point, stubs none; logs name no fault; each student's set is
+decided by their id and the course secret; the secret lives only in the private overlay."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from autograder import paths
+from autograder.checks import Context
+from autograder.cli import main
+from autograder.config import CourseError, load_course
+from autograder.grading import grade
+from autograder.projects import PROJECTS
+from autograder.projects.c_diagnosis import fresh, runs
+
+
+# Every test here grades with the bundled grading seeds, as the planted bugs do, so one session trains the fresh runs
+# once (the grader keeps them for the life of its process).
+
+
+@pytest.fixture(scope="module")
+def reference_report(course):
+    return grade(paths.SOLUTIONS, course, seed_set="grading", projects=["C"]).report
+
+
+def test_the_reference_earns_full_marks_on_the_grading_seeds(reference_report, course):
+    failed = [(c["id"], c["message"]) for c in reference_report["projects"]["C"]["checks"] if not c["passed"]]
+    assert failed == []
+    shown = next(c for c in reference_report["projects"]["C"]["checks"] if c["id"] == "C.fresh_runs")["details"]["runs"]
+    assert len(shown) == len(runs.AGENTS) * len(course.seeds.grading)
+    assert {(r["truth"], r["severity"]) for r in shown} == set(runs.AGENTS)
+
+
+def test_the_report_draws_a_panel_per_fresh_run(reference_report):
+    details = {c["id"]: c["details"] for c in reference_report["projects"]["C"]["checks"]}
+    figures = PROJECTS["C"].plots(details)
+    assert figures and all(png.startswith(b"\x89PNG") for _, png in figures)
+
+
+def test_pristine_stubs_score_zero_with_not_implemented_messages(tmp_path, course):
+    out, no_overlay = tmp_path / "r.json", tmp_path / "bundled.yml"
+    no_overlay.write_text(f"seeds: {{grading: {course.seeds.grading}}}\n")
+    assert main(["grade", str(paths.ASSIGNMENTS), "--projects", "C", "--seeds", "grading", "--private", str(no_overlay),
+                 "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["score"] == 0
+    assert all("is not implemented yet" in c["message"] for c in report["projects"]["C"]["checks"])
+
+
+def test_logs_name_no_fault_and_differ_in_length_not_in_fields(course):
+    logs = fresh.unbundle(fresh.fresh_logs(course.seeds.grading[0]))
+    fields = {("q_values" in log): set(log) for log in logs}
+    for log in logs:
+        assert set(log) == fields["q_values" in log]  # a faulty agent's log has the healthy one's fields
+        assert not any(word in key for key in log for word in ("fault", "buffer", "capacity", "gain", "lr", "label"))
+        assert all(value.dtype.kind in "fiub" for value in log.values())  # numbers only, no names
+    assert len({len(log["update"]) for log in logs}) > 1
+
+
+def test_fresh_runs_differ_with_the_seed_and_their_order_is_shuffled():
+    assert [r.label for r in runs.fresh_plan(7)] != [r.label for r in runs.fresh_plan(8)]
+    assert {r.seed for r in runs.fresh_plan(7)}.isdisjoint({r.seed for r in runs.fresh_plan(8)})
+    # the course secret moves the order and the runs, so code that knows the seed cannot recompute the truth
+    one, another = runs.fresh_plan(7, "one secret"), runs.fresh_plan(7, "another")
+    assert {r.seed for r in one}.isdisjoint({r.seed for r in another})
+
+
+def test_each_students_set_is_decided_by_their_id_and_the_secret():
+    alice = runs.student_set(runs.student_key("alice", "s3cret", 0))
+    assert alice == runs.student_set(runs.student_key("alice", "s3cret", 0))
+    assert sorted(r.label for r in alice.values()) == sorted(runs.FAULTS)
+    keys = {runs.student_key(s, "s3cret", 0) for s in ("alice", "bob", "carol")}
+    assert len(keys) == 3 and runs.student_key("alice", "other", 0) not in keys
+    orders = {tuple(r.label for r in runs.student_set(runs.student_key(f"s{i}", "x", 0)).values()) for i in range(40)}
+    assert len(orders) == 6  # every assignment of the three faults to the three names occurs
+
+
+def test_own_labels_are_judged_against_the_students_own_set(course):
+    check = PROJECTS["C"].checks["C.own_labels"]
+    bar = check.Bar.model_validate(course.projects["C"].checks["C.own_labels"].bar)
+    truth = {name: run.label for name, run in runs.student_set(runs.student_key("alice", "k", 0)).items()}
+    as_alice = Context((7,), "grading", bar, student="alice", secret="k")
+    assert check.judge({"labels": truth}, as_alice).fraction == 1.0
+    as_bob = Context((7,), "grading", bar, student="bob", secret="k")  # bob's set differs from alice's under "k"
+    assert check.judge({"labels": truth}, as_bob).fraction < 1.0
+
+
+def test_the_bundled_example_logs_are_the_example_set(course):
+    bar = course.projects["C"].checks["C.own_labels"].bar
+    example = runs.student_set(runs.student_key(None, None, bar["example_seed"]))
+    for name, run in example.items():
+        log = runs.load(paths.SOLUTIONS / "C_diagnosis" / "logs" / f"{name}.npz")
+        assert ("q_values" in log) == (run.label == "small_replay_buffer")
+
+
+def test_the_secret_may_come_only_from_the_private_overlay(tmp_path):
+    overlay = tmp_path / "private.yml"
+    overlay.write_text("seeds: {grading: [5, 6]}\nsecret: long-random-text\n")
+    assert load_course(private=overlay).secret == "long-random-text"
+    overlay.write_text("seeds: {grading: [5, 6]}\nsecret: 12\n")
+    with pytest.raises(CourseError, match="secret"):
+        load_course(private=overlay)
+    course_file = tmp_path / "course.yml"
+    course_file.write_text(paths.COURSE_FILE.read_text() + "secret: in-the-open\n")
+    with pytest.raises(CourseError, match="belongs in the private overlay"):
+        load_course(course_file, private=False)
+
+
+def test_writing_students_logs_needs_a_secret(tmp_path, capsys):
+    plain = tmp_path / "private.yml"
+    plain.write_text("seeds: {grading: [5, 6]}\n")
+    assert main(["c-logs", "alice", "--out", str(tmp_path / "out"), "--private", str(plain)]) == 2
+    assert "no course secret" in capsys.readouterr().err
+
+
+def test_the_student_id_comes_from_nbgraders_layout_and_gradescopes_metadata(tmp_path):
+    from autograder.gradescope import submitter
+    from autograder.notebook import student_of
+
+    assert student_of(tmp_path / "autograded" / "alice" / "C_diagnosis") == "alice"
+    assert student_of(tmp_path / "submitted" / "bob" / "C_diagnosis") == "bob"
+    assert student_of(tmp_path / "assignments" / "C_diagnosis") is None
+    (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": [{"email": "e@x.org", "name": "E"}]}))
+    assert submitter(tmp_path) == "e@x.org" and submitter(tmp_path / "nowhere") is None
+
+
+def test_grade_all_grades_each_student_against_their_own_logs(tmp_path, course):
+    """Alice's folder holds her own set; the verdict is right for her and wrong when filed as someone else's."""
+    key = runs.student_key("alice", course.secret, 0)
+    truth = {name: run.label for name, run in runs.student_set(key).items()}
+    folder = tmp_path / "alice" / "C_diagnosis"
+    folder.mkdir(parents=True)
+    source = (paths.SOLUTIONS / "C_diagnosis" / "diagnostics.py").read_text()
+    (folder / "diagnostics.py").write_text(source.replace(
+        '    return {path.stem: diagnose(load_log(path)) for path in sorted(LOGS.glob("*.npz"))}',
+        f"    return {truth!r}"))
+    as_alice = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"], student="alice").report
+    assert as_alice["projects"]["C"]["checks"][0]["passed"]
+    others = [s for s in ("bob", "carol", "dave", "erin") if runs.student_set(runs.student_key(s, course.secret, 0))
+              != runs.student_set(key)]
+    as_other = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"], student=others[0]).report
+    assert not as_other["projects"]["C"]["checks"][0]["passed"]
+
+
+def test_the_c_notebook_runs_its_self_checks_and_names_the_example_faults(tmp_path, course):
+    from test_notebooks import printed_by
+
+    printed = printed_by("C_diagnosis", tmp_path, timeout=300)
+    assert "False" not in printed and printed.count("True") == 5
+    seed = course.projects["C"].checks["C.own_labels"].bar["example_seed"]
+    example = runs.student_set(runs.student_key(None, None, seed))
+    assert f"diagnose says: { {name: run.label for name, run in example.items()} }" in printed
+
+
+def test_judges_refuse_shortened_or_forged_results(course):
+    """Student code rules its child; a result with fewer cases or made-up keys must score 0, never skip comparisons."""
+    from autograder.checks import Malformed
+
+    variance = PROJECTS["C"].checks["C.explained_variance"]
+    ctx = Context((7,), "public", variance.Bar.model_validate({"tolerance": 1e-9}))
+    with pytest.raises(Malformed):
+        variance.judge({"out": []}, ctx)
+    own = PROJECTS["C"].checks["C.own_labels"]
+    bar = own.Bar.model_validate(course.projects["C"].checks["C.own_labels"].bar)
+    with pytest.raises(Malformed):
+        own.judge({"labels": {"agent_a": "healthy"}}, Context((7,), "public", bar))
