@@ -10,7 +10,7 @@ from autograder import paths
 from autograder.cli import main
 from autograder.grading import grade
 from autograder.projects.b_ablations import catalogue, oracle, switches
-from conftest import copy_reference, grade_checks, mutate, write_submission
+from conftest import copy_reference, grade_checks, grade_in_a_fresh_process, mutate, write_submission
 
 FOLDER = paths.SOLUTIONS / "B_ablations"
 
@@ -95,3 +95,11 @@ def test_episodes_patched_in_the_child_beyond_what_cartpole_allows_are_refused(t
     write_submission(root, (FOLDER / "details.py").read_text() + forgery, "B_ablations", "details.py")
     result = grade_checks(root, course, ["B.table"])["B.table"]
     assert result["score"] == 0 and "not what this check collects" in result["message"]
+
+
+def test_grading_twice_in_fresh_processes_gives_the_same_report(reference_report):
+    from test_d_reference import without_timing
+
+    again = grade_in_a_fresh_process(["B"])
+    assert json.dumps(without_timing(again), sort_keys=True) == json.dumps(without_timing(reference_report),
+                                                                           sort_keys=True)

@@ -14,6 +14,7 @@ from autograder.config import CourseError, load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
 from autograder.projects.c_diagnosis import fresh, runs
+from conftest import grade_in_a_fresh_process
 
 
 # Every test here grades with the bundled grading seeds, as the planted bugs do, so one session trains the fresh runs
@@ -166,3 +167,11 @@ def test_judges_refuse_shortened_or_forged_results(course):
     bar = own.Bar.model_validate(course.projects["C"].checks["C.own_labels"].bar)
     with pytest.raises(Malformed):
         own.judge({"labels": {"agent_a": "healthy"}}, Context((7,), "public", bar))
+
+
+def test_grading_twice_in_fresh_processes_gives_the_same_report(reference_report):
+    from test_d_reference import without_timing
+
+    again = grade_in_a_fresh_process(["C"])
+    assert json.dumps(without_timing(again), sort_keys=True) == json.dumps(without_timing(reference_report),
+                                                                           sort_keys=True)
