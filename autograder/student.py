@@ -141,15 +141,16 @@ def describe(value) -> str:
     return f"{type(value).__name__} {value!r}"[:120]
 
 
-def as_array(value, shape: tuple, what: str) -> np.ndarray:
-    """``value`` as a float array of ``shape`` with finite entries, or a StudentError saying what was found."""
+def as_array(value, shape: tuple, what: str, finite: bool = True) -> np.ndarray:
+    """``value`` as a float array of ``shape`` (with finite entries unless ``finite=False``: some cases expect NaN or
+    inf), or a StudentError saying what was found."""
     try:
         array = np.array(value, dtype=float)
     except (TypeError, ValueError):
         raise StudentError(f"{what}: expected numbers of shape {shape}, found {describe(value)}", "invalid") from None
     if array.shape != tuple(shape):
         raise StudentError(f"{what}: expected shape {tuple(shape)}, found {describe(value)}", "invalid")
-    if not np.all(np.isfinite(array)):
+    if finite and not np.all(np.isfinite(array)):
         raise StudentError(f"{what}: expected finite numbers, found NaN or inf in {np.array2string(array, 60)}",
                            "invalid")
     return array

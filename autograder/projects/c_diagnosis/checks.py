@@ -9,19 +9,12 @@ import numpy as np
 
 from autograder.checks import Bar, Check, Malformed, Verdict, pairs
 from autograder.projects.c_diagnosis import fresh, oracle, runs
-from autograder.student import StudentError, describe
+from autograder.student import StudentError, as_array, describe
 
 
 def numbers(value, shape: tuple, what: str) -> np.ndarray:
-    """``value`` as a float array of ``shape``; NaN and inf are kept (some cases expect them), anything else is an
-    error worded for the student."""
-    try:
-        array = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise StudentError(f"{what}: expected numbers of shape {shape}, found {describe(value)}", "invalid") from None
-    if array.shape != tuple(shape):
-        raise StudentError(f"{what}: expected shape {tuple(shape)}, found {describe(value)}", "invalid")
-    return array
+    """``value`` as a float array of ``shape``; NaN and inf are kept (some cases expect them)."""
+    return as_array(value, shape, what, finite=False)
 
 
 def stats(value, keys: tuple, what: str) -> dict:
