@@ -66,6 +66,19 @@ class Context:
     student: str | None = None
     secret: str | None = None
 
+    def seeds_shown(self) -> str:
+        """The seeds as a message may name them: public ones by value, grading ones by count only (students read
+        every message, and the grading seeds are the instructor's secret)."""
+        if self.seed_set == "public":
+            return f"seeds {list(self.seeds)}"
+        return f"the {len(self.seeds)} grading seed{'s' * (len(self.seeds) != 1)}"
+
+    def seed_shown(self, seed: int) -> str:
+        """One seed as a message may name it: ``seed 7``, or ``grading seed 2 of 3``."""
+        if self.seed_set == "public":
+            return f"seed {seed}"
+        return f"grading seed {self.seeds.index(seed) + 1} of {len(self.seeds)}"
+
 
 @dataclass
 class Verdict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -57,9 +57,23 @@ class ProjectConfig(_Strict):
     checks: dict[str, CheckConfig]
 
 
+MAX_SEED = 2**32 - 1  # the largest seed every numpy generator (legacy RandomState included) accepts
+SeedList = list[Annotated[int, Field(ge=0, le=MAX_SEED, strict=True)]]
+
+
 class Seeds(_Strict):
-    public: list[int] = Field(min_length=1)
-    grading: list[int] = Field(min_length=1)
+    """Each set is a list of 1 to 10 distinct seeds, in any order: every per-seed result is matched to its seed."""
+
+    public: SeedList = Field(min_length=1, max_length=10)
+    grading: SeedList = Field(min_length=1, max_length=10)
+
+    @field_validator("public", "grading")
+    @classmethod
+    def _distinct(cls, seeds):
+        repeated = sorted({seed for seed in seeds if seeds.count(seed) > 1})
+        if repeated:
+            raise ValueError(f"expected distinct seeds, {', '.join(map(str, repeated))} appears more than once")
+        return seeds
 
 
 class Course(_Strict):
@@ -104,6 +118,13 @@ def _describe(error: dict) -> str:
     return f"{where}: {error['msg']} (found {error.get('input')!r})"
 
 
+def _from_overlay(error: dict, overlay_file: Path | None) -> str:
+    """Where a bad grading seed came from, when the overlay set it: course.yml's own would be the wrong place to look."""
+    if overlay_file is not None and tuple(error["loc"][:2]) == ("seeds", "grading"):
+        return f" (set by the private overlay {overlay_file})"
+    return ""
+
+
 def _overlay_path(private: str | Path | None | bool) -> Path | None:
     if private is False:
         return None
@@ -146,7 +167,7 @@ def load_course(path: str | Path | None = None, private: str | Path | None | boo
     try:
         course = Course.model_validate(data)
     except ValidationError as exc:
-        problems = "\n".join(f"  {_describe(e)}" for e in exc.errors())
+        problems = "\n".join(f"  {_describe(e)}{_from_overlay(e, overlay_file)}" for e in exc.errors())
         raise CourseError(f"{path} is not valid:\n{problems}") from None
     _check_against_registry(course, path)
     return course

@@ -15,6 +15,7 @@ from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
 from autograder.sandbox import runtime
+from autograder.secrecy import Hidden, redact, redact_text
 from autograder.sandbox.runner import Outcome, run_check
 from autograder.student import StudentError
 
@@ -63,15 +64,18 @@ def _failure_message(outcome: Outcome) -> str:
     return outcome.message
 
 
-def _merge(outcomes: list[Outcome]) -> Outcome:
-    """One check's shards (one per seed) as one outcome: the first failure, or every list joined in seed order."""
-    if len(outcomes) == 1:
-        return outcomes[0]
-    seconds = sum(o.seconds for o in outcomes)
-    for outcome in outcomes:
+def _merge(shards: dict[tuple[int, ...], Outcome], seeds: list[int]) -> Outcome:
+    """One check's shards as one outcome: the first failure, or every collected list joined in the order of ``seeds``
+    (the course's own order, which is the order ``judge`` pairs them with). A shard is found by its seed, never by
+    where it finished or how its seed sorts."""
+    if len(shards) == 1:
+        return next(iter(shards.values()))
+    ordered = [shards[(seed,)] for seed in seeds]
+    seconds = sum(o.seconds for o in ordered)
+    for outcome in ordered:
         if outcome.status != "ok":
             return Outcome(outcome.status, seconds, {}, outcome.message, outcome.kind)
-    data = {key: [item for o in outcomes for item in o.data[key]] for key in outcomes[0].data}
+    data = {key: [item for o in ordered for item in o.data[key]] for key in ordered[0].data}
     return Outcome("ok", seconds, data)
 
 
@@ -90,10 +94,12 @@ def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
 
 def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, progress) -> list[Outcome | None]:
     """Run every planned check in the sandbox, per-seed checks split across children, longest first."""
+    def seeds_of(i: int) -> list[int]:
+        return course.seeds_for(PROJECTS[plan[i][0]].checks[plan[i][1]].fixed_seeds or seed_set)
+
     tasks = []  # (plan index, seeds for this child, cost)
     for i, (pid, cid, folder) in enumerate(plan):
-        check = PROJECTS[pid].checks[cid]
-        seeds = course.seeds_for(check.fixed_seeds or seed_set)
+        check, seeds = PROJECTS[pid].checks[cid], seeds_of(i)
         if folder is not None:
             shards = [[seed] for seed in seeds] if check.per_seed else [seeds]
             tasks += [(i, shard, check.cost * len(shard)) for shard in shards]
@@ -113,10 +119,10 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
 
     with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
         results = list(pool.map(run, tasks))
-    shards: dict[int, list] = {}
-    for (i, shard, _), outcome in sorted(zip(tasks, results), key=lambda pair: (pair[0][0], pair[0][1])):
-        shards.setdefault(i, []).append(outcome)
-    return [_merge(shards[i]) if i in shards else None for i in range(len(plan))]
+    shards: dict[int, dict[tuple[int, ...], Outcome]] = {}
+    for (i, shard, _), outcome in zip(tasks, results):
+        shards.setdefault(i, {})[tuple(shard)] = outcome
+    return [_merge(shards[i], seeds_of(i)) if i in shards else None for i in range(len(plan))]
 
 
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
@@ -149,8 +155,9 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
             try:
                 verdict = check.judge(outcome.data, ctx)
             except (Malformed, StudentError) as exc:
-                verdict = Verdict(0.0, f"the data your code's run handed back is not what this check collects ({exc}); "
-                                       "code that changes the grader or writes its own result gains nothing")
+                verdict = Verdict(0.0, f"the data this check's run handed back is not what the check collects "
+                                       f"({exc}), so nothing could be graded. If your code leaves the grader's modules "
+                                       "and files alone, please tell the instructor", {"status": "malformed"})
             except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
                 outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
         missing = f"no {project.folder} folder found in {path} (expected {path / project.folder}/)"
@@ -165,4 +172,7 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
                                                 if c["details"] and "status" not in c["details"]})
     report["score"] = round(sum(s["score"] for s in report["projects"].values()), 6)
     report["max_score"] = round(sum(s["max_score"] for s in report["projects"].values()), 6)
-    return Graded(report, figures)
+    hidden = Hidden.of(course, seed_set)
+    figures = {pid: [(redact_text(caption, hidden), image) for caption, image in shown]
+               for pid, shown in figures.items()}
+    return Graded(redact(report, hidden), figures)

@@ -84,7 +84,7 @@ def scores_of(runs, seeds, names, bar) -> dict:
     for seed, run in pairs(seeds, runs, "seeds"):
         if not isinstance(run, dict) or run.get("seed") != seed or not isinstance(run.get("episodes"), dict) \
                 or set(run["episodes"]) != set(names):
-            raise Malformed(f"the re-run of seed {seed} does not hold the settings {names}")
+            raise Malformed(f"the re-run of one seed does not hold the settings {names}")
         for name in names:
             scores[name].append(oracle.training_score(per_update_returns(episodes(run["episodes"][name], bar),
                                                                          bar.n_updates)))
@@ -223,7 +223,7 @@ class Table(Check):
         for name, want in grader.items():
             got = theirs.get(name)
             if not isinstance(got, list) or not close(got, want, tol):
-                failures.append(f"{name}: your table says {got}, the grader's re-run on seeds {list(ctx.seeds)} "
+                failures.append(f"{name}: your table says {got}, the grader's re-run on {ctx.seeds_shown()} "
                                 f"gives {[round(w, 3) for w in want]}")
         summary = _plain_table(table.get("summary")) if isinstance(table.get("summary"), dict) else {}
         consistent = _summarizes(summary, theirs, len(ctx.seeds))
@@ -231,7 +231,7 @@ class Table(Check):
             failures.append(f"the table's summary should be the median, min and max of its own scores, per setting, "
                             f"over the {len(ctx.seeds)} seeds")
         return Verdict.of(failures, len(grader) + 2, f"the baseline and your named factors match the grader's re-run "
-                          f"on seeds {list(ctx.seeds)}, and the summary matches the scores", scores=grader)
+                          f"on {ctx.seeds_shown()}, and the summary matches the scores", scores=grader)
 
 
 def _summarizes(summary: dict, scores: dict, n_seeds: int) -> bool:
@@ -268,15 +268,15 @@ class AblationBar(Check):
         clearing = [f for f in factors if oracle.matters(scores, f)]
         rows = {f: {"change": oracle.effect(scores, f), "spread": oracle.spread(scores, f),
                     "matters": f in clearing} for f in factors}
-        details = {"scores": scores, "named": named, "factors": rows, "seeds": list(ctx.seeds)}
+        details = {"scores": scores, "named": named, "factors": rows, "seeds": ctx.seeds_shown()}
         figures = "; ".join(f"{f}: median {rows[f]['change']:+.1f} vs spread {rows[f]['spread']:.1f}" for f in factors)
         failures = []
         if not clearing:
-            failures.append(f"no ablated detail moves the median beyond the seed spread on seeds {list(ctx.seeds)} "
+            failures.append(f"no ablated detail moves the median beyond the seed spread on {ctx.seeds_shown()} "
                             f"({figures})")
         missed = [f for f in named if f not in clearing]
         if missed:
             failures.append(f"you named {', '.join(missed)}, which does not clear the bar in the grader's re-run "
                             f"({figures})")
-        return Verdict.of(failures, 2, f"{', '.join(named)} clears the bar on seeds {list(ctx.seeds)} ({figures})",
+        return Verdict.of(failures, 2, f"{', '.join(named)} clears the bar on {ctx.seeds_shown()} ({figures})",
                           **details)

@@ -14,5 +14,5 @@ def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes
     fig, ax = figure(7.5, 3.8)
     ablation_figure(bar["scores"], bar["named"], (reference or {}).get("B.bar", {}).get("scores"), ax=ax)
     named = ", ".join(bar["named"])
-    return [(f"The grader's re-run of your ablation on seeds {bar['seeds']}: dots are seeds, bars medians, the band "
+    return [(f"The grader's re-run of your ablation on {bar['seeds']}: dots are seeds, bars medians, the band "
              f"the baseline's spread; your conclusion ({named}) in red", png(fig))]

@@ -196,7 +196,7 @@ class Defaults(Check):
         if not (len(a["params"]) == len(b["params"]) and all(np.array_equal(x, y) for x, y in zip(a["params"],
                                                                                                b["params"]))):
             failures.append(f"details.train(..., Details()) should give the very same weights as ppo.train after "
-                            f"{ctx.bar.n_updates} updates (seed {ctx.seeds[0]}); they differ, so a default changes "
+                            f"{ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seeds[0])}); they differ, so a default changes "
                             "something (the order of random draws counts too)")
         return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
 
