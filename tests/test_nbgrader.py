@@ -18,7 +18,9 @@ from autograder.grading import grade
 from autograder.nbcells import TAG
 from autograder.projects import PROJECTS
 
-SECRET_SEEDS = [918273, 564738]
+SECRET_SEEDS = [3_918_273_645, 564_738_291]  # unsorted, large, distinctive
+SECRET = "nb-course-secret-5d2c8e1a"
+ECHO = "    raise RuntimeError(f'my seed is {seed}')\n"  # a student who prints the seed their train is handed
 PROJECT_IDS = ["A", "D"]
 
 
@@ -50,7 +52,7 @@ def course_root(tmp_path_factory):
     for folder in folders:
         shutil.copytree(paths.SOLUTIONS / folder, root / "solutions" / folder)
     overlay = root / "private.yml"
-    overlay.write_text(f"seeds: {{grading: {SECRET_SEEDS}}}\n")
+    overlay.write_text(f"seeds: {{grading: {SECRET_SEEDS}}}\nsecret: {SECRET}\n")
     os.environ["AUTOGRADER_PRIVATE"] = str(overlay)
     try:
         for folder in folders:
@@ -58,6 +60,11 @@ def course_root(tmp_path_factory):
             module = f"{PROJECTS[next(p for p in PROJECT_IDS if PROJECTS[p].folder == folder)].modules[0]}.py"
             submit(root, "alice", folder, paths.SOLUTIONS / folder / module)  # the reference
             submit(root, "bob", folder, paths.ASSIGNMENTS / folder / module)  # the pristine stub
+        echoing = root / "echoing" / "ppo.py"
+        echoing.parent.mkdir()
+        echoing.write_text((paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text().replace(
+            "    rng = np.random.default_rng(seed)\n", ECHO))
+        submit(root, "mallory", "A_ppo", echoing)
         submit(root, "carol", "D_grpo", paths.SOLUTIONS / "D_grpo" / "grpo.py", edit_notebook=lambda nb: setattr(
             nb, "cells", [c for c in nb.cells if c.get("id") != "check-D-weights"]))
         for folder in folders:
@@ -103,14 +110,16 @@ def test_a_deleted_check_cell_is_added_back_and_said_so(course_root):
     assert "was missing from the submission" in feedback
 
 
-def test_feedback_never_shows_the_grading_seeds(course_root):
+def test_feedback_never_shows_the_grading_seeds_or_the_secret(course_root):
     pages = list((course_root / "feedback").rglob("*.html"))
-    assert len(pages) == 5
-    for page in pages:
+    assert len(pages) == 6
+    notebooks = list((course_root / "autograded").rglob("*.ipynb"))
+    assert "‹grading seed›" in (course_root / "feedback" / "mallory" / "A_ppo" / "A_ppo.html").read_text()
+    for page in pages + notebooks:
         text = page.read_text()
-        assert "### BEGIN HIDDEN TESTS" not in text
-        for seed in SECRET_SEEDS:
-            assert str(seed) not in text, page
+        assert "### BEGIN HIDDEN TESTS" not in text or page.suffix == ".ipynb"
+        for value in [*map(str, SECRET_SEEDS), SECRET]:
+            assert value not in text, (page, value)
 
 
 def test_export_lists_every_student_and_project(course_root):

@@ -1,0 +1,191 @@
+"""Any grading seeds an instructor picks: the reference earns every point whatever their order and size, and no text a
+student can read (the CLI's table, report.json, report.html, Gradescope's results.json) ever holds one, nor the
+course secret. nbgrader's feedback is attacked the same way in test_nbgrader.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import paths
+from autograder.checks import Context
+from autograder.config import CourseError, load_course
+from autograder.grading import _merge, grade
+from autograder.gradescope import run as gradescope_run
+from autograder.sandbox.runner import Outcome
+from autograder.secrecy import SEED_MARK, Hidden, redact
+from conftest import mutate
+
+SEEDS = [3_987_654_321, 1_234_567_891, 2_718_281_829]  # unsorted, large, distinctive
+SECRET = "zq-course-secret-7b1e9f04"
+AUTOGRADER = Path(sys.executable).parent / "autograder"
+
+
+def overlay_file(folder: Path, seeds=SEEDS, secret=SECRET) -> Path:
+    path = folder / "private.yml"
+    path.write_text(f"seeds: {{grading: {list(seeds)}}}\nsecret: {secret}\n")
+    return path
+
+
+def leaks(text: str) -> list[str]:
+    return [value for value in [*map(str, SEEDS), SECRET] if value in text]
+
+
+def without_seconds(report: dict) -> dict:
+    for project in report["projects"].values():
+        for check in project["checks"]:
+            check.pop("seconds")
+    return report
+
+
+# ------------------------------------------------------------------------------------------------ the seed list
+
+
+@pytest.mark.parametrize("seeds, phrase", [
+    ([5, 9, 5], "seed number 3 of the list repeats an earlier one"),
+    ([-1], "greater than or equal to 0"),
+    ([2**32], "less than or equal to 4294967295"),
+    (list(range(11)), "at most 10 items"),
+    ([], "at least 1 item"),
+    ([1.5], "valid integer"),
+])
+def test_a_bad_grading_seed_list_is_refused_at_load_and_the_overlay_named(tmp_path, seeds, phrase):
+    overlay = overlay_file(tmp_path, seeds)
+    with pytest.raises(CourseError) as caught:
+        load_course(paths.COURSE_FILE, private=overlay)
+    message = str(caught.value)
+    assert "seeds.grading" in message and phrase in message and str(overlay) in message
+    assert "found" not in message  # a grading seed is never echoed: Gradescope shows a failed run's output
+
+
+@pytest.mark.parametrize("seeds", [[0], [2**32 - 1, 0, 17], list(range(10, 0, -1))])
+def test_one_to_ten_distinct_seeds_in_any_order_load_as_given(tmp_path, seeds):
+    assert load_course(paths.COURSE_FILE, private=overlay_file(tmp_path, seeds)).seeds.grading == seeds
+
+
+def test_per_seed_shards_are_joined_in_the_courses_order_whatever_order_they_come_in():
+    shards = {(seed,): Outcome("ok", 1.0, {"runs": [f"run of {seed}"]}) for seed in sorted(SEEDS)}
+    merged = _merge(shards, SEEDS)
+    assert merged.data["runs"] == [f"run of {seed}" for seed in SEEDS] and merged.seconds == 3.0
+
+
+def test_messages_name_grading_seeds_by_count_and_public_ones_by_value():
+    grading, public = Context(tuple(SEEDS), "grading", None), Context((7, 8, 9), "public", None)
+    assert grading.seeds_shown() == "the 3 grading seeds" and grading.seed_shown(SEEDS[1]) == "grading seed 2 of 3"
+    assert public.seeds_shown() == "seeds [7, 8, 9]" and public.seed_shown(8) == "seed 8"
+
+
+def test_redaction_strikes_whole_seeds_and_the_secret_only():
+    hidden = Hidden(tuple(SEEDS), SECRET)
+    text = f"seed {SEEDS[0]}, {SEEDS[1]}.0 and {SECRET}; not 1{SEEDS[0]} nor 0.{SEEDS[2]}"
+    assert redact({"m": [text]}, hidden) == {"m": [f"seed {SEED_MARK}, {SEED_MARK}.0 and ‹course secret›; "
+                                                  f"not 1{SEEDS[0]} nor 0.{SEEDS[2]}"]}
+
+
+# ------------------------------------------------------------------------------------------------ the reference
+
+
+@pytest.fixture(scope="module")
+def reference_graded(tmp_path_factory):
+    """The reference, all four projects, through the CLI with the distinctive seeds: (stdout, report, html)."""
+    folder = tmp_path_factory.mktemp("reference")
+    done = subprocess.run([str(AUTOGRADER), "grade", str(paths.SOLUTIONS), "--private", str(overlay_file(folder)),
+                           "--report", str(folder / "out")], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    return done.stdout, json.loads((folder / "out" / "report.json").read_text()), \
+        (folder / "out" / "report.html").read_text()
+
+
+def test_the_reference_earns_every_point_on_unsorted_large_grading_seeds(reference_graded):
+    _, report, _ = reference_graded
+    failed = [(c["id"], c["message"]) for p in report["projects"].values() for c in p["checks"] if not c["passed"]]
+    assert not failed
+    assert report["score"] == report["max_score"] == 78
+
+
+def test_a_permutation_of_the_seeds_gives_the_same_grades(tmp_path, reference_graded):
+    _, report, _ = reference_graded
+    permuted = load_course(paths.COURSE_FILE, private=overlay_file(tmp_path, [SEEDS[2], SEEDS[0], SEEDS[1]]))
+    again = without_seconds(grade(paths.SOLUTIONS, permuted, seed_set="grading").report)
+    first = without_seconds(json.loads(json.dumps(report)))
+    assert again["score"] == first["score"]
+    for pid, project in first["projects"].items():
+        for mine, theirs in zip(project["checks"], again["projects"][pid]["checks"]):
+            assert (mine["id"], mine["score"], mine["passed"]) == (theirs["id"], theirs["score"], theirs["passed"])
+            # per-seed lists follow the course's order: the same values, permuted with it
+            assert _sorted_lists(mine["details"]) == _sorted_lists(theirs["details"]), mine["id"]
+
+
+def _sorted_lists(value):
+    if isinstance(value, dict):
+        return {key: _sorted_lists(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return sorted((_sorted_lists(item) for item in value), key=json.dumps)
+    return value
+
+
+def test_nothing_the_reference_is_graded_with_leaks_to_the_student(reference_graded):
+    stdout, report, html = reference_graded
+    assert leaks(stdout) == [] and leaks(json.dumps(report)) == [] and leaks(html) == []
+
+
+# ------------------------------------------------------------------------------------------------ hostile code
+
+
+def echoing_submission(root: Path) -> Path:
+    """Every project's reference, except that the code handed a grading seed puts it (and any secret it could find)
+    into an exception message: A's and B's train, and D's steps, which get a generator made from a seed."""
+    a = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
+    leak = "    raise RuntimeError(f'my seed is {seed}, my env is {dict(__import__(\"os\").environ)}')\n"
+    (root / "A_ppo").mkdir(parents=True)
+    (root / "A_ppo" / "ppo.py").write_text(mutate(a, "    rng = np.random.default_rng(seed)\n", leak))
+    (root / "B_ablations").mkdir()
+    for name in ("ablation.py", "results.json"):
+        (root / "B_ablations" / name).write_text((paths.SOLUTIONS / "B_ablations" / name).read_text())
+    (root / "B_ablations" / "ppo.py").write_text(a)
+    details = (paths.SOLUTIONS / "B_ablations" / "details.py").read_text()
+    (root / "B_ablations" / "details.py").write_text(mutate(details, "    rng = np.random.default_rng(seed)\n", leak))
+    (root / "C_diagnosis").mkdir()
+    (root / "C_diagnosis" / "diagnostics.py").write_text((paths.ASSIGNMENTS / "C_diagnosis" / "diagnostics.py")
+                                                         .read_text())
+    d = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    (root / "D_grpo").mkdir()
+    (root / "D_grpo" / "grpo.py").write_text(d.replace(
+        "        ys = rng.choice(N_RESPONSES, K, p=pi_old[x])\n",
+        "        raise ValueError(f'entropy {rng.bit_generator.seed_seq.entropy}')\n"))
+    return root
+
+
+def test_seeds_echoed_by_student_code_never_reach_the_student(tmp_path):
+    overlay = overlay_file(tmp_path)
+    submission = echoing_submission(tmp_path / "submission")
+    done = subprocess.run([str(AUTOGRADER), "grade", str(submission), "--private", str(overlay), "--report",
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    messages = {c["id"]: c["message"] for p in report["projects"].values() for c in p["checks"]}
+    assert SEED_MARK in messages["A.bar"] and SEED_MARK in messages["B.bar"]  # the attack reached the message
+    assert leaks(done.stdout) == [] and leaks(json.dumps(report)) == []
+    assert leaks((tmp_path / "out" / "report.html").read_text()) == []
+
+
+def test_seeds_echoed_by_student_code_never_reach_gradescopes_results(tmp_path, monkeypatch):
+    overlay = overlay_file(tmp_path)
+    monkeypatch.setattr(paths, "PRIVATE_FILE", overlay)
+    root = tmp_path / "autograder"
+    echoing_submission(root / "submission")
+    for folder in ("A_ppo", "B_ablations", "C_diagnosis"):  # D alone: the others' echoes are covered above
+        shutil.rmtree(root / "submission" / folder)
+    results = gradescope_run(root)
+    text = (root / "results" / "results.json").read_text()
+    # the K-sweep's generators are made from the grading seeds themselves, so the attack reached the output
+    assert any(SEED_MARK in test["output"] for test in results["tests"])
+    assert results["score"] < 20 and leaks(text) == []
