@@ -66,6 +66,13 @@ class Context:
     student: str | None = None
     secret: str | None = None
 
+    @property
+    def seed(self) -> int:
+        """The seed of a check that makes its inputs from one: the smallest, so that the order in which a course lists
+        its seeds never changes what is graded (``Course.seeds_for`` hands them out sorted; a per-seed check's child
+        is told just its own)."""
+        return min(self.seeds)
+
     def seeds_shown(self) -> str:
         """The seeds as a message may name them: public ones by value, grading ones by count only (students read
         every message, and the grading seeds are the instructor's secret)."""

@@ -66,8 +66,8 @@ def _failure_message(outcome: Outcome) -> str:
 
 def _merge(shards: dict[tuple[int, ...], Outcome], seeds: list[int]) -> Outcome:
     """One check's shards as one outcome: the first failure, or every collected list joined in the order of ``seeds``
-    (the course's own order, which is the order ``judge`` pairs them with). A shard is found by its seed, never by
-    where it finished or how its seed sorts."""
+    (``Course.seeds_for``'s, the order ``judge`` pairs them with). A shard is found by its seed, never by the
+    order in which the shards ran or finished."""
     if len(shards) == 1:
         return next(iter(shards.values()))
     ordered = [shards[(seed,)] for seed in seeds]

@@ -110,25 +110,11 @@ def test_the_reference_earns_every_point_on_unsorted_large_grading_seeds(referen
     assert report["score"] == report["max_score"] == 78
 
 
-def test_a_permutation_of_the_seeds_gives_the_same_grades(tmp_path, reference_graded):
+def test_a_permutation_of_the_seeds_gives_the_same_report(tmp_path, reference_graded):
     _, report, _ = reference_graded
     permuted = load_course(paths.COURSE_FILE, private=overlay_file(tmp_path, [SEEDS[2], SEEDS[0], SEEDS[1]]))
-    again = without_seconds(grade(paths.SOLUTIONS, permuted, seed_set="grading").report)
-    first = without_seconds(json.loads(json.dumps(report)))
-    assert again["score"] == first["score"]
-    for pid, project in first["projects"].items():
-        for mine, theirs in zip(project["checks"], again["projects"][pid]["checks"]):
-            assert (mine["id"], mine["score"], mine["passed"]) == (theirs["id"], theirs["score"], theirs["passed"])
-            # per-seed lists follow the course's order: the same values, permuted with it
-            assert _sorted_lists(mine["details"]) == _sorted_lists(theirs["details"]), mine["id"]
-
-
-def _sorted_lists(value):
-    if isinstance(value, dict):
-        return {key: _sorted_lists(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return sorted((_sorted_lists(item) for item in value), key=json.dumps)
-    return value
+    again = grade(paths.SOLUTIONS, permuted, seed_set="grading").report
+    assert without_seconds(again) == without_seconds(report)
 
 
 def test_nothing_the_reference_is_graded_with_leaks_to_the_student(reference_graded):

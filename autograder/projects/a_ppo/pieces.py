@@ -46,7 +46,7 @@ class GAE(Check):
 
     def collect(self, student, ctx):
         fn, out = student.fn("gae"), []
-        for T, N, gamma, lam, r, v, term, trunc in gae_cases(ctx.seeds[0]):
+        for T, N, gamma, lam, r, v, term, trunc in gae_cases(ctx.seed):
             adv, ret = pair(fn(r.copy(), v.copy(), term.copy(), trunc.copy(), gamma, lam), [(T, N), (T, N)],
                             f"gae(T={T}, N={N}, lam={lam})")
             out.append([adv, ret])
@@ -54,7 +54,7 @@ class GAE(Check):
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (T, N, gamma, lam, r, v, term, trunc), (adv, ret) in pairs(gae_cases(ctx.seeds[0]), data["out"]):
+        for (T, N, gamma, lam, r, v, term, trunc), (adv, ret) in pairs(gae_cases(ctx.seed), data["out"]):
             if lam == 1.0:
                 want, label = oracle.reward_to_go_minus_value(r, v, term, trunc, gamma), "lambda = 1"
                 what = "the discounted reward-to-go (bootstrapped at truncations and the segment's end) minus V"
@@ -96,7 +96,7 @@ class Batch(Check):
     name = "The batch holds every real transition and no reset step"
 
     def collect(self, student, ctx):
-        segment, adv, ret = segment_case(ctx.seeds[0])
+        segment, adv, ret = segment_case(ctx.seed)
         got = student.fn("flatten_batch")(segment, adv.copy(), ret.copy())
         if not isinstance(got, dict):
             raise StudentError(f"flatten_batch: expected a dict, found {describe(got)}", "invalid")
@@ -114,7 +114,7 @@ class Batch(Check):
         return {"shapes": {key: list(a.shape) for key, a in arrays.items()}, **arrays}
 
     def judge(self, data, ctx):
-        segment, adv, ret = segment_case(ctx.seeds[0])
+        segment, adv, ret = segment_case(ctx.seed)
         want = expected_batch(segment, adv, ret)
         resets = int((~segment.valid).sum())
         failures = []
@@ -160,14 +160,14 @@ class Ratio(Check):
         first_minibatch_tolerance: float
 
     def collect(self, student, ctx):
-        rng = np.random.default_rng(ctx.seeds[0])
+        rng = np.random.default_rng(ctx.seed)
         new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
         ratio = as_array(student.fn("importance_ratio")(new.copy(), old.copy()), (50,), "importance_ratio")
-        first = record_first_surrogate(student, *update_case(ctx.seeds[0]))
+        first = record_first_surrogate(student, *update_case(ctx.seed))
         return {"ratio": ratio, **first}
 
     def judge(self, data, ctx):
-        rng = np.random.default_rng(ctx.seeds[0])
+        rng = np.random.default_rng(ctx.seed)
         new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
         failures = []
         if not close(data["ratio"], np.exp(new - old), ctx.bar.tolerance):
@@ -185,7 +185,7 @@ class Ratio(Check):
                 failures.append(f"on the first minibatch of the first epoch every ratio should be 1 (the policy has "
                                 f"not changed yet); max |rho - 1| = {deviation:.3g}. Are the stored log-probs and "
                                 "actions indexed with the same minibatch as the observations?")
-            elif not from_the_batch(logits, actions, logp_old, *update_case(ctx.seeds[0])):
+            elif not from_the_batch(logits, actions, logp_old, *update_case(ctx.seed)):
                 failures.append("the first clipped_surrogate call of ppo_update should be on a minibatch of the batch "
                                 "it was given: the policy's logits at the batch's observations, with their stored "
                                 "actions and log-probs")
@@ -223,7 +223,7 @@ class ClipGradient(Check):
     def collect(self, student, ctx):
         fn = student.fn("clipped_surrogate")
         out = []
-        for logits, actions, old, adv, eps, _ in logits_cases(ctx.seeds[0]):
+        for logits, actions, old, adv, eps, _ in logits_cases(ctx.seed):
             value = fn(logits.copy(), actions.copy(), old.copy(), adv.copy(), eps)
             if not isinstance(value, (tuple, list)) or len(value) != 2:
                 raise StudentError(f"clipped_surrogate: expected (objective, gradient), found {describe(value)}",
@@ -234,7 +234,7 @@ class ClipGradient(Check):
 
     def judge(self, data, ctx):
         failed = {}
-        for (logits, actions, old, adv, eps, kind), (objective, grad) in pairs(logits_cases(ctx.seeds[0]), data["out"]):
+        for (logits, actions, old, adv, eps, kind), (objective, grad) in pairs(logits_cases(ctx.seed), data["out"]):
             want_objective, want_grad = oracle.clipped_surrogate(logits, actions, old, adv, eps)
             if kind == "at theta = theta_old":
                 plain = oracle.plain_policy_gradient(logits, actions, adv)
@@ -259,7 +259,7 @@ class ValueEntropy(Check):
         tolerance: float
 
     def collect(self, student, ctx):
-        rng = np.random.default_rng(ctx.seeds[0])
+        rng = np.random.default_rng(ctx.seed)
         values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
         logits = np.vstack([rng.normal(0, 2, (30, N_ACTIONS)), [[60.0, -60.0], [0.0, 0.0]]])
         v = pair(student.fn("value_loss")(values, returns), [(), (40,)], "value_loss")
@@ -267,7 +267,7 @@ class ValueEntropy(Check):
         return {"value": v, "entropy": h}
 
     def judge(self, data, ctx):
-        rng = np.random.default_rng(ctx.seeds[0])
+        rng = np.random.default_rng(ctx.seed)
         values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
         logits = np.vstack([rng.normal(0, 2, (30, N_ACTIONS)), [[60.0, -60.0], [0.0, 0.0]]])
         failures = []
@@ -342,15 +342,15 @@ class Update(Check):
         tolerance: float
 
     def collect(self, student, ctx):
-        agent, batch = update_case(ctx.seeds[0])
+        agent, batch = update_case(ctx.seed)
         optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=3e-3)
-        student.fn("ppo_update")(agent, optimizer, batch, student_config(student), np.random.default_rng(ctx.seeds[0]))
+        student.fn("ppo_update")(agent, optimizer, batch, student_config(student), np.random.default_rng(ctx.seed))
         return {"actor": flatten(agent["actor"]), "critic": flatten(agent["critic"])}
 
     def judge(self, data, ctx):
-        agent, batch = update_case(ctx.seeds[0])
+        agent, batch = update_case(ctx.seed)
         optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=3e-3)
-        oracle.ppo_update(agent, optimizer, batch, UPDATE_CONFIG, np.random.default_rng(ctx.seeds[0]))
+        oracle.ppo_update(agent, optimizer, batch, UPDATE_CONFIG, np.random.default_rng(ctx.seed))
         failures = []
         for net in ("actor", "critic"):
             want = flatten(agent[net])

@@ -205,7 +205,7 @@ class Table(Check):
         except ValueError as exc:
             raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
         ablated, named = choices(student, ctx.bar.factors)
-        return {"runs": [{"seed": ctx.seeds[0], "episodes": rerun(student, named, ctx.seeds[0], ctx.bar)}],
+        return {"runs": [{"seed": ctx.seed, "episodes": rerun(student, named, ctx.seed, ctx.bar)}],
                 "table": [table], "ablated": [ablated], "named": [named]}
 
     def judge(self, data, ctx):
@@ -258,7 +258,7 @@ class AblationBar(Check):
 
     def collect(self, student, ctx):
         ablated, named = choices(student, ctx.bar.factors)
-        return {"runs": [{"seed": ctx.seeds[0], "episodes": rerun(student, ablated, ctx.seeds[0], ctx.bar)}],
+        return {"runs": [{"seed": ctx.seed, "episodes": rerun(student, ablated, ctx.seed, ctx.bar)}],
                 "ablated": [ablated], "named": [named]}
 
     def judge(self, data, ctx):

@@ -178,7 +178,7 @@ class Defaults(Check):
         from rlkit.cartpole import make_envs
         bar, runs = ctx.bar, {}
         for module in ("ppo", "details"):
-            agent, log = student.fn("train", module)(make_envs(bar.num_envs), bar.n_updates, bar.n_steps, ctx.seeds[0])
+            agent, log = student.fn("train", module)(make_envs(bar.num_envs), bar.n_updates, bar.n_steps, ctx.seed)
             runs[module] = {"params": flatten([agent["actor"], agent["critic"]]),
                             "returns": [entry.get("episode_return") for entry in log]}
         return {"defaults": {k: v if isinstance(v, bool) else repr(v) for k, v in defaults.items()}, "runs": runs}
@@ -196,7 +196,7 @@ class Defaults(Check):
         if not (len(a["params"]) == len(b["params"]) and all(np.array_equal(x, y) for x, y in zip(a["params"],
                                                                                                b["params"]))):
             failures.append(f"details.train(..., Details()) should give the very same weights as ppo.train after "
-                            f"{ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seeds[0])}); they differ, so a default changes "
+                            f"{ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seed)}); they differ, so a default changes "
                             "something (the order of random draws counts too)")
         return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
 
@@ -209,12 +209,12 @@ class Switches(Check):
         tolerance: float
 
     def collect(self, student, ctx):
-        run = student_run(student, ctx.seeds[0])
-        return {"outputs": {label: outputs(ctx.seeds[0], d, run) for label, d in settings()}}
+        run = student_run(student, ctx.seed)
+        return {"outputs": {label: outputs(ctx.seed, d, run) for label, d in settings()}}
 
     def judge(self, data, ctx):
-        run, tol = oracle_run(ctx.seeds[0]), ctx.bar.tolerance
-        want = {label: outputs(ctx.seeds[0], d, run) for label, d in settings()}
+        run, tol = oracle_run(ctx.seed), ctx.bar.tolerance
+        want = {label: outputs(ctx.seed, d, run) for label, d in settings()}
         got = require(data, "outputs", dict)
         if set(got) != set(want) or any(not isinstance(got[label], dict) or set(got[label]) != set(want[label])
                                         for label in want):

@@ -62,7 +62,7 @@ class Entropy(Check):
     def collect(self, student, ctx):
         H, M = student.fn("policy_entropy"), student.fn("logit_magnitude")
         out = []
-        for kind, logits in logits_cases(ctx.seeds[0]):
+        for kind, logits in logits_cases(ctx.seed):
             out.append([numbers(H(logits.copy()), (len(logits),), f"policy_entropy ({kind} logits)"),
                         numbers(M(np.where(np.isinf(logits), 0.0, logits)), (len(logits),),
                                 f"logit_magnitude ({kind} logits)")])
@@ -70,7 +70,7 @@ class Entropy(Check):
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (kind, logits), (H, M) in pairs(logits_cases(ctx.seeds[0]), data["out"], "logits cases"):
+        for (kind, logits), (H, M) in pairs(logits_cases(ctx.seed), data["out"], "logits cases"):
             want = oracle.entropy_nats(logits)
             label = "one-hot entropy" if kind == "one-hot" else "entropy"
             if label not in failed and not agree(H, want, tol):
@@ -113,11 +113,11 @@ class KLClip(Check):
         kl, cf = student.fn("approx_kl"), student.fn("clip_fraction")
         return {"out": [[float(numbers(kl(new.copy(), old.copy()), (), "approx_kl")),
                          float(numbers(cf(new.copy(), old.copy(), eps), (), "clip_fraction"))]
-                        for new, old, eps in ratio_cases(ctx.seeds[0])]}
+                        for new, old, eps in ratio_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (new, old, eps), (kl, cf) in pairs(ratio_cases(ctx.seeds[0]), data["out"], "log-prob cases"):
+        for (new, old, eps), (kl, cf) in pairs(ratio_cases(ctx.seed), data["out"], "log-prob cases"):
             want = oracle.approx_kl(new, old)
             label = "KL of an unchanged policy" if np.all(new == old) else "KL"
             if label not in failed and not agree(kl, want, tol):
@@ -155,11 +155,11 @@ class ExplainedVariance(Check):
     def collect(self, student, ctx):
         fn = student.fn("explained_variance")
         return {"out": [float(numbers(fn(v.copy(), r.copy()), (), f"explained_variance ({kind})"))
-                        for kind, v, r in variance_cases(ctx.seeds[0])]}
+                        for kind, v, r in variance_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (kind, v, r), got in pairs(variance_cases(ctx.seeds[0]), data["out"], "critic cases"):
+        for (kind, v, r), got in pairs(variance_cases(ctx.seed), data["out"], "critic cases"):
             want = oracle.explained_variance(v, r)
             label = kind if kind == "constant returns" else "ordinary"
             if label in failed or agree(got, want, tol):
@@ -198,11 +198,11 @@ class TDAndQ(Check):
         td_fn, q_fn = student.fn("td_error_stats"), student.fn("q_overestimation")
         return {"out": [[stats(td_fn(td.copy(), q.copy()), TD_KEYS, "td_error_stats"),
                          stats(q_fn(q.copy(), g.copy(), gamma), Q_KEYS, "q_overestimation")]
-                        for td, q, g, gamma in td_cases(ctx.seeds[0])]}
+                        for td, q, g, gamma in td_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (td, q, g, gamma), (got_td, got_q) in pairs(td_cases(ctx.seeds[0]), data["out"], "TD cases"):
+        for (td, q, g, gamma), (got_td, got_q) in pairs(td_cases(ctx.seed), data["out"], "TD cases"):
             want_td, want_q = oracle.td_error_stats(td, q), oracle.q_overestimation(q, g, gamma)
             for key, want, got, what in [(k, want_td[k], got_td[k], "td_error_stats") for k in TD_KEYS] + \
                                         [(k, want_q[k], got_q[k], "q_overestimation") for k in Q_KEYS]:
@@ -234,11 +234,11 @@ class ReturnDrop(Check):
     def collect(self, student, ctx):
         fn = student.fn("return_drop")
         return {"out": [float(numbers(fn(curve.copy()), (), f"return_drop ({kind})"))
-                        for kind, curve in curve_cases(ctx.seeds[0])]}
+                        for kind, curve in curve_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (kind, curve), got in pairs(curve_cases(ctx.seeds[0]), data["out"], "return curves"):
+        for (kind, curve), got in pairs(curve_cases(ctx.seed), data["out"], "return curves"):
             want = oracle.return_drop(curve)
             label = "ordinary" if kind == "ordinary" else "edge"
             if label not in failed and not agree(got, want, tol):
@@ -289,7 +289,7 @@ class FreshRuns(Check):
 
     def prepare(self, ctx) -> str:
         """Grader side, before the child starts: the logs of this seed's runs, trained where no student code runs."""
-        return str(fresh.fresh_logs(ctx.seeds[0], ctx.secret))
+        return str(fresh.fresh_logs(ctx.seed, ctx.secret))
 
     def collect(self, student, ctx):
         fn = student.fn("diagnose")

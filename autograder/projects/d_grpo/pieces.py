@@ -61,7 +61,7 @@ class Weights(Check):
         out = {}
         for name in WEIGHTS:
             fn, outputs = student.fn(name), []
-            for r in make_groups(ctx.seeds[0], ctx.bar.groups):
+            for r in make_groups(ctx.seed, ctx.bar.groups):
                 if name == "leave_one_out_weight" and len(r) < 2:
                     continue
                 outputs.append(as_array(fn(r.copy()), r.shape, f"{name} of a group of {len(r)}"))
@@ -72,7 +72,7 @@ class Weights(Check):
     def judge(self, data, ctx):
         failures = []
         for name, (reference, mistake) in WEIGHTS.items():
-            groups = [r for r in make_groups(ctx.seeds[0], ctx.bar.groups)
+            groups = [r for r in make_groups(ctx.seed, ctx.bar.groups)
                       if not (name == "leave_one_out_weight" and len(r) < 2)]
             for r, got in pairs(groups, data[name], f"groups of {name}"):
                 if not close(got, reference(r), ctx.bar.tolerance):
@@ -105,11 +105,11 @@ class KLPenalty(Check):
     def collect(self, student, ctx):
         fn = student.fn("kl_penalized_reward")
         return {"out": [as_array(fn(r.copy(), p.copy(), q.copy(), beta), r.shape, f"kl_penalized_reward(beta={beta})")
-                        for r, p, q, beta in kl_cases(ctx.seeds[0])]}
+                        for r, p, q, beta in kl_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
         failures = []
-        for (r, p, q, beta), got in pairs(kl_cases(ctx.seeds[0]), data["out"]):
+        for (r, p, q, beta), got in pairs(kl_cases(ctx.seed), data["out"]):
             want = oracle.kl_penalized(r, p, q, beta)
             if not close(got, want, ctx.bar.tolerance):
                 flipped = close(got, oracle.kl_penalized(r, p, q, -beta), 1e-9) and beta > 0
@@ -141,7 +141,7 @@ class Enumeration(Check):
     def collect(self, student, ctx):
         centered, loo = student.fn("group_centered_weight"), student.fn("leave_one_out_weight")
         out = {}
-        for c, (_, _, R) in enumerate(enumeration_cases(ctx.seeds[0])):
+        for c, (_, _, R) in enumerate(enumeration_cases(ctx.seed)):
             for K in ctx.bar.ks:
                 groups = list(itertools.product(range(N_RESPONSES), repeat=K))
                 for key, fn in (("centered", centered), ("loo", loo)):
@@ -151,7 +151,7 @@ class Enumeration(Check):
 
     def judge(self, data, ctx):
         failures, tests = [], 0
-        for c, (label, theta, R) in enumerate(enumeration_cases(ctx.seeds[0])):
+        for c, (label, theta, R) in enumerate(enumeration_cases(ctx.seed)):
             pi = policy(theta)
             g = oracle.exact_gradient(pi, R)
             for K in ctx.bar.ks:
@@ -208,11 +208,11 @@ class ClipGradient(Check):
         fn = student.fn("clipped_surrogate_gradient")
         return {"out": [as_array(fn(pi.copy(), old.copy(), ys.copy(), A.copy(), eps), (N_RESPONSES,),
                                  "clipped_surrogate_gradient")
-                        for _, pi, old, ys, A, eps in clip_cases(ctx.seeds[0], ctx.bar.cases)]}
+                        for _, pi, old, ys, A, eps in clip_cases(ctx.seed, ctx.bar.cases)]}
 
     def judge(self, data, ctx):
         wrong = {}
-        for (region, pi, old, ys, A, eps), got in pairs(clip_cases(ctx.seeds[0], ctx.bar.cases), data["out"]):
+        for (region, pi, old, ys, A, eps), got in pairs(clip_cases(ctx.seed, ctx.bar.cases), data["out"]):
             want = oracle.clipped_gradient(pi, old, ys, A, eps)
             if region not in wrong and not close(got, want, ctx.bar.tolerance):
                 rho = pi[ys] / old[ys]
@@ -244,9 +244,9 @@ class GrpoStep(Check):
 
     def collect(self, student, ctx):
         step, out = student.fn("grpo_step"), []
-        for i, ((K, reward, beta, epochs, eps, lr), theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seeds[0]))):
+        for i, ((K, reward, beta, epochs, eps, lr), theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seed))):
             given = theta.copy()
-            new = step(given, K, REWARDS[reward], np.random.default_rng(ctx.seeds[0] + i),
+            new = step(given, K, REWARDS[reward], np.random.default_rng(ctx.seed + i),
                        beta=beta, lr=lr, epochs=epochs, eps=eps)
             out.append(as_array(new, THETA_REF.shape, f"grpo_step(K={K}, epochs={epochs})"))
             out.append(as_array(given, THETA_REF.shape, "the theta passed to grpo_step"))
@@ -256,9 +256,9 @@ class GrpoStep(Check):
         failures = []
         if not isinstance(data["out"], list) or len(data["out"]) != 2 * len(STEP_CASES):
             raise Malformed(f"expected a new and a given theta for each of the {len(STEP_CASES)} steps")
-        for i, ((K, reward, beta, epochs, eps, lr), theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seeds[0]))):
+        for i, ((K, reward, beta, epochs, eps, lr), theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seed))):
             got, given = np.array(data["out"][2 * i]), np.array(data["out"][2 * i + 1])
-            want = oracle.grpo_step(theta, K, REWARDS[reward], np.random.default_rng(ctx.seeds[0] + i),
+            want = oracle.grpo_step(theta, K, REWARDS[reward], np.random.default_rng(ctx.seed + i),
                                     beta=beta, lr=lr, epochs=epochs, eps=eps)
             setting = f"K = {K}, {reward}, beta = {beta}, {epochs} epoch{'s' * (epochs > 1)}, eps = {eps}, lr = {lr}"
             if not np.array_equal(given, theta):
@@ -296,11 +296,11 @@ class PriceExploit(Check):
 
     def collect(self, student, ctx):
         fn = student.fn("price_exploit")
-        return {"out": [as_float(fn(l.copy(), r.copy(), e), "price_exploit") for l, r, e in price_cases(ctx.seeds[0])]}
+        return {"out": [as_float(fn(l.copy(), r.copy(), e), "price_exploit") for l, r, e in price_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
         low, high = ctx.bar.threshold_range
-        failures, cases = [], price_cases(ctx.seeds[0])
+        failures, cases = [], price_cases(ctx.seed)
         toy = data["out"][:N_PROMPTS]
         for x in (2, 3):  # 8*8 and 9*9: no honest answer is rewarded, so only the KL penalty stands in the way
             if not low <= toy[x] <= high:
