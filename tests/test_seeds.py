@@ -114,7 +114,8 @@ def test_a_permutation_of_the_seeds_gives_the_same_report(tmp_path, reference_gr
     _, report, _ = reference_graded
     permuted = load_course(paths.COURSE_FILE, private=overlay_file(tmp_path, [SEEDS[2], SEEDS[0], SEEDS[1]]))
     again = grade(paths.SOLUTIONS, permuted, seed_set="grading").report
-    assert without_seconds(again) == without_seconds(report)
+    # compared as JSON text: a NaN in the details (C's explained variance of constant returns) equals no NaN
+    assert json.dumps(without_seconds(again)) == json.dumps(without_seconds(report))
 
 
 def test_nothing_the_reference_is_graded_with_leaks_to_the_student(reference_graded):
