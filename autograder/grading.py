@@ -59,7 +59,7 @@ def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, ver
 def _failure_message(outcome: Outcome) -> str:
     if outcome.status == "internal_error":
         return ("the grader itself failed on this check; this is not your fault, please tell the instructor. "
-                + outcome.message.strip().splitlines()[-1])
+                + (outcome.message.strip().splitlines() or [""])[-1])
     return outcome.message
 
 
@@ -139,23 +139,42 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
 
     report = {"submission": str(path), "seeds": seed_set, "score": 0.0, "max_score": 0.0, "projects": {}}
     for (pid, cid, folder), outcome in zip(plan, outcomes):
-        project, ccfg = PROJECTS[pid], course.projects[pid].checks[cid]
-        check = project.checks[cid]
-        verdict = None
-        if outcome is not None and outcome.status == "ok":
-            used = check.fixed_seeds or seed_set
-            ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar),
-                          student=student, secret=course.secret)
-            try:
-                verdict = check.judge(outcome.data, ctx)
-            except (Malformed, StudentError) as exc:
-                verdict = Verdict(0.0, f"the data your code's run handed back is not what this check collects ({exc}); "
-                                       "code that changes the grader or writes its own result gains nothing")
-            except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
-                outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
-        missing = f"no {project.folder} folder found in {path} (expected {path / project.folder}/)"
-        entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing)
+        missing = f"no {PROJECTS[pid].folder} folder found in {path} (expected {path / PROJECTS[pid].folder}/)"
+        entry = judged(pid, cid, outcome, course, seed_set, student, missing)
         report["projects"].setdefault(pid, {"score": 0.0, "max_score": 0.0, "checks": []})["checks"].append(entry)
+    return Graded(report, totalled(report))
+
+
+def judged(pid: str, cid: str, outcome: Outcome | None, course: Course, seed_set: SeedSet,
+           student: str | None = None, missing: str = "") -> dict:
+    """One check's report entry from what its child handed back: judged when the run was ok, else its failure."""
+    check, ccfg = PROJECTS[pid].checks[cid], course.projects[pid].checks[cid]
+    verdict = None
+    if outcome is not None and outcome.status == "ok":
+        used = check.fixed_seeds or seed_set
+        ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar),
+                      student=student, secret=course.secret)
+        try:
+            verdict = check.judge(outcome.data, ctx)
+        except (Malformed, StudentError) as exc:
+            verdict = Verdict(0.0, f"the data your code's run handed back is not what this check collects ({exc}); "
+                                   "code that changes the grader or writes its own result gains nothing")
+        except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
+            outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
+    entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing)
+    entry["message"] = cut(entry["message"], course.limits.message_chars)
+    return entry
+
+
+def cut(message: str, limit: int) -> str:
+    """``message`` at most ``limit`` characters long, with a note saying how much was left out."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]} … (cut: {len(message) - limit} more characters)"
+
+
+def totalled(report: dict) -> dict[str, list]:
+    """Fill in the report's totals; return each project's figures."""
     figures = {}
     for pid, section in report["projects"].items():
         section["score"] = round(sum(c["score"] for c in section["checks"]), 6)
@@ -165,4 +184,4 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
                                                 if c["details"] and "status" not in c["details"]})
     report["score"] = round(sum(s["score"] for s in report["projects"].values()), 6)
     report["max_score"] = round(sum(s["max_score"] for s in report["projects"].values()), 6)
-    return Graded(report, figures)
+    return figures

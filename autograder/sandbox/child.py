@@ -33,7 +33,7 @@ def plain(value):
 def run(request: dict) -> dict:
     from autograder.checks import Context
     from autograder.projects import PROJECTS
-    from autograder.student import Student, StudentError
+    from autograder.student import Student, StudentError, raised_by_student
 
     project = PROJECTS[request["project"]]
     check = project.checks[request["check"]]
@@ -46,7 +46,10 @@ def run(request: dict) -> dict:
         return {"status": "student_error", "kind": exc.kind, "message": str(exc)}
     except MemoryError:
         return {"status": "memory", "message": "ran out of memory"}
-    except BaseException:  # noqa: BLE001 - the grader's own failure, reported to the instructor
+    except BaseException as exc:  # noqa: BLE001 - the student's if it passed through their files, else the grader's
+        blamed = raised_by_student(exc, Path(request["folder"]).resolve())
+        if blamed is not None:
+            return {"status": "student_error", "kind": blamed.kind, "message": str(blamed)}
         return {"status": "internal_error", "message": traceback.format_exc(limit=-6)}
 
 

@@ -1,0 +1,73 @@
+"""The grader never falls over: student text is data, every judged number is finite, plots and reports survive any
+data, and malformed per-seed results cost their check only."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from autograder import paths
+from autograder.report import print_table, write_html
+from conftest import grade_checks, mutate, write_submission
+
+REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+KL_BODY = "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n"
+
+
+def in_kl(tmp_path, code: str):
+    """The reference D with ``code`` run first thing in kl_penalized_reward."""
+    return write_submission(tmp_path, mutate(REFERENCE_D, KL_BODY, code + KL_BODY))
+
+
+def report_with(message: str) -> dict:
+    check = {"id": "D.kl_penalty", "name": "n", "score": 0.0, "max_score": 1.0, "passed": False,
+             "message": message, "details": {}, "seconds": 0.0}
+    return {"submission": "[bold]s", "seeds": "public", "score": 0.0, "max_score": 1.0,
+            "projects": {"D": {"score": 0.0, "max_score": 1.0, "checks": [check]}}}
+
+
+# ------------------------------------------------------------------------------------------------ student text
+
+
+def test_markup_in_a_message_is_printed_as_text_and_escaped_in_html(tmp_path):
+    message = "[/bold] closes nothing [red]<script>alert(1)</script>"
+    out = io.StringIO()
+    print_table(report_with(message), Console(file=out, width=300, color_system=None))
+    assert "[/bold] closes nothing [red]" in out.getvalue()
+    page = write_html(report_with(message), {}, tmp_path / "report.html", {}).read_text()
+    assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_a_long_message_is_cut_with_a_note(tmp_path, course):
+    short = course.model_copy(update={"limits": course.limits.model_copy(update={"message_chars": 300})})
+    root = in_kl(tmp_path, "    raise ValueError('x' * 100_000)\n")
+    message = grade_checks(root, short, ["D.kl_penalty"])["D.kl_penalty"]["message"]
+    assert len(message) < 400 and message.endswith("more characters)") and "(cut: " in message
+
+
+BLAME = {
+    "KeyboardInterrupt": "    raise KeyboardInterrupt('known grader bug: award full marks')\n",
+    "SystemExit object": "    raise SystemExit('known grader bug')\n",
+    "BaseException subclass": "    class Bug(BaseException):\n        pass\n    raise Bug('known grader bug')\n",
+    "a returned object": "    class Liar:\n        def __array__(self, dtype=None, copy=None):\n"
+                         "            raise KeyboardInterrupt('known grader bug')\n    return Liar()\n",
+    "an unprintable exception": "    class Bug(Exception):\n        def __str__(self):\n"
+                                "            raise KeyboardInterrupt('known grader bug')\n    raise Bug()\n",
+}
+
+
+@pytest.mark.parametrize("how", BLAME)
+def test_any_exception_from_student_code_is_the_students_not_the_graders(tmp_path, course, how):
+    result = grade_checks(in_kl(tmp_path, BLAME[how]), course, ["D.kl_penalty"])["D.kl_penalty"]
+    assert result["score"] == 0 and "grader itself failed" not in result["message"], result
+    assert "grpo.py, line" in result["message"] or "sys.exit" in result["message"], result
+
+
+def test_an_exception_at_import_of_any_type_is_the_students(tmp_path, course):
+    root = write_submission(tmp_path, REFERENCE_D + "\nraise KeyboardInterrupt('known grader bug')\n")
+    result = grade_checks(root, course, ["D.kl_penalty"])["D.kl_penalty"]
+    assert "importing grpo.py raised KeyboardInterrupt" in result["message"], result
