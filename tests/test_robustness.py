@@ -71,3 +71,39 @@ def test_an_exception_at_import_of_any_type_is_the_students(tmp_path, course):
     root = write_submission(tmp_path, REFERENCE_D + "\nraise KeyboardInterrupt('known grader bug')\n")
     result = grade_checks(root, course, ["D.kl_penalty"])["D.kl_penalty"]
     assert "importing grpo.py raised KeyboardInterrupt" in result["message"], result
+
+
+# ------------------------------------------------------------------------------------------------ finite numbers
+
+
+def nan_data(check_id: str, course) -> dict:
+    """What a stub handing back NaN wherever D's judges expect numbers would return, shaped as collect shapes it."""
+    from rlkit.toy import N_PROMPTS, N_RESPONSES, THETA_REF
+
+    bar = course.projects["D"].checks[check_id].bar
+    theta = np.full(THETA_REF.shape, np.nan).tolist()
+    seeds = len(course.seeds.public)
+    if check_id == "D.enumeration":
+        return {f"{key}/{c}/{K}": np.full((N_PROMPTS, N_RESPONSES ** K, K), np.nan).tolist()
+                for c in range(2) for K in bar["ks"] for key in ("centered", "loo")}
+    if check_id == "D.k_sweep":
+        return {"theta": [[theta] * len(bar["ks"])] * seeds}
+    if check_id == "D.beta_sweep":
+        return {"theta": [[theta] * len(bar["betas"])] * seeds}
+    return {"k": [theta] * len(bar["k_table"]), "beta": [theta] * len(bar["beta_table"])}
+
+
+@pytest.mark.parametrize("check_id", ["D.enumeration", "D.k_sweep", "D.beta_sweep", "D.chapter_tables"])
+def test_nan_where_a_judge_compares_fails_the_check(course, check_id):
+    from autograder.grading import judged
+    from autograder.sandbox.runner import Outcome
+
+    entry = judged("D", check_id, Outcome("ok", 0.0, nan_data(check_id, course)), course, "public")
+    assert entry["score"] == 0, entry
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "1.0", None, [[1.0], [2.0, 3.0]]])
+def test_the_shared_comparisons_fail_on_anything_but_finite_numbers(value):
+    from autograder.checks import apart, below, beyond, close
+
+    assert not close(value, 1.0, 1e9) and apart(value, 1.0, 1e9) and beyond(value, 1e9) and below(value, -1e9)

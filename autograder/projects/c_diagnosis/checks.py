@@ -25,7 +25,10 @@ def stats(value, keys: tuple, what: str) -> dict:
 
 def agree(got, want, tolerance: float) -> bool:
     """Same shape; NaN where NaN is expected, and within ``tolerance`` (absolute below 1, relative above) elsewhere."""
-    got, want = np.asarray(got, float), np.asarray(want, float)
+    try:
+        got, want = np.asarray(got, float), np.asarray(want, float)
+    except (TypeError, ValueError):  # ragged or non-numeric: agrees with nothing
+        return False
     if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
         return False
     ok = ~np.isnan(want)
