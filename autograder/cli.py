@@ -12,7 +12,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 
 from autograder import paths
 from autograder.config import CourseError, load_course
-from autograder.grading import grade
+from autograder.grading import figures_of, grade
 from autograder.projects import PROJECTS
 from autograder.release import ReleaseError, release
 from autograder.report import print_table, write_html, write_json
@@ -151,8 +151,7 @@ def cmd_compare(args) -> int:
     for pid in wanted:
         details = {c["id"]: c["details"] for c in student.report["projects"][pid]["checks"] if "status" not in c["details"]}
         ref = {c["id"]: c["details"] for c in reference.report["projects"][pid]["checks"] if "status" not in c["details"]}
-        if PROJECTS[pid].plots:
-            figures[pid] = PROJECTS[pid].plots(details, reference=ref)
+        figures[pid] = figures_of(pid, details, reference=ref)
     page = write_compare(student.report, reference.report, figures, course, Path(args.out))
     print_table(student.report)
     err.print(f"side-by-side page written to {page}")

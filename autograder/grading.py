@@ -173,15 +173,26 @@ def cut(message: str, limit: int) -> str:
     return f"{message[:limit]} … (cut: {len(message) - limit} more characters)"
 
 
+def figures_of(pid: str, details: dict, reference: dict | None = None) -> list[tuple[str, bytes | None]]:
+    """Project ``pid``'s figures from its checks' details; a drawing that fails on a student's values becomes a
+    note (a caption without an image), never the end of the report."""
+    if not PROJECTS[pid].plots:
+        return []
+    try:
+        return PROJECTS[pid].plots(details, reference=reference)
+    except Exception as exc:  # noqa: BLE001 - the figures are an aid; the scores stand without them
+        return [(f"The figures of project {pid} could not be drawn from these results ({type(exc).__name__}: "
+                 f"{str(exc)[:200]})", None)]
+
+
 def totalled(report: dict) -> dict[str, list]:
     """Fill in the report's totals; return each project's figures."""
     figures = {}
     for pid, section in report["projects"].items():
         section["score"] = round(sum(c["score"] for c in section["checks"]), 6)
         section["max_score"] = round(sum(c["max_score"] for c in section["checks"]), 6)
-        if PROJECTS[pid].plots:
-            figures[pid] = PROJECTS[pid].plots({c["id"]: c["details"] for c in section["checks"]
-                                                if c["details"] and "status" not in c["details"]})
+        figures[pid] = figures_of(pid, {c["id"]: c["details"] for c in section["checks"]
+                                        if c["details"] and "status" not in c["details"]})
     report["score"] = round(sum(s["score"] for s in report["projects"].values()), 6)
     report["max_score"] = round(sum(s["max_score"] for s in report["projects"].values()), 6)
     return figures

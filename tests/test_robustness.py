@@ -107,3 +107,49 @@ def test_the_shared_comparisons_fail_on_anything_but_finite_numbers(value):
     from autograder.checks import apart, below, beyond, close
 
     assert not close(value, 1.0, 1e9) and apart(value, 1.0, 1e9) and beyond(value, 1e9) and below(value, -1e9)
+
+
+# ------------------------------------------------------------------------------------------------ figures
+
+SERIES = {"nan": [np.nan] * 4, "inf": [np.inf, -np.inf] * 2, "empty": [], "constant": [3.0] * 4,
+          "negative": [-5.0] * 4, "mixed": [np.nan, 1.0, np.inf, None]}
+
+
+def details_of(values: list) -> dict:
+    """Every project's plotted details, each series being ``values``."""
+    n, rows = len(values), [[v, v, v] for v in values]
+    return {
+        "A": {"A.bar": {"evaluated": values, "curves": [values, values], "threshold": 450}},
+        "B": {"B.bar": {"scores": {"baseline": values, "no_clip": values}, "named": ["no_clip"], "seeds": [1]}},
+        "C": {"C.fresh_runs": {"runs": [{"panel": {"updates": list(range(n)), "return": values, "entropy": values},
+                                         "label": "healthy", "truth": "healthy", "severity": 1, "run": 1}]}},
+        "D": {"D.chapter_tables": {"ks": [1, 2, 4, 8][:n], "k_success": values, "k_chapter": values,
+                                   "betas": [0, 0.1, 0.2, 0.3][:n], "beta_rows": rows, "beta_chapter": rows},
+              "D.k_sweep": {"ks": [1, 4, 8, 32][:n], "success": [values, values]}},
+    }
+
+
+@pytest.mark.parametrize("kind", SERIES)
+def test_every_projects_figures_draw_any_series_or_say_why_not(tmp_path, kind):
+    from autograder.grading import figures_of
+
+    for pid, details in details_of(SERIES[kind]).items():
+        drawn = figures_of(pid, details, reference=details)
+        assert drawn and all(png is None or png.startswith(b"\x89PNG") for _, png in drawn)
+        assert not any("could not be drawn" in caption for caption, _ in drawn), (pid, drawn)
+        write_html(report_with("m"), {"D": drawn}, tmp_path / f"{pid}.html", {})
+
+
+def test_a_figure_that_fails_to_draw_becomes_a_note_in_the_report(tmp_path, monkeypatch):
+    import dataclasses
+
+    from autograder.grading import figures_of
+    from autograder.projects import PROJECTS
+
+    def boom(details, reference=None):
+        raise ValueError("Data cannot be log-scaled")
+
+    monkeypatch.setitem(PROJECTS, "D", dataclasses.replace(PROJECTS["D"], plots=boom))
+    drawn = figures_of("D", {"D.k_sweep": {}})
+    page = write_html(report_with("m"), {"D": drawn}, tmp_path / "report.html", {}).read_text()
+    assert "could not be drawn" in page and "log-scaled" in page
