@@ -19,6 +19,10 @@ from autograder.sandbox.runner import Outcome, run_check
 from autograder.student import StudentError
 
 
+MALFORMED = ("the data your code's run handed back is not what this check collects ({}); code that changes the "
+             "grader or writes its own result gains nothing")
+
+
 @dataclass
 class Graded:
     """The report (JSON-ready) and each project's figures as (title, png) pairs."""
@@ -71,6 +75,10 @@ def _merge(outcomes: list[Outcome]) -> Outcome:
     for outcome in outcomes:
         if outcome.status != "ok":
             return Outcome(outcome.status, seconds, {}, outcome.message, outcome.kind)
+    keys = set(outcomes[0].data)
+    if any(set(o.data) != keys or not all(isinstance(v, list) for v in o.data.values()) for o in outcomes):
+        return Outcome("crashed", seconds, message=MALFORMED.format("one seed's run handed back other keys than "
+                                                                    "the others, or values that are not lists"))
     data = {key: [item for o in outcomes for item in o.data[key]] for key in outcomes[0].data}
     return Outcome("ok", seconds, data)
 
@@ -157,8 +165,7 @@ def judged(pid: str, cid: str, outcome: Outcome | None, course: Course, seed_set
         try:
             verdict = check.judge(outcome.data, ctx)
         except (Malformed, StudentError) as exc:
-            verdict = Verdict(0.0, f"the data your code's run handed back is not what this check collects ({exc}); "
-                                   "code that changes the grader or writes its own result gains nothing")
+            verdict = Verdict(0.0, MALFORMED.format(exc))
         except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
             outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
     entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing)

@@ -153,3 +153,16 @@ def test_a_figure_that_fails_to_draw_becomes_a_note_in_the_report(tmp_path, monk
     drawn = figures_of("D", {"D.k_sweep": {}})
     page = write_html(report_with("m"), {"D": drawn}, tmp_path / "report.html", {}).read_text()
     assert "could not be drawn" in page and "log-scaled" in page
+
+
+# ------------------------------------------------------------------------------------------------ per-seed results
+
+
+@pytest.mark.parametrize("second", [{"theta": 5}, {"theta": None}, {"other": [1]}, {}])
+def test_a_malformed_seed_result_fails_its_check_with_a_sentence(course, second):
+    from autograder.grading import _merge, judged
+    from autograder.sandbox.runner import Outcome
+
+    merged = _merge([Outcome("ok", 1.0, {"theta": [[1.0]]}), Outcome("ok", 1.0, second)])
+    entry = judged("D", "D.k_sweep", merged, course, "public")
+    assert entry["score"] == 0 and "not what this check collects" in entry["message"], entry
