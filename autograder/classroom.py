@@ -11,6 +11,7 @@ import csv
 import hashlib
 import json
 import os
+import stat
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -45,9 +46,23 @@ def fingerprint(folder: Path, course: Course, seed_set: str) -> str:
         digest.update(str(path.relative_to(folder)).encode())
         if path.is_symlink():  # its target, never what it points to: that may be anything, /dev/zero included
             digest.update(b"-> " + os.readlink(path).encode())
-        elif path.is_file():
-            digest.update(path.read_bytes())
+        else:
+            _digest_file(digest, path)
     return digest.hexdigest()
+
+
+def _digest_file(digest, path: Path) -> None:
+    """A regular file's bytes into ``digest``; a fifo, device or unreadable file only by its name (never blocks)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError as exc:
+        digest.update(f"unreadable: {exc.strerror}".encode())
+        return
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return
+        while chunk := handle.read(2**20):
+            digest.update(chunk)
 
 
 def _write_atomically(path: Path, text: str) -> None:

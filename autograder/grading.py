@@ -14,7 +14,7 @@ from pathlib import Path
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
-from autograder.sandbox import runtime
+from autograder.sandbox import runtime, staging
 from autograder.sandbox.runner import Outcome, run_check
 from autograder.student import StudentError
 
@@ -150,6 +150,11 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
         missing = f"no {PROJECTS[pid].folder} folder found in {path} (expected {path / PROJECTS[pid].folder}/)"
         entry = judged(pid, cid, outcome, course, seed_set, student, missing)
         report["projects"].setdefault(pid, {"score": 0.0, "max_score": 0.0, "checks": []})["checks"].append(entry)
+    for pid, section in report["projects"].items():
+        folder = project_folder(path, pid)
+        left_out = staging.stage(folder, None) if folder else []
+        if left_out:  # the same for every check of the project, so said once, beside them
+            section["notes"] = [f"left out of the graded copy of {PROJECTS[pid].folder}/: {n}" for n in left_out]
     return Graded(report, totalled(report))
 
 

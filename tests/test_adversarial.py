@@ -440,7 +440,7 @@ def test_a_link_in_a_gradescope_upload_does_not_reveal_the_grading_seeds(open_fo
     results = gradescope.run(root)
     assert overlay.stat().st_mode & 0o077 == 0
     kl = next(test for test in results["tests"] if test["name"].startswith("D.kl_penalty"))
-    assert kl["score"] == 0 and "PermissionError | PermissionError" in kl["output"]
+    assert kl["score"] == 0 and "FileNotFoundError | FileNotFoundError" in kl["output"]  # links out: left out
     assert "4711" not in json.dumps(results) and "SECRET-8841" not in json.dumps(results)
     assert closed.stat().st_mode & 0o777 == 0o700
 

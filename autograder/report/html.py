@@ -42,9 +42,10 @@ def _project_section(pid: str, project: dict, title: str, figures: list[tuple[st
                     f"<td class='score {css}'>{check['score']:g} / {check['max_score']:g}<br>{word}</td>"
                     f"<td>{html.escape(check['message'])}</td></tr>")
     images = "".join(figure_html(caption, png) for caption, png in figures)
+    notes = "".join(f"<p class='note'>{html.escape(note)}</p>" for note in project.get("notes", []))
     return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — {project['score']:g} / {project['max_score']:g}"
             f"</h2><table><tr><th>check</th><th>what it checks</th><th>score</th><th>message</th></tr>"
-            f"{''.join(rows)}</table>{images}")
+            f"{''.join(rows)}</table>{notes}{images}")
 
 
 def write_html(report: dict, figures: dict, path: str | Path, titles: dict[str, str]) -> Path:

@@ -22,6 +22,8 @@ def print_table(report: dict, console: Console | None = None) -> None:
             mark = "[green]pass[/]" if check["passed"] else ("[yellow]part[/]" if check["score"] > 0 else "[red]fail[/]")
             table.add_row(escape(check["id"]), f"{_score(check['score'])}/{_score(check['max_score'])}", mark,
                           escape(check["message"]), style="dim" if check["passed"] else None)
+        for note in project.get("notes", []):
+            table.add_row("", "", "[yellow]note[/]", escape(note))
         table.add_row(f"[bold]{pid} total[/]", f"[bold]{_score(project['score'])}/{_score(project['max_score'])}[/]",
                       "", "", end_section=True)
     table.add_row("[bold]TOTAL[/]", f"[bold]{_score(report['score'])}/{_score(report['max_score'])}[/]", "", "")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import stat
 import subprocess
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from autograder.config import Limits
 from autograder.sandbox import limits as sandbox_limits
-from autograder.sandbox import runtime, user
+from autograder.sandbox import runtime, staging, user
 
 RESULT_LIMIT_BYTES = 16 * 2**20  # far above any check's data; bounds what the grader parses and judges
 STATUSES = {"ok", "student_error", "memory", "internal_error"}
@@ -111,34 +110,19 @@ def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: 
 
 
 def _stage_submission(folder: str, workdir: Path) -> str:
-    """A copy of the project folder that any uid may read but not change: the child never gets the original's path.
-    Links are copied as links, so they are followed with the child's rights, not the grader's; only a link to a file
-    of the same submission (e.g. B's ppo.py pointing at ../A_ppo/ppo.py) is replaced by that file's content."""
+    """A copy of the project folder's regular files that any uid may read but not change: the child never gets the
+    original's path, and nothing the grader could block on or should not read (see ``staging``)."""
     copy = workdir / "submission" / Path(folder).name
     if Path(folder).is_dir():
-        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
-        _inline_links_within(Path(folder), copy)
+        staging.stage(Path(folder), copy)
     else:
         copy.mkdir(parents=True)
     (workdir / "submission").chmod(0o755)
-    for folder, _, files in os.walk(copy):  # never into a linked folder, and never chmod a link: both would reach
-        os.chmod(folder, 0o755)             # the link's target, with root's rights
+    for folder, _, files in os.walk(copy):
+        os.chmod(folder, 0o755)
         for name in files:
-            if not os.path.islink(os.path.join(folder, name)):
-                os.chmod(os.path.join(folder, name), 0o644)
+            os.chmod(os.path.join(folder, name), 0o644)
     return str(copy)
-
-
-def _inline_links_within(original: Path, copy: Path) -> None:
-    """Replace each link of ``copy`` whose target is a regular file inside the submission (the project folder's
-    parent) by a copy of that file."""
-    root = original.resolve().parent
-    for folder, dirs, files in os.walk(copy):  # os.walk does not descend into linked folders
-        for link in (Path(folder, name) for name in files + dirs if os.path.islink(os.path.join(folder, name))):
-            target = (original / link.relative_to(copy)).resolve()
-            if target.is_file() and target.is_relative_to(root):
-                link.unlink()
-                shutil.copyfile(target, link)
 
 
 def _workdirs(workdir: str, uid: int | None) -> tuple[Path, Path]:
