@@ -132,6 +132,9 @@ FORGERIES = {
                  "it is not valid JSON"),
     "a link": ("    _os.symlink('/etc/hostname', _request['result'])", "it is not a plain file"),
     "a huge file": ("    open(_request['result'], 'w').write('[' + '0,' * 9_000_000 + '0]')", "larger than 16 MB"),
+    "a fifo": ("    _os.mkfifo(_request['result'])", "it is not a plain file"),
+    "over the configured size": ("    open(_request['result'], 'w').write('[' + '0,' * 600_000 + '0]')",
+                                 "larger than 1 MB"),
 }
 
 
@@ -139,7 +142,8 @@ FORGERIES = {
 def test_a_result_file_written_by_student_code_gains_nothing(tmp_path, course, forgery):
     code, phrase = FORGERIES[forgery]
     root = write_submission(tmp_path, REFERENCE_D + FORGE.format(forge=code))
-    only_fails(grade_checks(root, course, CHEAP), "D.weights", phrase)
+    only_fails(grade_checks(root, tight(course, result_mb=1) if "1 MB" in phrase else course, CHEAP), "D.weights",
+               phrase)
 
 
 RANDOM_TRAIN = """

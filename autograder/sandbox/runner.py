@@ -23,7 +23,6 @@ from autograder.config import Limits
 from autograder.sandbox import limits as sandbox_limits
 from autograder.sandbox import runtime, staging, user
 
-RESULT_LIMIT_BYTES = 16 * 2**20  # far above any check's data; bounds what the grader parses and judges
 STATUSES = {"ok", "student_error", "memory", "internal_error"}
 
 
@@ -68,10 +67,12 @@ class _Unreadable(Exception):
     pass
 
 
-def _read_result(path: Path) -> dict:
-    """The child's result file as a dict of the expected form; never follows a link the child may have planted."""
+def _read_result(path: Path, limit_mb: float) -> dict:
+    """The child's result file as a dict of the expected form, read without following a link the child may have
+    planted or waiting on a fifo it may have put there, and never more than ``limit_mb``."""
+    limit = int(limit_mb * 2**20)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         raise
     except OSError:
@@ -80,9 +81,11 @@ def _read_result(path: Path) -> dict:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise _Unreadable("it is not a plain file")
-        if info.st_size > RESULT_LIMIT_BYTES:
-            raise _Unreadable(f"it is larger than {RESULT_LIMIT_BYTES // 2**20} MB")
-        text = handle.read(RESULT_LIMIT_BYTES + 1)
+        if info.st_size > limit:
+            raise _Unreadable(f"it is larger than {limit_mb:g} MB (course.yml's limits.result_mb)")
+        text = handle.read(limit + 1)
+    if len(text) > limit:  # grown since fstat, by a process the child left behind
+        raise _Unreadable(f"it is larger than {limit_mb:g} MB (course.yml's limits.result_mb)")
     try:
         result = json.loads(text)
     except (ValueError, RecursionError):
@@ -172,7 +175,7 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
                                    message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
                                            "limit); look for an endless loop or a step far slower than needed")
                 try:
-                    result = _read_result(Path(request["result"]))
+                    result = _read_result(Path(request["result"]), limits.result_mb)
                 except FileNotFoundError:
                     outcome = _died(proc.returncode, limits, _stderr_tail(err))
                     outcome.seconds = seconds
