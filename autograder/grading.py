@@ -127,6 +127,39 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
     return [_merge(shards[i]) if i in shards else None for i in range(len(plan))]
 
 
+def _failed_imports(course: Course, plan, jobs: int | None) -> dict[str, Outcome]:
+    """Import each planned project's modules once, in one child limited to ``limits.import_seconds``: a module that
+    hangs, crashes, exits or fails to compile at import then costs every check of its project that one short run,
+    with one sentence, and none of their children is started. Returns the failed projects' outcomes."""
+    folders = {pid: folder for pid, _, folder in plan if folder is not None}
+    seconds = course.limits.import_seconds
+    limits = course.limits.model_copy(update={"wall_seconds": seconds,
+                                              "cpu_seconds": min(seconds, course.limits.cpu_seconds)})
+
+    def probe(pid: str) -> Outcome:
+        request = {"project": pid, "check": None, "folder": str(folders[pid].resolve()), "seeds": [],
+                   "seed_set": "public", "bar": {}}
+        return run_check(request, limits, runtime_dir)
+
+    with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
+        outcomes = dict(zip(folders, pool.map(probe, folders)))
+    return {pid: _import_failure(pid, outcome, seconds) for pid, outcome in outcomes.items()
+            if outcome.status not in ("ok", "internal_error")}  # the grader's own failure: let the checks say
+
+
+def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
+    if outcome.status == "student_error":  # compile errors, exceptions, sys.exit: already worded for the student
+        return outcome
+    files = ", ".join(f"{m}.py" for m in PROJECTS[pid].modules)
+    if outcome.status == "timeout" or "of CPU" in outcome.message:
+        what = (f"did not finish within {seconds:g} s (course.yml's limits.import_seconds), so no check of project "
+                f"{pid} was run; look for code at the top level of your module that loops or trains, and put it "
+                "under `if __name__ == '__main__':`")
+    else:
+        what = f"failed, so no check of project {pid} was run: {outcome.message}"
+    return Outcome(outcome.status, outcome.seconds, message=f"importing {files} {what}", kind="import")
+
+
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
           checks: list[str] | None = None, public_only: bool = False, jobs: int | None = None,
           progress=None, student: str | None = None) -> Graded:
@@ -143,7 +176,10 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
             if (checks and cid not in checks) or (public_only and not ccfg.public):
                 continue
             plan.append((pid, cid, folder))
-    outcomes = _sandbox_runs(path, course, seed_set, plan, jobs, progress)
+    failed = _failed_imports(course, plan, jobs)
+    runnable = [(pid, cid, None if pid in failed else folder) for pid, cid, folder in plan]
+    outcomes = _sandbox_runs(path, course, seed_set, runnable, jobs, progress)
+    outcomes = [failed.get(pid, outcome) for (pid, _, _), outcome in zip(plan, outcomes)]
 
     report = {"submission": str(path), "seeds": seed_set, "score": 0.0, "max_score": 0.0, "projects": {}}
     for (pid, cid, folder), outcome in zip(plan, outcomes):
