@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.config import Course
-from autograder.grading import grade
+from autograder.grading import Stopped, grade
 from autograder.projects import PROJECTS
 from autograder.report import write_html
+from autograder.sandbox.runner import STOP
 
 FINGERPRINT = ".fingerprint"
 
@@ -85,6 +86,8 @@ def grade_student(student: str, folder: Path, out: Path, course: Course, seed_se
                             f"{PROJECTS[next(iter(course.projects))].folder}/; found {found})", None)
     try:
         graded = grade(folder, course, seed_set=seed_set, projects=list(course.projects), jobs=1, student=student)
+    except Stopped:
+        raise
     except Exception as exc:  # noqa: BLE001 - one student's failure must not stop the class
         return Row(student, f"error: {type(exc).__name__}: {exc} ({traceback.extract_tb(exc.__traceback__)[-1].name})",
                    None)
@@ -109,9 +112,20 @@ def write_grades(rows: list[Row], course: Course, path: Path) -> None:
     os.replace(path.with_name(path.name + ".partial"), path)
 
 
+class Interrupted(Exception):
+    """Ctrl-C stopped a class run: ``graded`` students have their rows, ``left`` are to be graded by a rerun."""
+
+    def __init__(self, graded: int, left: int):
+        super().__init__(f"stopped: {graded} graded, {left} left; rerun to resume")
+        self.graded, self.left = graded, left
+
+
 def grade_all(root: Path, out: Path, course: Course, seed_set: str = "grading", jobs: int = 1,
               progress=None) -> list[Row]:
-    """Grade every student under ``root`` into ``out``; ``progress(student, done, total)`` hears each one finish."""
+    """Grade every student under ``root`` into ``out``; ``progress(student, done, total)`` hears each one finish.
+
+    On Ctrl-C the running checks are killed, students not yet started stay ungraded, every finished row is kept,
+    and Interrupted says how many are left."""
     out.mkdir(parents=True, exist_ok=True)
     students = students_in(root)
     rows: list[Row] = []
@@ -123,6 +137,10 @@ def grade_all(root: Path, out: Path, course: Course, seed_set: str = "grading", 
             write_grades(rows, course, out / "grades.csv")  # after every student: a kill loses no finished row
             if progress:
                 progress(futures[future], len(rows), len(students))
-    finally:  # on Ctrl-C, students not yet started stay ungraded; the ones running finish and are kept
+    except KeyboardInterrupt:
+        STOP.set()  # the running students' children are killed within a fraction of a second
+        raise Interrupted(len(rows), len(students) - len(rows)) from None
+    finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        STOP.clear()
     return sorted(rows, key=lambda r: r.student)

@@ -15,12 +15,16 @@ from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
 from autograder.sandbox import runtime, staging
-from autograder.sandbox.runner import Outcome, run_check
+from autograder.sandbox.runner import STOP, Outcome, run_check
 from autograder.student import StudentError
 
 
 MALFORMED = ("the data your code's run handed back is not what this check collects ({}); code that changes the "
              "grader or writes its own result gains nothing")
+
+
+class Stopped(Exception):
+    """Grading was stopped (Ctrl-C in grade-all) before every check had run: there is no report to write."""
 
 
 @dataclass
@@ -180,6 +184,8 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
     runnable = [(pid, cid, None if pid in failed else folder) for pid, cid, folder in plan]
     outcomes = _sandbox_runs(path, course, seed_set, runnable, jobs, progress)
     outcomes = [failed.get(pid, outcome) for (pid, _, _), outcome in zip(plan, outcomes)]
+    if STOP.is_set():
+        raise Stopped()
 
     report = {"submission": str(path), "seeds": seed_set, "score": 0.0, "max_score": 0.0, "projects": {}}
     for (pid, cid, folder), outcome in zip(plan, outcomes):

@@ -15,6 +15,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +25,12 @@ from autograder.sandbox import limits as sandbox_limits
 from autograder.sandbox import runtime, staging, user
 
 STATUSES = {"ok", "student_error", "memory", "internal_error"}
+STOP = threading.Event()  # set on Ctrl-C: running children are killed, no new one starts
 
 
 @dataclass
 class Outcome:
-    """``status`` is ok, student_error, timeout, memory, crashed or internal_error."""
+    """``status`` is ok, student_error, timeout, memory, crashed, internal_error or stopped (``STOP``)."""
 
     status: str
     seconds: float
@@ -144,6 +146,20 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+def _wait(proc, seconds: float) -> str:
+    """Wait for the child: "done", "timeout" after ``seconds``, or "stopped" within a fraction of a second of STOP."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            proc.wait(timeout=max(0.0, min(0.2, deadline - time.monotonic())))
+            return "done"
+        except subprocess.TimeoutExpired:
+            if STOP.is_set():
+                return "stopped"
+            if time.monotonic() >= deadline:
+                return "timeout"
+
+
 def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) -> Outcome:
     """Run ``request`` (project, check, folder, seeds, bar) in a child process under ``limits``.
 
@@ -153,6 +169,8 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
         with runtime.staged() as staged:
             return run_check(request, limits, staged)
     started = time.perf_counter()
+    if STOP.is_set():
+        return Outcome("stopped", 0.0, message="grading was stopped before this check started")
     lease = user.Lease(limits.sandbox_uids)
     try:
         with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
@@ -161,16 +179,14 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
                        "result": str(home / "result.json")}
             with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
                 proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, out, err)
-                try:
-                    proc.wait(timeout=limits.wall_seconds)
-                    timed_out = False
-                except subprocess.TimeoutExpired:
-                    timed_out = True
+                ended = _wait(proc, limits.wall_seconds)
                 _kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
                 proc.wait()
                 lease.release()  # and, under a uid of its own, whatever left the process group
                 seconds = time.perf_counter() - started
-                if timed_out:
+                if ended == "stopped":
+                    return Outcome("stopped", seconds, message="grading was stopped before this check finished")
+                if ended == "timeout":
                     return Outcome("timeout", seconds,
                                    message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
                                            "limit); look for an endless loop or a step far slower than needed")
