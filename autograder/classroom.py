@@ -112,7 +112,7 @@ def write_grades(rows: list[Row], course: Course, path: Path) -> None:
     os.replace(path.with_name(path.name + ".partial"), path)
 
 
-class Interrupted(Exception):
+class Interrupted(KeyboardInterrupt):
     """Ctrl-C stopped a class run: ``graded`` students have their rows, ``left`` are to be graded by a rerun."""
 
     def __init__(self, graded: int, left: int):
