@@ -91,6 +91,8 @@ def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
     """Let a check with a ``prepare`` make its child's input file in the grader; a failure there is the grader's."""
     if not hasattr(check, "prepare"):
         return None
+    if STOP.is_set():  # preparing trains in this process, where Ctrl-C could not stop it for seconds
+        return Outcome("stopped", 0.0, message="grading was stopped before this check started")
     started = time.perf_counter()
     try:
         request["inputs"] = check.prepare(Context(tuple(request["seeds"]), request["seed_set"],
