@@ -20,13 +20,47 @@ class Bar(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def close(got, want, tolerance: float) -> bool:
-    """Same shape, and every entry within ``tolerance`` (absolute below 1, relative above): how judges compare."""
+def numbers(value) -> np.ndarray | None:
+    """``value`` as a float array, or None when it is not numbers, is ragged, or holds NaN or inf.
+
+    Every comparison a judge makes goes through this: NaN compares false both ways, so a judge that only asks
+    "is it too far?" would let NaN through. Here a number that is not finite fails every comparison.
+    """
     try:
-        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
-    except (TypeError, ValueError):  # ragged or non-numeric: not close to anything
-        return False
-    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
+        array = np.asarray(value)
+    except (TypeError, ValueError):  # ragged
+        return None
+    if array.dtype.kind not in "biuf":  # text, None, or objects, whatever numpy would make of them
+        return None
+    array = array.astype(float)
+    return array if np.all(np.isfinite(array)) else None
+
+
+def close(got, want, tolerance: float) -> bool:
+    """Same shape, finite, and every entry within ``tolerance`` (absolute below 1, relative above): how judges
+    compare."""
+    got, want = numbers(got), np.asarray(want, dtype=float)
+    return (got is not None and got.shape == want.shape
+            and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want)))))
+
+
+def apart(got, want, tolerance: float) -> bool:
+    """Whether ``got`` differs from ``want`` by more than ``tolerance`` (absolute) anywhere, has another shape, or is
+    not finite numbers."""
+    array = numbers(got)
+    return array is None or array.shape != np.shape(want) or bool(np.any(np.abs(array - want) > tolerance))
+
+
+def beyond(value, limit: float) -> bool:
+    """Whether ``value`` (a number or numbers) exceeds ``limit`` anywhere, or is not finite numbers at all."""
+    array = numbers(value)
+    return array is None or bool(np.any(array > limit))
+
+
+def below(value, floor: float) -> bool:
+    """Whether ``value`` (a number or numbers) falls short of ``floor`` anywhere, or is not finite numbers at all."""
+    array = numbers(value)
+    return array is None or bool(np.any(array < floor))
 
 
 class Malformed(Exception):

@@ -11,15 +11,17 @@ import csv
 import hashlib
 import json
 import os
+import stat
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.config import Course
-from autograder.grading import grade
+from autograder.grading import Stopped, grade
 from autograder.projects import PROJECTS
 from autograder.report import write_html
+from autograder.sandbox.runner import STOP
 
 FINGERPRINT = ".fingerprint"
 
@@ -45,9 +47,23 @@ def fingerprint(folder: Path, course: Course, seed_set: str) -> str:
         digest.update(str(path.relative_to(folder)).encode())
         if path.is_symlink():  # its target, never what it points to: that may be anything, /dev/zero included
             digest.update(b"-> " + os.readlink(path).encode())
-        elif path.is_file():
-            digest.update(path.read_bytes())
+        else:
+            _digest_file(digest, path)
     return digest.hexdigest()
+
+
+def _digest_file(digest, path: Path) -> None:
+    """A regular file's bytes into ``digest``; a fifo, device or unreadable file only by its name (never blocks)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError as exc:
+        digest.update(f"unreadable: {exc.strerror}".encode())
+        return
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return
+        while chunk := handle.read(2**20):
+            digest.update(chunk)
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -70,6 +86,8 @@ def grade_student(student: str, folder: Path, out: Path, course: Course, seed_se
                             f"{PROJECTS[next(iter(course.projects))].folder}/; found {found})", None)
     try:
         graded = grade(folder, course, seed_set=seed_set, projects=list(course.projects), jobs=1, student=student)
+    except Stopped:
+        raise
     except Exception as exc:  # noqa: BLE001 - one student's failure must not stop the class
         return Row(student, f"error: {type(exc).__name__}: {exc} ({traceback.extract_tb(exc.__traceback__)[-1].name})",
                    None)
@@ -94,9 +112,20 @@ def write_grades(rows: list[Row], course: Course, path: Path) -> None:
     os.replace(path.with_name(path.name + ".partial"), path)
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a class run: ``graded`` students have their rows, ``left`` are to be graded by a rerun."""
+
+    def __init__(self, graded: int, left: int):
+        super().__init__(f"stopped: {graded} graded, {left} left; rerun to resume")
+        self.graded, self.left = graded, left
+
+
 def grade_all(root: Path, out: Path, course: Course, seed_set: str = "grading", jobs: int = 1,
               progress=None) -> list[Row]:
-    """Grade every student under ``root`` into ``out``; ``progress(student, done, total)`` hears each one finish."""
+    """Grade every student under ``root`` into ``out``; ``progress(student, done, total)`` hears each one finish.
+
+    On Ctrl-C the running checks are killed, students not yet started stay ungraded, every finished row is kept,
+    and Interrupted says how many are left."""
     out.mkdir(parents=True, exist_ok=True)
     students = students_in(root)
     rows: list[Row] = []
@@ -108,6 +137,10 @@ def grade_all(root: Path, out: Path, course: Course, seed_set: str = "grading", 
             write_grades(rows, course, out / "grades.csv")  # after every student: a kill loses no finished row
             if progress:
                 progress(futures[future], len(rows), len(students))
-    finally:  # on Ctrl-C, students not yet started stay ungraded; the ones running finish and are kept
+    except KeyboardInterrupt:
+        STOP.set()  # the running students' children are killed within a fraction of a second
+        raise Interrupted(len(rows), len(students) - len(rows)) from None
+    finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        STOP.clear()
     return sorted(rows, key=lambda r: r.student)

@@ -12,7 +12,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 
 from autograder import paths
 from autograder.config import CourseError, load_course
-from autograder.grading import grade
+from autograder.grading import figures_of, grade
 from autograder.projects import PROJECTS
 from autograder.release import ReleaseError, release
 from autograder.report import print_table, write_html, write_json
@@ -91,7 +91,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_grade_all(args) -> int:
-    from autograder.classroom import grade_all
+    from autograder.classroom import Interrupted, grade_all
     from autograder.report.summary import write_summary
 
     root, out = Path(args.root), Path(args.out)
@@ -107,7 +107,12 @@ def cmd_grade_all(args) -> int:
         def advance(student: str, done: int, total: int) -> None:
             bar.update(task, total=total, completed=done, description=student)
 
-        rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance)
+        try:
+            rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance)
+        except Interrupted as stopped:
+            bar.stop()
+            err.print(str(stopped), highlight=False)
+            return 130
     summary = write_summary(rows, course, out / "summary.html")
     counts = {}
     for row in rows:
@@ -151,8 +156,7 @@ def cmd_compare(args) -> int:
     for pid in wanted:
         details = {c["id"]: c["details"] for c in student.report["projects"][pid]["checks"] if "status" not in c["details"]}
         ref = {c["id"]: c["details"] for c in reference.report["projects"][pid]["checks"] if "status" not in c["details"]}
-        if PROJECTS[pid].plots:
-            figures[pid] = PROJECTS[pid].plots(details, reference=ref)
+        figures[pid] = figures_of(pid, details, reference=ref)
     page = write_compare(student.report, reference.report, figures, course, Path(args.out))
     print_table(student.report)
     err.print(f"side-by-side page written to {page}")
@@ -263,3 +267,6 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, CourseError, ReleaseError) as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False)
         return 2
+    except KeyboardInterrupt:  # a second Ctrl-C, or one outside a class run: a line, not a traceback
+        err.print("stopped", highlight=False)
+        return 130

@@ -36,6 +36,10 @@ class Limits(_Strict):
     processes: int = Field(default=64, gt=0, description="processes (and threads) a check may run at once")
     sandbox_uids: tuple[int, int] = Field(default=(61000, 61063), description="first and last uid a grader "
                                           "running as root hands out, one per running check")
+    import_seconds: float = Field(default=20, gt=0, description="wall and CPU time of the one child per project "
+                                  "that imports the student's modules before any check runs")
+    result_mb: float = Field(default=16, gt=0, description="largest result a check's child may hand back")
+    message_chars: int = Field(default=2000, gt=0, description="longest check message; longer ones are cut")
 
     @field_validator("sandbox_uids")
     @classmethod

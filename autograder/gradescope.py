@@ -9,7 +9,6 @@ a timeout still leaves a result that says what happened.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import tempfile
 import time
@@ -64,15 +63,15 @@ def build_zip(out: Path, private: Path | None = None) -> Path:
 def arrange(submission: Path, workdir: Path) -> Path:
     """A folder of project folders made from the upload: project folders as they are, loose modules into theirs."""
     from autograder.projects import PROJECTS
+    from autograder.sandbox.staging import stage
 
     layout = workdir / "submission"
     layout.mkdir(parents=True)
-    for project in PROJECTS.values():  # links stay links: copying as root must not read a file for the upload
+    for project in PROJECTS.values():  # regular files only; links followed only within the upload (see staging)
         if (submission / project.folder).is_dir():
-            shutil.copytree(submission / project.folder, layout / project.folder, symlinks=True)
+            stage(submission / project.folder, layout / project.folder, within=submission)
         elif any((submission / f"{m}.py").is_file() for m in project.modules):
-            shutil.copytree(submission, layout / project.folder, symlinks=True,
-                            ignore=shutil.ignore_patterns("__pycache__"))
+            stage(submission, layout / project.folder, within=submission)
     return layout
 
 
@@ -84,8 +83,9 @@ def results_from(report: dict, seconds: float) -> dict:
                           "max_score": check["max_score"], "status": "passed" if check["passed"] else "failed",
                           "output": check["message"], "visibility": "visible"})
     found = ", ".join(report["projects"]) or "none"
+    notes = "".join(f"\n{note}" for project in report["projects"].values() for note in project.get("notes", []))
     return {"score": report["score"], "execution_time": round(seconds, 1), "tests": tests,
-            "output": f"Graded projects: {found}. Score {report['score']:g} / {report['max_score']:g}.",
+            "output": f"Graded projects: {found}. Score {report['score']:g} / {report['max_score']:g}.{notes}",
             "stdout_visibility": "hidden"}
 
 

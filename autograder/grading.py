@@ -14,10 +14,18 @@ from pathlib import Path
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
-from autograder.sandbox import runtime
+from autograder.sandbox import runtime, staging
+from autograder.sandbox.runner import STOP, Outcome, run_check
 from autograder.secrecy import Hidden, redact, redact_text
-from autograder.sandbox.runner import Outcome, run_check
 from autograder.student import StudentError
+
+
+MALFORMED = ("the data this check's run handed back is not what the check collects ({}), so nothing could be graded. "
+             "If your code leaves the grader's modules and files alone, please tell the instructor")
+
+
+class Stopped(Exception):
+    """Grading was stopped (Ctrl-C in grade-all) before every check had run: there is no report to write."""
 
 
 @dataclass
@@ -60,7 +68,7 @@ def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, ver
 def _failure_message(outcome: Outcome) -> str:
     if outcome.status == "internal_error":
         return ("the grader itself failed on this check; this is not your fault, please tell the instructor. "
-                + outcome.message.strip().splitlines()[-1])
+                + (outcome.message.strip().splitlines() or [""])[-1])
     return outcome.message
 
 
@@ -75,7 +83,11 @@ def _merge(shards: dict[tuple[int, ...], Outcome], seeds: list[int]) -> Outcome:
     for outcome in ordered:
         if outcome.status != "ok":
             return Outcome(outcome.status, seconds, {}, outcome.message, outcome.kind)
-    data = {key: [item for o in ordered for item in o.data[key]] for key in ordered[0].data}
+    keys = set(ordered[0].data)
+    if any(set(o.data) != keys or not all(isinstance(v, list) for v in o.data.values()) for o in ordered):
+        return Outcome("crashed", seconds, message=MALFORMED.format("one seed's run handed back other keys than "
+                                                                    "the others, or values that are not lists"))
+    data = {key: [item for o in ordered for item in o.data[key]] for key in keys}
     return Outcome("ok", seconds, data)
 
 
@@ -83,6 +95,8 @@ def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
     """Let a check with a ``prepare`` make its child's input file in the grader; a failure there is the grader's."""
     if not hasattr(check, "prepare"):
         return None
+    if STOP.is_set():  # preparing trains in this process, where Ctrl-C could not stop it for seconds
+        return Outcome("stopped", 0.0, message="grading was stopped before this check started")
     started = time.perf_counter()
     try:
         request["inputs"] = check.prepare(Context(tuple(request["seeds"]), request["seed_set"],
@@ -125,6 +139,39 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
     return [_merge(shards[i], seeds_of(i)) if i in shards else None for i in range(len(plan))]
 
 
+def _failed_imports(course: Course, plan, jobs: int | None) -> dict[str, Outcome]:
+    """Import each planned project's modules once, in one child limited to ``limits.import_seconds``: a module that
+    hangs, crashes, exits or fails to compile at import then costs every check of its project that one short run,
+    with one sentence, and none of their children is started. Returns the failed projects' outcomes."""
+    folders = {pid: folder for pid, _, folder in plan if folder is not None}
+    seconds = course.limits.import_seconds
+    limits = course.limits.model_copy(update={"wall_seconds": seconds,
+                                              "cpu_seconds": min(seconds, course.limits.cpu_seconds)})
+
+    def probe(pid: str) -> Outcome:
+        request = {"project": pid, "check": None, "folder": str(folders[pid].resolve()), "seeds": [],
+                   "seed_set": "public", "bar": {}}
+        return run_check(request, limits, runtime_dir)
+
+    with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
+        outcomes = dict(zip(folders, pool.map(probe, folders)))
+    return {pid: _import_failure(pid, outcome, seconds) for pid, outcome in outcomes.items()
+            if outcome.status not in ("ok", "internal_error")}  # the grader's own failure: let the checks say
+
+
+def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
+    if outcome.status == "student_error":  # compile errors, exceptions, sys.exit: already worded for the student
+        return outcome
+    files = ", ".join(f"{m}.py" for m in PROJECTS[pid].modules)
+    if outcome.status == "timeout" or "of CPU" in outcome.message:
+        what = (f"did not finish within {seconds:g} s (course.yml's limits.import_seconds), so no check of project "
+                f"{pid} was run; look for code at the top level of your module that loops or trains, and put it "
+                "under `if __name__ == '__main__':`")
+    else:
+        what = f"failed, so no check of project {pid} was run: {outcome.message}"
+    return Outcome(outcome.status, outcome.seconds, message=f"importing {files} {what}", kind="import")
+
+
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
           checks: list[str] | None = None, public_only: bool = False, jobs: int | None = None,
           progress=None, student: str | None = None) -> Graded:
@@ -141,38 +188,77 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
             if (checks and cid not in checks) or (public_only and not ccfg.public):
                 continue
             plan.append((pid, cid, folder))
-    outcomes = _sandbox_runs(path, course, seed_set, plan, jobs, progress)
+    failed = _failed_imports(course, plan, jobs)
+    runnable = [(pid, cid, None if pid in failed else folder) for pid, cid, folder in plan]
+    outcomes = _sandbox_runs(path, course, seed_set, runnable, jobs, progress)
+    outcomes = [failed.get(pid, outcome) for (pid, _, _), outcome in zip(plan, outcomes)]
+    if STOP.is_set():
+        raise Stopped()
 
     report = {"submission": str(path), "seeds": seed_set, "score": 0.0, "max_score": 0.0, "projects": {}}
     for (pid, cid, folder), outcome in zip(plan, outcomes):
-        project, ccfg = PROJECTS[pid], course.projects[pid].checks[cid]
-        check = project.checks[cid]
-        verdict = None
-        if outcome is not None and outcome.status == "ok":
-            used = check.fixed_seeds or seed_set
-            ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar),
-                          student=student, secret=course.secret)
-            try:
-                verdict = check.judge(outcome.data, ctx)
-            except (Malformed, StudentError) as exc:
-                verdict = Verdict(0.0, f"the data this check's run handed back is not what the check collects "
-                                       f"({exc}), so nothing could be graded. If your code leaves the grader's modules "
-                                       "and files alone, please tell the instructor", {"status": "malformed"})
-            except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
-                outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
-        missing = f"no {project.folder} folder found in {path} (expected {path / project.folder}/)"
-        entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing)
+        missing = f"no {PROJECTS[pid].folder} folder found in {path} (expected {path / PROJECTS[pid].folder}/)"
+        entry = judged(pid, cid, outcome, course, seed_set, student, missing)
         report["projects"].setdefault(pid, {"score": 0.0, "max_score": 0.0, "checks": []})["checks"].append(entry)
-    figures = {}
     for pid, section in report["projects"].items():
-        section["score"] = round(sum(c["score"] for c in section["checks"]), 6)
-        section["max_score"] = round(sum(c["max_score"] for c in section["checks"]), 6)
-        if PROJECTS[pid].plots:
-            figures[pid] = PROJECTS[pid].plots({c["id"]: c["details"] for c in section["checks"]
-                                                if c["details"] and "status" not in c["details"]})
-    report["score"] = round(sum(s["score"] for s in report["projects"].values()), 6)
-    report["max_score"] = round(sum(s["max_score"] for s in report["projects"].values()), 6)
+        folder = project_folder(path, pid)
+        left_out = staging.stage(folder, None) if folder else []
+        if left_out:  # the same for every check of the project, so said once, beside them
+            section["notes"] = [f"left out of the graded copy of {PROJECTS[pid].folder}/: {n}" for n in left_out]
+    figures = totalled(report)
     hidden = Hidden.of(course, seed_set)
     figures = {pid: [(redact_text(caption, hidden), image) for caption, image in shown]
                for pid, shown in figures.items()}
     return Graded(redact(report, hidden), figures)
+
+
+def judged(pid: str, cid: str, outcome: Outcome | None, course: Course, seed_set: SeedSet,
+           student: str | None = None, missing: str = "") -> dict:
+    """One check's report entry from what its child handed back: judged when the run was ok, else its failure."""
+    check, ccfg = PROJECTS[pid].checks[cid], course.projects[pid].checks[cid]
+    verdict = None
+    if outcome is not None and outcome.status == "ok":
+        used = check.fixed_seeds or seed_set
+        ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar),
+                      student=student, secret=course.secret)
+        try:
+            verdict = check.judge(outcome.data, ctx)
+        except (Malformed, StudentError) as exc:
+            verdict = Verdict(0.0, MALFORMED.format(exc), {"status": "malformed"})
+        except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
+            outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
+    entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing)
+    entry["message"] = cut(entry["message"], course.limits.message_chars)
+    return entry
+
+
+def cut(message: str, limit: int) -> str:
+    """``message`` at most ``limit`` characters long, with a note saying how much was left out."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]} … (cut: {len(message) - limit} more characters)"
+
+
+def figures_of(pid: str, details: dict, reference: dict | None = None) -> list[tuple[str, bytes | None]]:
+    """Project ``pid``'s figures from its checks' details; a drawing that fails on a student's values becomes a
+    note (a caption without an image), never the end of the report."""
+    if not PROJECTS[pid].plots:
+        return []
+    try:
+        return PROJECTS[pid].plots(details, reference=reference)
+    except Exception as exc:  # noqa: BLE001 - the figures are an aid; the scores stand without them
+        return [(f"The figures of project {pid} could not be drawn from these results ({type(exc).__name__}: "
+                 f"{str(exc)[:200]})", None)]
+
+
+def totalled(report: dict) -> dict[str, list]:
+    """Fill in the report's totals; return each project's figures."""
+    figures = {}
+    for pid, section in report["projects"].items():
+        section["score"] = round(sum(c["score"] for c in section["checks"]), 6)
+        section["max_score"] = round(sum(c["max_score"] for c in section["checks"]), 6)
+        figures[pid] = figures_of(pid, {c["id"]: c["details"] for c in section["checks"]
+                                        if c["details"] and "status" not in c["details"]})
+    report["score"] = round(sum(s["score"] for s in report["projects"].values()), 6)
+    report["max_score"] = round(sum(s["max_score"] for s in report["projects"].values()), 6)
+    return figures

@@ -13,6 +13,8 @@ from types import ModuleType
 
 import numpy as np
 
+MESSAGE_CHARS = 20_000  # an exception's text kept in the child; the grader cuts messages further (limits.message_chars)
+
 
 class StudentError(Exception):
     """A problem with the student's code or what it returned, worded for the student."""
@@ -46,13 +48,13 @@ def load_module(folder: Path, name: str) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except (MemoryError, KeyboardInterrupt):
+    except MemoryError:
         raise
     except SystemExit as exc:
         raise StudentError(f"importing {name}.py called sys.exit({exc.code!r}); a module must not exit when "
                            "imported (put scripts under `if __name__ == '__main__':`)", "import") from None
     except BaseException as exc:  # noqa: BLE001 - any failure at import is the student's to see
-        raise StudentError(f"importing {name}.py raised {type(exc).__name__}: {exc}{_student_line(exc, folder)}",
+        raise StudentError(f"importing {name}.py raised {_named(exc)}{_student_line(exc, folder)}",
                            "import") from None
     return module
 
@@ -87,9 +89,9 @@ class Student:
         def guarded(*args, **kwargs):
             try:
                 return func(*args, **kwargs)
-            except (MemoryError, KeyboardInterrupt):
+            except MemoryError:
                 raise
-            except BaseException as exc:  # noqa: BLE001 - SystemExit included: a graded function must return
+            except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt included: never the grader's
                 raise _reworded(name, exc, folder) from None
 
         guarded.raw = func
@@ -102,7 +104,7 @@ class Student:
             func(*args)
         except expected:
             return True
-        except (MemoryError, KeyboardInterrupt):
+        except MemoryError:
             raise
         except BaseException as exc:  # noqa: BLE001
             raise _reworded(name, exc, self.folder) from None
@@ -130,7 +132,25 @@ def _reworded(name: str, exc: BaseException, folder: Path) -> StudentError:
                             "was stopped; print less", "raised")
     if isinstance(exc, RecursionError):
         return StudentError(f"`{name}` recursed without end{_student_line(exc, folder)}", "raised")
-    return StudentError(f"`{name}` raised {type(exc).__name__}: {exc}{_student_line(exc, folder)}", "raised")
+    return StudentError(f"`{name}` raised {_named(exc)}{_student_line(exc, folder)}", "raised")
+
+
+def _named(exc: BaseException) -> str:
+    """'KeyError: 'x'' for any exception, even one whose ``__str__`` fails or never ends in a sentence's length."""
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - a student's exception class may raise from __str__
+        text = "(its message could not be read)"
+    return f"{type(exc).__name__}: {text[:MESSAGE_CHARS]}"
+
+
+def raised_by_student(exc: BaseException, folder: Path) -> StudentError | None:
+    """A StudentError for an exception that passed through the student's files (code of theirs called other than
+    through ``fn``, e.g. a method of an object they returned), else None: then it is the grader's own failure."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if any(Path(frame.filename).is_relative_to(folder) for frame in frames):
+        return StudentError(f"your code raised {_named(exc)}{_student_line(exc, folder)}", "raised")
+    return None
 
 
 def describe(value) -> str:

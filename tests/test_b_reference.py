@@ -94,7 +94,7 @@ def test_episodes_patched_in_the_child_beyond_what_cartpole_allows_are_refused(t
                "_training.BudgetedEnvs.step = _forged\n")
     write_submission(root, (FOLDER / "details.py").read_text() + forgery, "B_ablations", "details.py")
     result = grade_checks(root, course, ["B.table"])["B.table"]
-    assert result["score"] == 0 and "not what this check collects" in result["message"]
+    assert result["score"] == 0 and "not what the check collects" in result["message"]
 
 
 def test_grading_twice_in_fresh_processes_gives_the_same_report(reference_report):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import base64
 import html
 from pathlib import Path
 
-from autograder.report.html import STYLE
+from autograder.report.html import STYLE, figure_html
 
 
 def _numbers(value, depth: int = 0) -> str:
@@ -47,9 +46,7 @@ def write_compare(student: dict, reference: dict, figures: dict, course, path: P
             bar = course.projects[pid].checks[check["id"]].bar
             rows.append(f"<tr><td class='id'>{html.escape(check['id'])}<br><small>{_bar(bar)}</small></td>"
                         f"{_cell(check)}{_cell(theirs) if theirs else '<td>not graded</td>'}</tr>")
-        images = "".join(
-            f"<figure><img alt='{html.escape(c)}' src='data:image/png;base64,{base64.b64encode(p).decode()}'>"
-            f"<figcaption>{html.escape(c)}</figcaption></figure>" for c, p in figures.get(pid, []))
+        images = "".join(figure_html(c, p) for c, p in figures.get(pid, []))
         ref_total = reference["projects"].get(pid, {})
         sections.append(
             f"<h2>Project {pid}: {section['score']:g} / {section['max_score']:g} "

@@ -5,6 +5,8 @@ Imported lazily (matplotlib costs a second to import), so the sandboxed children
 
 import io
 
+import numpy as np
+
 
 def figure(width: float = 6.4, height: float = 3.8):
     import matplotlib
@@ -13,6 +15,17 @@ def figure(width: float = 6.4, height: float = 3.8):
     import matplotlib.pyplot as plt
 
     return plt.subplots(figsize=(width, height), layout="constrained")
+
+
+def series(values) -> np.ndarray:
+    """``values`` as floats to plot: anything that is not a finite number (None, NaN, inf, text) becomes a gap."""
+    if not isinstance(values, (list, tuple, np.ndarray)):
+        return np.array([], dtype=float)
+    out = np.full(len(values), np.nan)
+    for i, value in enumerate(values):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value):
+            out[i] = value
+    return out
 
 
 def png(fig) -> bytes:

@@ -16,7 +16,7 @@ th, td { text-align: left; padding: 0.35rem 0.6rem; border-bottom: 1px solid #dd
 td.score { white-space: nowrap; text-align: right; }
 .pass { color: #176f2c; } .part { color: #a66a00; } .fail { color: #b3261e; }
 .id { font-family: ui-monospace, monospace; white-space: nowrap; }
-figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.9rem; }
+figure { margin: 1rem 0; } figcaption, .note { color: #555; font-size: 0.9rem; }
 """
 
 
@@ -26,6 +26,14 @@ def _status(check: dict) -> tuple[str, str]:
     return ("part", "partly") if check["score"] > 0 else ("fail", "failed")
 
 
+def figure_html(caption: str, png: bytes | None) -> str:
+    """An embedded figure, or its caption alone as a note when it was not drawn (``png`` None)."""
+    if not png:
+        return f"<p class='note'>{html.escape(caption)}</p>"
+    return (f"<figure><img alt='{html.escape(caption)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+
 def _project_section(pid: str, project: dict, title: str, figures: list[tuple[str, bytes]]) -> str:
     rows = []
     for check in project["checks"]:
@@ -33,12 +41,11 @@ def _project_section(pid: str, project: dict, title: str, figures: list[tuple[st
         rows.append(f"<tr><td class='id'>{html.escape(check['id'])}</td><td>{html.escape(check['name'])}</td>"
                     f"<td class='score {css}'>{check['score']:g} / {check['max_score']:g}<br>{word}</td>"
                     f"<td>{html.escape(check['message'])}</td></tr>")
-    images = "".join(
-        f"<figure><img alt='{html.escape(caption)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
-        f"<figcaption>{html.escape(caption)}</figcaption></figure>" for caption, png in figures)
+    images = "".join(figure_html(caption, png) for caption, png in figures)
+    notes = "".join(f"<p class='note'>{html.escape(note)}</p>" for note in project.get("notes", []))
     return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — {project['score']:g} / {project['max_score']:g}"
             f"</h2><table><tr><th>check</th><th>what it checks</th><th>score</th><th>message</th></tr>"
-            f"{''.join(rows)}</table>{images}")
+            f"{''.join(rows)}</table>{notes}{images}")
 
 
 def write_html(report: dict, figures: dict, path: str | Path, titles: dict[str, str]) -> Path:

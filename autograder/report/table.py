@@ -1,6 +1,7 @@
 """The score table printed after grading: one row per check, totals per project and overall."""
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -10,7 +11,7 @@ def _score(value: float) -> str:
 
 def print_table(report: dict, console: Console | None = None) -> None:
     console = console or Console()
-    table = Table(title=f"{report['submission']}  ({report['seeds']} seeds)", title_justify="left",
+    table = Table(title=escape(f"{report['submission']}  ({report['seeds']} seeds)"), title_justify="left",
                   show_lines=False, expand=False)
     table.add_column("check", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
@@ -19,8 +20,10 @@ def print_table(report: dict, console: Console | None = None) -> None:
     for pid, project in report["projects"].items():
         for check in project["checks"]:
             mark = "[green]pass[/]" if check["passed"] else ("[yellow]part[/]" if check["score"] > 0 else "[red]fail[/]")
-            table.add_row(check["id"], f"{_score(check['score'])}/{_score(check['max_score'])}", mark,
-                          check["message"], style="dim" if check["passed"] else None)
+            table.add_row(escape(check["id"]), f"{_score(check['score'])}/{_score(check['max_score'])}", mark,
+                          escape(check["message"]), style="dim" if check["passed"] else None)
+        for note in project.get("notes", []):
+            table.add_row("", "", "[yellow]note[/]", escape(note))
         table.add_row(f"[bold]{pid} total[/]", f"[bold]{_score(project['score'])}/{_score(project['max_score'])}[/]",
                       "", "", end_section=True)
     table.add_row("[bold]TOTAL[/]", f"[bold]{_score(report['score'])}/{_score(report['max_score'])}[/]", "", "")

@@ -1,4 +1,5 @@
-"""The child side: load the student's modules, run one check's ``collect``, write plain JSON back.
+"""The child side: load the student's modules, run one check's ``collect`` (none for the import probe), write plain
+JSON back.
 
 Invoked as ``python -m autograder.sandbox.child REQUEST.json``; the parent reads RESULT.json, never a pickle.
 """
@@ -33,20 +34,25 @@ def plain(value):
 def run(request: dict) -> dict:
     from autograder.checks import Context
     from autograder.projects import PROJECTS
-    from autograder.student import Student, StudentError
+    from autograder.student import Student, StudentError, raised_by_student
 
     project = PROJECTS[request["project"]]
-    check = project.checks[request["check"]]
-    ctx = Context(tuple(request["seeds"]), request["seed_set"], check.Bar.model_validate(request["bar"]),
-                  inputs=request.get("inputs"))
     try:
         student = Student(Path(request["folder"]), project.modules)
+        if request["check"] is None:  # the import probe: loading the modules was all it had to do
+            return {"status": "ok", "data": {}}
+        check = project.checks[request["check"]]
+        ctx = Context(tuple(request["seeds"]), request["seed_set"], check.Bar.model_validate(request["bar"]),
+                      inputs=request.get("inputs"))
         return {"status": "ok", "data": plain(check.collect(student, ctx))}
     except StudentError as exc:
         return {"status": "student_error", "kind": exc.kind, "message": str(exc)}
     except MemoryError:
         return {"status": "memory", "message": "ran out of memory"}
-    except BaseException:  # noqa: BLE001 - the grader's own failure, reported to the instructor
+    except BaseException as exc:  # noqa: BLE001 - the student's if it passed through their files, else the grader's
+        blamed = raised_by_student(exc, Path(request["folder"]).resolve())
+        if blamed is not None:
+            return {"status": "student_error", "kind": blamed.kind, "message": str(blamed)}
         return {"status": "internal_error", "message": traceback.format_exc(limit=-6)}
 
 

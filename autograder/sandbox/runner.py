@@ -10,27 +10,27 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.config import Limits
 from autograder.sandbox import limits as sandbox_limits
-from autograder.sandbox import runtime, user
+from autograder.sandbox import runtime, staging, user
 
-RESULT_LIMIT_BYTES = 16 * 2**20  # far above any check's data; bounds what the grader parses and judges
 STATUSES = {"ok", "student_error", "memory", "internal_error"}
+STOP = threading.Event()  # set on Ctrl-C: running children are killed, no new one starts
 
 
 @dataclass
 class Outcome:
-    """``status`` is ok, student_error, timeout, memory, crashed or internal_error."""
+    """``status`` is ok, student_error, timeout, memory, crashed, internal_error or stopped (``STOP``)."""
 
     status: str
     seconds: float
@@ -69,10 +69,12 @@ class _Unreadable(Exception):
     pass
 
 
-def _read_result(path: Path) -> dict:
-    """The child's result file as a dict of the expected form; never follows a link the child may have planted."""
+def _read_result(path: Path, limit_mb: float) -> dict:
+    """The child's result file as a dict of the expected form, read without following a link the child may have
+    planted or waiting on a fifo it may have put there, and never more than ``limit_mb``."""
+    limit = int(limit_mb * 2**20)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         raise
     except OSError:
@@ -81,9 +83,11 @@ def _read_result(path: Path) -> dict:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise _Unreadable("it is not a plain file")
-        if info.st_size > RESULT_LIMIT_BYTES:
-            raise _Unreadable(f"it is larger than {RESULT_LIMIT_BYTES // 2**20} MB")
-        text = handle.read(RESULT_LIMIT_BYTES + 1)
+        if info.st_size > limit:
+            raise _Unreadable(f"it is larger than {limit_mb:g} MB (course.yml's limits.result_mb)")
+        text = handle.read(limit + 1)
+    if len(text) > limit:  # grown since fstat, by a process the child left behind
+        raise _Unreadable(f"it is larger than {limit_mb:g} MB (course.yml's limits.result_mb)")
     try:
         result = json.loads(text)
     except (ValueError, RecursionError):
@@ -111,34 +115,19 @@ def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: 
 
 
 def _stage_submission(folder: str, workdir: Path) -> str:
-    """A copy of the project folder that any uid may read but not change: the child never gets the original's path.
-    Links are copied as links, so they are followed with the child's rights, not the grader's; only a link to a file
-    of the same submission (e.g. B's ppo.py pointing at ../A_ppo/ppo.py) is replaced by that file's content."""
+    """A copy of the project folder's regular files that any uid may read but not change: the child never gets the
+    original's path, and nothing the grader could block on or should not read (see ``staging``)."""
     copy = workdir / "submission" / Path(folder).name
     if Path(folder).is_dir():
-        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
-        _inline_links_within(Path(folder), copy)
+        staging.stage(Path(folder), copy)
     else:
         copy.mkdir(parents=True)
     (workdir / "submission").chmod(0o755)
-    for folder, _, files in os.walk(copy):  # never into a linked folder, and never chmod a link: both would reach
-        os.chmod(folder, 0o755)             # the link's target, with root's rights
+    for folder, _, files in os.walk(copy):
+        os.chmod(folder, 0o755)
         for name in files:
-            if not os.path.islink(os.path.join(folder, name)):
-                os.chmod(os.path.join(folder, name), 0o644)
+            os.chmod(os.path.join(folder, name), 0o644)
     return str(copy)
-
-
-def _inline_links_within(original: Path, copy: Path) -> None:
-    """Replace each link of ``copy`` whose target is a regular file inside the submission (the project folder's
-    parent) by a copy of that file."""
-    root = original.resolve().parent
-    for folder, dirs, files in os.walk(copy):  # os.walk does not descend into linked folders
-        for link in (Path(folder, name) for name in files + dirs if os.path.islink(os.path.join(folder, name))):
-            target = (original / link.relative_to(copy)).resolve()
-            if target.is_file() and target.is_relative_to(root):
-                link.unlink()
-                shutil.copyfile(target, link)
 
 
 def _workdirs(workdir: str, uid: int | None) -> tuple[Path, Path]:
@@ -157,6 +146,20 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+def _wait(proc, seconds: float) -> str:
+    """Wait for the child: "done", "timeout" after ``seconds``, or "stopped" within a fraction of a second of STOP."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            proc.wait(timeout=max(0.0, min(0.2, deadline - time.monotonic())))
+            return "done"
+        except subprocess.TimeoutExpired:
+            if STOP.is_set():
+                return "stopped"
+            if time.monotonic() >= deadline:
+                return "timeout"
+
+
 def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) -> Outcome:
     """Run ``request`` (project, check, folder, seeds, bar) in a child process under ``limits``.
 
@@ -166,6 +169,8 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
         with runtime.staged() as staged:
             return run_check(request, limits, staged)
     started = time.perf_counter()
+    if STOP.is_set():
+        return Outcome("stopped", 0.0, message="grading was stopped before this check started")
     lease = user.Lease(limits.sandbox_uids)
     try:
         with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
@@ -174,21 +179,19 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
                        "result": str(home / "result.json")}
             with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
                 proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, out, err)
-                try:
-                    proc.wait(timeout=limits.wall_seconds)
-                    timed_out = False
-                except subprocess.TimeoutExpired:
-                    timed_out = True
+                ended = _wait(proc, limits.wall_seconds)
                 _kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
                 proc.wait()
                 lease.release()  # and, under a uid of its own, whatever left the process group
                 seconds = time.perf_counter() - started
-                if timed_out:
+                if ended == "stopped":
+                    return Outcome("stopped", seconds, message="grading was stopped before this check finished")
+                if ended == "timeout":
                     return Outcome("timeout", seconds,
                                    message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
                                            "limit); look for an endless loop or a step far slower than needed")
                 try:
-                    result = _read_result(Path(request["result"]))
+                    result = _read_result(Path(request["result"]), limits.result_mb)
                 except FileNotFoundError:
                     outcome = _died(proc.returncode, limits, _stderr_tail(err))
                     outcome.seconds = seconds

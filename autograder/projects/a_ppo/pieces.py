@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs
+from autograder.checks import Bar, Check, Malformed, Verdict, apart, beyond, close, pairs
 from autograder.projects.a_ppo import oracle
 from autograder.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
@@ -181,7 +181,7 @@ class Ratio(Check):
             logits, actions, logp_old = first_call(data)
             rho = np.exp(log_prob(logits, actions) - logp_old)
             deviation = float(np.abs(rho - 1).max())
-            if deviation > ctx.bar.first_minibatch_tolerance:
+            if beyond(deviation, ctx.bar.first_minibatch_tolerance):
                 failures.append(f"on the first minibatch of the first epoch every ratio should be 1 (the policy has "
                                 f"not changed yet); max |rho - 1| = {deviation:.3g}. Are the stored log-probs and "
                                 "actions indexed with the same minibatch as the observations?")
@@ -244,7 +244,7 @@ class ClipGradient(Check):
             elif kind.startswith("beyond") and not close(grad, np.zeros_like(logits), ctx.bar.tolerance):
                 failed.setdefault(kind, "beyond the clip on the favourable side (A > 0 and rho > 1 + eps, or A < 0 "
                                         f"and rho < 1 - eps) the gradient should be zero; {worst(grad, np.zeros_like(logits))}")
-            if not close(grad, want_grad, ctx.bar.tolerance) or abs(objective - want_objective) > ctx.bar.tolerance:
+            if not close(grad, want_grad, ctx.bar.tolerance) or apart(objective, want_objective, ctx.bar.tolerance):
                 failed.setdefault("values", f"{kind}: objective {objective:.6g} (expected {want_objective:.6g}), "
                                             f"gradient {worst(grad, want_grad)}")
         return Verdict.of(list(failed.values()), 3, "the plain policy gradient at theta_old, zero beyond the clip, "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.report.figures import figure, png
+from autograder.report.figures import figure, png, series
 
 REFERENCE_BAND = Path(__file__).with_name("reference_band.json")
 
@@ -24,12 +24,13 @@ def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes
         ax.fill_between(x, band["low"], band["high"], color="gray", alpha=0.25,
                         label=f"reference, {band['seeds']} seeds (min to max)")
     for i, curve in enumerate((reference or {}).get("A.bar", {}).get("curves", [])):
-        y = np.array([np.nan if v is None else v for v in curve], dtype=float)
+        y = series(curve)
         ax.plot(np.arange(1, len(y) + 1), y, "--", color="black", lw=0.8, alpha=0.6,
                 label="the reference, same seeds" if i == 0 else None)
+    evaluated = series(bar.get("evaluated"))
     for i, curve in enumerate(bar["curves"]):
-        y = np.array([np.nan if v is None else v for v in curve], dtype=float)
-        ax.plot(np.arange(1, len(y) + 1), y, ".-", ms=3, label=f"your run {i + 1}: evaluated {bar['evaluated'][i]:.0f}")
+        y, score = series(curve), (f"{evaluated[i]:.0f}" if i < len(evaluated) else "none")
+        ax.plot(np.arange(1, len(y) + 1), y, ".-", ms=3, label=f"your run {i + 1}: evaluated {score}")
     ax.axhline(bar["threshold"], ls="--", color="tab:red", lw=1, label=f"bar: {bar['threshold']:g}")
     ax.set(xlabel="update", ylabel="mean return of episodes ending in the update", ylim=(0, 520))
     ax.legend(loc="lower right", fontsize="small")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from autograder.report.figures import figure, png
+import numpy as np
+
+from autograder.report.figures import figure, png, series
 from rlkit.plots import ablation_figure
 
 
@@ -11,8 +13,18 @@ def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes
     bar = details.get("B.bar")
     if not bar:
         return []
+    scores = {name: finite(values) for name, values in bar["scores"].items()}
+    if not len(scores.get("baseline", [])):
+        return [("The grader's re-run of your ablation is not drawn: the baseline has no finite scores", None)]
     fig, ax = figure(7.5, 3.8)
-    ablation_figure(bar["scores"], bar["named"], (reference or {}).get("B.bar", {}).get("scores"), ax=ax)
+    reference_scores = {name: finite(values) for name, values in (reference or {}).get("B.bar", {}).get("scores", {}).items()}
+    ablation_figure(scores, bar["named"], reference_scores or None, ax=ax)
     named = ", ".join(bar["named"])
     return [(f"The grader's re-run of your ablation on {bar['seeds']}: dots are seeds, bars medians, the band "
              f"the baseline's spread; your conclusion ({named}) in red", png(fig))]
+
+
+def finite(values) -> np.ndarray:
+    """A setting's seed scores that are finite numbers; the others are not drawn."""
+    values = series(values)
+    return values[np.isfinite(values)]

@@ -25,7 +25,10 @@ def stats(value, keys: tuple, what: str) -> dict:
 
 def agree(got, want, tolerance: float) -> bool:
     """Same shape; NaN where NaN is expected, and within ``tolerance`` (absolute below 1, relative above) elsewhere."""
-    got, want = np.asarray(got, float), np.asarray(want, float)
+    try:
+        got, want = np.asarray(got, float), np.asarray(want, float)
+    except (TypeError, ValueError):  # ragged or non-numeric: agrees with nothing
+        return False
     if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
         return False
     ok = ~np.isnan(want)
@@ -298,12 +301,12 @@ class FreshRuns(Check):
 
     def judge(self, data, ctx):
         wrong, shown = Counter(), []
-        plan = []
-        for seed in ctx.seeds:
-            plan += zip(runs.fresh_plan(seed, ctx.secret), fresh.unbundle(fresh.fresh_logs(seed, ctx.secret)))
-        for (run, log), label in pairs(plan, data.get("labels"), "fresh runs"):
-            if label not in runs.LABELS:
-                raise Malformed(f"expected one of {', '.join(runs.LABELS)} per run, found {label!r}")
+        planned = [run for seed in ctx.seeds for run in runs.fresh_plan(seed, ctx.secret)]
+        labels = [label for _, label in pairs(planned, data.get("labels"), "fresh runs")]
+        if not all(isinstance(label, str) and label in runs.LABELS for label in labels):  # before training anything
+            raise Malformed(f"expected one of {', '.join(runs.LABELS)} per run")
+        logs = [log for seed in ctx.seeds for log in fresh.unbundle(fresh.fresh_logs(seed, ctx.secret))]
+        for run, log, label in zip(planned, logs, labels):
             if label != run.label:
                 wrong[(run.label, run.severity, label)] += 1
             shown.append({"run": len(shown) + 1, "label": label, "truth": run.label, "severity": run.severity,

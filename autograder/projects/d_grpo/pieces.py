@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs
+from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, pairs
 from autograder.projects.d_grpo import oracle
 from autograder.student import as_array, as_float
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
@@ -165,7 +165,7 @@ class Enumeration(Check):
                                         f"found {weights.shape}")
                     u = oracle.expected_update(pi, groups, weights)
                     error = np.abs(u - factor * g).max()
-                    if error > ctx.bar.tolerance * max(1.0, np.abs(g).max()):
+                    if beyond(error, ctx.bar.tolerance * max(1.0, np.abs(g).max())):
                         ratio = float((u * g).sum() / (g * g).sum())
                         failures.append(f"{key} weights, K = {K}, {label}: the expected update should be {what} "
                                         f"the exact gradient; it is {ratio:.4f} of it (max |error| {error:.2e})")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.report.figures import figure, png
+from autograder.report.figures import figure, png, series
 
 
 def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes]]:
@@ -35,7 +35,7 @@ def _k_sweep(tables: dict, sweep: dict, reference_sweep: dict) -> bytes:
         ax.plot(tables["ks"], tables["k_success"], "x", ms=8, color="tab:red", label="yours (seed 1)")
     ax.axhline(0.5, ls="--", color="gray", lw=1)
     ax.axhline(0.0624, ls=":", color="gray", lw=1)
-    ax.set(xscale="log", xlabel="group size K", ylabel="success of a sampled response", ylim=(0, 0.55))
+    ax.set(xscale="log", xlim=(0.8, 40), xlabel="group size K", ylabel="success of a sampled response", ylim=(0, 0.55))
     ax.set_xticks([1, 2, 4, 8, 32], ["1", "2", "4", "8", "32"])
     ax.legend(loc="lower right")
     return png(fig)
@@ -43,9 +43,9 @@ def _k_sweep(tables: dict, sweep: dict, reference_sweep: dict) -> bytes:
 
 def _beta_frontier(tables: dict, reference_tables: dict) -> bytes:
     fig, ax = figure()
-    rows, chapter = np.array(tables["beta_rows"]), np.array(tables["beta_chapter"])
+    rows, chapter = triples(tables["beta_rows"]), triples(tables["beta_chapter"])
     if reference_tables:
-        lines = ax.plot(reference_tables["betas"], np.array(reference_tables["beta_rows"]), "--", color="black",
+        lines = ax.plot(reference_tables["betas"], triples(reference_tables["beta_rows"]), "--", color="black",
                         lw=0.8, alpha=0.6)
         lines[0].set_label("the reference (dashed)")
     for j, (label, color) in enumerate([("sloppy score", "tab:orange"), ("exact score", "tab:green"),
@@ -57,3 +57,9 @@ def _beta_frontier(tables: dict, reference_tables: dict) -> bytes:
     ax.set(xlabel="KL coefficient beta", ylabel="score / probability", ylim=(0, 1.05))
     ax.legend(loc="upper right", fontsize="small", title="squares: the chapter", title_fontsize="small")
     return png(fig)
+
+
+def triples(rows) -> np.ndarray:
+    """Rows of (sloppy, gold, hedge) as an (n, 3) array; a row that is not three finite numbers is a gap."""
+    rows = rows if isinstance(rows, list) else []
+    return np.array([series(row) if len(series(row)) == 3 else np.full(3, np.nan) for row in rows]).reshape(-1, 3)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Malformed, Verdict, pairs
+from autograder.checks import Bar, Check, Malformed, Verdict, apart, below, beyond, numbers, pairs
 from autograder.projects.d_grpo.pieces import REWARDS
-from autograder.student import as_array
+from autograder.student import as_array, describe
 from rlkit.toy import PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
 
 
@@ -26,11 +26,11 @@ def train(student, K: int, reward: str, seed: int, steps: int, beta: float = 0.0
 
 
 def thetas(theta) -> np.ndarray:
-    """A final theta from the child, of the toy's shape."""
-    theta = np.array(theta, dtype=float)
-    if theta.shape != THETA_REF.shape:
-        raise Malformed(f"a final theta of shape {theta.shape}, expected {THETA_REF.shape}")
-    return theta
+    """A final theta from the child, of the toy's shape and finite."""
+    array = numbers(theta)
+    if array is None or array.shape != THETA_REF.shape:
+        raise Malformed(f"a final theta of finite numbers of shape {THETA_REF.shape}, found {describe(theta)}")
+    return array
 
 
 def runs(data, ctx, settings) -> list:
@@ -79,7 +79,7 @@ class ChapterTables(Check):
                 failures.append(f"K = {K}: success {got:.3f}, the chapter prints {printed:.3f}")
         beta_rows = [frontier(t) for t in data["beta"]]
         for (beta, printed), got in pairs(bar.beta_table.items(), beta_rows, "rows of the beta table"):
-            if max(abs(g - p) for g, p in zip(got, printed)) > bar.beta_tolerance + 1e-12:
+            if apart(got, printed, bar.beta_tolerance + 1e-12):
                 failures.append(f"beta = {beta}: (sloppy, gold, hedge) = ({got[0]:.2f}, {got[1]:.2f}, {got[2]:.2f}), "
                                 f"the chapter prints ({printed[0]:.2f}, {printed[1]:.2f}, {printed[2]:.2f})")
         details = {"ks": list(bar.k_table), "k_success": k_rows, "k_chapter": list(bar.k_table.values()),
@@ -108,10 +108,10 @@ class KSweep(Check):
         table = np.array([[success(policy(thetas(t)), verify) for t in run] for run in runs(data, ctx, bar.ks)])
         for j, K in enumerate(bar.ks):
             column = table[:, j]
-            if K == 1 and np.abs(column - REFERENCE_SUCCESS).max() > bar.k1_tolerance:
+            if K == 1 and beyond(np.abs(column - REFERENCE_SUCCESS), bar.k1_tolerance):
                 failures.append(f"K = 1 should not learn (a group of one has zero standardized weight): success "
                                 f"should stay at the reference {REFERENCE_SUCCESS:.4f}, measured {fmt_runs(column)}")
-            if K >= 4 and column.min() < bar.ceiling:
+            if K >= 4 and below(column, bar.ceiling):
                 failures.append(f"K = {K} should reach the verifier's ceiling 0.5 (at least {bar.ceiling}) within "
                                 f"{bar.budget} scored responses per prompt; measured {fmt_runs(column)}")
         return Verdict.of(failures, len(bar.ks), f"K = 1 stays at {REFERENCE_SUCCESS:.4f}; K >= 4 reaches 0.5 "
@@ -141,11 +141,11 @@ class BetaSweep(Check):
         rows = np.array([[frontier(t) for t in run] for run in runs(data, ctx, bar.betas)])  # (seeds, betas, 3)
         hedge = rows[:, :, 2]
         betas = np.array(bar.betas)
-        if 0.0 in bar.betas and hedge[:, bar.betas.index(0.0)].min() < bar.hedge_at_zero_min:
+        if 0.0 in bar.betas and below(hedge[:, bar.betas.index(0.0)], bar.hedge_at_zero_min):
             failures.append(f"at beta = 0 the loophole should win (hedge >= {bar.hedge_at_zero_min}); "
                             f"measured {fmt_runs(hedge[:, bar.betas.index(0.0)])}")
         high = betas >= bar.suppressed_from
-        if hedge[:, high].max() > bar.hedge_suppressed_max:
+        if beyond(hedge[:, high], bar.hedge_suppressed_max):
             failures.append(f"above the threshold 1/4 (beta >= {bar.suppressed_from}) the hedge should be at most "
                             f"{bar.hedge_suppressed_max}; measured up to {hedge[:, high].max():.3f}")
         if np.any(np.diff(hedge, axis=1) > 0):

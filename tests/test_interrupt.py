@@ -1,0 +1,48 @@
+"""grade-all on Ctrl-C: stops within seconds with one line, keeps every finished row, and a rerun resumes."""
+
+from __future__ import annotations
+
+import csv
+import signal
+import subprocess
+import sys
+import time
+
+import yaml
+
+from autograder import paths
+from conftest import mutate
+
+REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+KL_BODY = "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n"
+HANGS = mutate(REFERENCE_D, KL_BODY, "    while True:\n        pass\n" + KL_BODY)
+
+
+def graded_students(grades) -> list[str]:
+    if not grades.exists():
+        return []
+    return [row["student"] for row in csv.DictReader(grades.open())]
+
+
+def test_ctrl_c_stops_a_class_run_within_seconds_and_keeps_the_finished_rows(tmp_path):
+    data = yaml.safe_load(paths.COURSE_FILE.read_text())
+    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items()
+                                         if k in ("D.weights", "D.kl_penalty")}}}
+    (tmp_path / "course.yml").write_text(yaml.safe_dump(data))
+    for student, source in (("alice", REFERENCE_D), ("bob", HANGS), ("carol", REFERENCE_D)):
+        (tmp_path / "class" / student / "D_grpo").mkdir(parents=True)
+        (tmp_path / "class" / student / "D_grpo" / "grpo.py").write_text(source)
+    out, grades = tmp_path / "out", tmp_path / "out" / "grades.csv"
+    command = [sys.executable, "-m", "autograder", "grade-all", str(tmp_path / "class"), "--out", str(out),
+               "--course", str(tmp_path / "course.yml"), "--seeds", "public"]
+    run = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while "alice" not in graded_students(grades) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2)  # bob's endless loop is running
+    run.send_signal(signal.SIGINT)
+    stopped = time.monotonic()
+    _, stderr = run.communicate(timeout=30)
+    assert time.monotonic() - stopped < 5
+    assert "stopped: 1 graded, 2 left; rerun to resume" in stderr and "Traceback" not in stderr, stderr
+    assert graded_students(grades) == ["alice"]
