@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -212,6 +213,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--seeds", choices=["public", "grading"], default="grading")
     g.add_argument("--student", help="the student's id, for checks that depend on it (C's own logs)")
     common(g)
+    g.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
+                   "student code cannot be isolated (no bubblewrap, not root)")
     g.set_defaults(run=cmd_grade)
 
     c = commands.add_parser("check", help="a student's local run: public checks, public seeds")
@@ -228,6 +231,8 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--course", help="course file (default: the kit's course.yml)")
     k.add_argument("--private", help="private overlay with the grading seeds")
     k.add_argument("--jobs", type=int, help="checks run in parallel")
+    k.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
+                   "student code cannot be isolated (no bubblewrap, not root)")
     k.set_defaults(run=cmd_compare)
 
     a = commands.add_parser("grade-all", help="grade a whole class into a folder of reports and grades.csv")
@@ -237,6 +242,8 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--course", help="course file (default: the kit's course.yml)")
     a.add_argument("--private", help="private overlay with the grading seeds")
     a.add_argument("--jobs", type=int, help="students graded in parallel (default 1)")
+    a.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
+                   "student code cannot be isolated (no bubblewrap, not root)")
     a.set_defaults(run=cmd_grade_all)
 
     z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
@@ -262,6 +269,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if getattr(args, "insecure", False):
+        os.environ["AUTOGRADER_INSECURE"] = "1"
     try:
         return args.run(args)
     except (UsageError, CourseError, ReleaseError) as exc:

@@ -39,6 +39,9 @@ class Limits(_Strict):
     import_seconds: float = Field(default=20, gt=0, description="wall and CPU time of the one child per project "
                                   "that imports the student's modules before any check runs")
     result_mb: float = Field(default=16, gt=0, description="largest result a check's child may hand back")
+    isolation: Literal["auto", "bubblewrap", "uid"] = Field(
+        default="auto", description="how a check's child is isolated: bubblewrap namespaces where they work (auto, "
+        "else the uid drop with a warning), bubblewrap only (an error where it cannot run), or the uid drop only")
     message_chars: int = Field(default=2000, gt=0, description="longest check message; longer ones are cut")
 
     @field_validator("sandbox_uids")

@@ -14,7 +14,7 @@ from pathlib import Path
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
-from autograder.sandbox import runtime, staging
+from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, Outcome, run_check
 from autograder.secrecy import Hidden, redact, redact_text
 from autograder.student import StudentError
@@ -181,6 +181,7 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
     that depend on who the student is (C's own logs) judge with it and the course secret.
     """
     path = Path(path)
+    jail.check_isolation(course, seed_set)
     plan = []  # (project id, check id, folder or None)
     for pid in projects_in(path, course, projects):
         folder = project_folder(path, pid)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from autograder.config import Limits
 from autograder.sandbox import limits as sandbox_limits
-from autograder.sandbox import runtime, staging, user
+from autograder.sandbox import jail, runtime, staging, user
 
 STATUSES = {"ok", "student_error", "memory", "internal_error"}
 STOP = threading.Event()  # set on Ctrl-C: running children are killed, no new one starts
@@ -105,13 +106,30 @@ def _stderr_tail(err) -> str:
     return err.read().decode("utf-8", "replace")
 
 
-def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: Limits, uid: int | None, out, err):
+def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: Limits, uid: int | None,
+           jailed: bool, out, err):
     request_file = workdir / "request.json"
     request_file.write_text(json.dumps(request))
     request_file.chmod(0o644)
-    return subprocess.Popen([sys.executable, "-m", "autograder.sandbox.child", str(request_file)],
-                            cwd=home, env=_child_env(str(home), runtime_dir), stdin=subprocess.DEVNULL, stdout=out,
-                            stderr=err, preexec_fn=sandbox_limits.preexec(limits, uid), start_new_session=True)
+    argv = [sys.executable, "-m", "autograder.sandbox.child", str(request_file)]
+    if jailed:
+        seen = [str(runtime_dir), str(workdir / "submission"), str(request_file)]
+        argv = jail.command(argv, readable=seen + ([request["inputs"]] if request.get("inputs") else []),
+                            writable=[str(home)], workdir=str(home))
+    return subprocess.Popen(argv, cwd=home, env=_child_env(str(home), runtime_dir), stdin=subprocess.DEVNULL,
+                            stdout=out, stderr=err, preexec_fn=sandbox_limits.preexec(limits, uid),
+                            start_new_session=True)
+
+
+def _stage_inputs(request: dict, workdir: Path) -> dict:
+    """The input file a check's ``prepare`` made, copied beside the request under a neutral name: its own name
+    and folder (the grader's cache) are not for the child to see."""
+    if not request.get("inputs"):
+        return request
+    copy = workdir / ("inputs" + Path(request["inputs"]).suffix)
+    shutil.copyfile(request["inputs"], copy)
+    copy.chmod(0o644)
+    return {**request, "inputs": str(copy)}
 
 
 def _stage_submission(folder: str, workdir: Path) -> str:
@@ -175,10 +193,14 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
     try:
         with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
             workdir, home = _workdirs(tmp, lease.uid)
-            request = {**request, "folder": _stage_submission(request["folder"], workdir),
+            request = {**_stage_inputs(request, workdir), "folder": _stage_submission(request["folder"], workdir),
                        "result": str(home / "result.json")}
+            try:
+                jailed = jail.usable(limits.isolation, lease.uid)
+            except jail.Unavailable as exc:  # bubblewrap runs for the grader but not for the uid it dropped to
+                return Outcome("internal_error", time.perf_counter() - started, message=str(exc))
             with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
-                proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, out, err)
+                proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, jailed, out, err)
                 ended = _wait(proc, limits.wall_seconds)
                 _kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
                 proc.wait()
@@ -193,7 +215,10 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
                 try:
                     result = _read_result(Path(request["result"]), limits.result_mb)
                 except FileNotFoundError:
-                    outcome = _died(proc.returncode, limits, _stderr_tail(err))
+                    code = proc.returncode
+                    if jailed and code > jail.SIGNAL_BASE:  # bubblewrap reports a signal as 128 + its number
+                        code = jail.SIGNAL_BASE - code
+                    outcome = _died(code, limits, _stderr_tail(err))
                     outcome.seconds = seconds
                     return outcome
                 except _Unreadable as exc:

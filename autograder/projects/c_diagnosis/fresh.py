@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import hmac
 import os
 import shutil
 import subprocess
@@ -26,14 +27,15 @@ from autograder.projects.c_diagnosis import runs
 _lock = threading.Lock()
 _folder: Path | None = None
 _made: dict[str, threading.Lock] = {}
+_SALT = os.urandom(32)
 
 
 def _cache() -> Path:
     global _folder
     with _lock:
         if _folder is None:
-            _folder = Path(tempfile.mkdtemp(prefix="autograder-c-runs-"))
-            _folder.chmod(0o755)  # the child may run as a uid of its own; the logs hold no truth, only data
+            _folder = Path(tempfile.mkdtemp(prefix="autograder-c-runs-"))  # the grader's alone: a check's child
+            # gets a copy of its seed's bundle under a neutral name (sandbox.runner), never this folder
             atexit.register(shutil.rmtree, _folder, True)
         return _folder
 
@@ -43,7 +45,9 @@ def fresh_logs(seed: int, secret: str | None = None) -> Path:
 
     The secret reaches the training process through a pipe, never its command line or environment.
     """
-    tag = hashlib.sha256(f"{seed}/{secret or ''}".encode()).hexdigest()[:16]
+    # keyed with a salt of this process: a file name says nothing about the seed or the secret, even to someone who
+    # could list the folder and guess them
+    tag = hmac.new(_SALT, f"{seed}/{secret or ''}".encode(), hashlib.sha256).hexdigest()[:16]
     path = _cache() / f"runs_{tag}.npz"
     with _lock:
         made = _made.setdefault(tag, threading.Lock())
@@ -55,7 +59,6 @@ def fresh_logs(seed: int, secret: str | None = None) -> Path:
                                   input=secret or "", capture_output=True, text=True, env=env)
             if done.returncode != 0 or not path.exists():
                 raise RuntimeError(f"training the fresh runs of seed {seed} failed:\n{done.stderr[-2000:]}")
-            path.chmod(0o644)
     return path
 
 
