@@ -23,9 +23,11 @@ c.OverwriteCells.add_missing_cells = True
 # The check cells run whole training sweeps (D's K-sweep, A's three PPO runs): allow them the time.
 c.ExecutePreprocessor.timeout = 600
 
-# Feedback shows each check's output but not the hidden block that ran it with the grading seeds.
+# Feedback shows each check's output but not the hidden block that ran it with the grading seeds, and no output of
+# any cell holds a grading seed or the course secret (a student's own cell could print what the kernel can read).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
+    "autograder.nbfeedback.StrikeSecrets",
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

@@ -9,6 +9,7 @@ a timeout still leaves a result that says what happened.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -21,10 +22,13 @@ from autograder import paths
 SETUP = """#!/usr/bin/env bash
 # Gradescope builds its image with this once: the kit, installed from the zip, with everything it needs.
 set -euo pipefail
-apt-get update -qq && apt-get install -y -qq python3 python3-pip python3-venv > /dev/null
+apt-get update -qq && apt-get install -y -qq python3 python3-pip python3-venv bubblewrap > /dev/null
 python3 -m venv /autograder/venv
 /autograder/venv/bin/python -m pip install --quiet --upgrade pip
 /autograder/venv/bin/python -m pip install --quiet -e /autograder/source
+# The kit, its oracles and the private overlay are root's alone: student code runs as a uid of its own, under
+# bubblewrap, and reads none of them (it imports a copy of the runtime without the oracles, made for each run).
+chmod -R go-rwx /autograder/source
 """
 
 RUN = """#!/usr/bin/env bash
@@ -105,6 +109,16 @@ def _write(results_dir: Path, results: dict) -> None:
     partial.replace(results_dir / "results.json")
 
 
+def _close_the_kit(root: Path) -> None:
+    """On Gradescope (the kit unpacked in root/source), the kit's folder (oracles, the zip's copy of the grading
+    seeds) is closed to every uid but root's, as setup.sh leaves it; done again here, so an image built by an older
+    setup.sh is closed too. Elsewhere (a kit the instructor runs this from) folders are left as they are."""
+    if os.geteuid() == 0 and paths.KIT_ROOT == (root / "source").resolve():
+        paths.KIT_ROOT.chmod(0o700)
+    if paths.PRIVATE_FILE.exists():
+        paths.PRIVATE_FILE.chmod(0o600)
+
+
 def run(root: Path) -> dict:
     """Grade ``root/submission`` into ``root/results/results.json`` (root is /autograder on Gradescope)."""
     from autograder.config import load_course
@@ -116,8 +130,7 @@ def run(root: Path) -> dict:
                          "output": "Grading did not finish (the autograder was stopped, probably by its time limit). "
                                    "Run `autograder check` locally to find the check that takes too long."})
     try:
-        if paths.PRIVATE_FILE.exists():
-            paths.PRIVATE_FILE.chmod(0o600)  # the zip's copy of the grading seeds: root's only, not the sandbox's
+        _close_the_kit(root)
         course = load_course(private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
         with tempfile.TemporaryDirectory(prefix="gradescope-") as workdir:
             layout = arrange(root / "submission", Path(workdir))

@@ -7,6 +7,8 @@ printed to stdout: nbgrader gives a test cell zero points for any output on stde
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -34,24 +36,61 @@ def student_of(folder: Path) -> str | None:
 def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -> float:
     """Run one check on the project folder (the notebook's own, by default); print its verdict; return its points.
 
-    ``seeds="grading"`` is for hidden test cells: the seeds come from the instructor's private overlay
-    ($AUTOGRADER_PRIVATE or course.private.yml), and are never printed.
+    ``seeds="grading"`` is for hidden test cells: the check runs in a separate grader process that reads the seeds
+    from the instructor's private overlay ($AUTOGRADER_PRIVATE or course.private.yml) itself and hands back only the
+    verdict, so the notebook's kernel, which runs the student's code, never holds a grading seed or the secret.
     """
     project = _project_of(check_id)
-    if seeds == "public" and not load_course().projects[project].checks[check_id].public:
+    folder = Path(folder).resolve()
+    if seeds == "grading":
+        return _grade_elsewhere(check_id, folder)
+    if not load_course().projects[project].checks[check_id].public:
         print(f"{check_id} runs at grading time only (it needs to know who you are): 0 points here")
         return 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        course = load_course()
-        folder = Path(folder).resolve()
-        report = grade(folder, course, seed_set=seeds, projects=[project], checks=[check_id],
-                       student=student_of(folder)).report
-    result = report["projects"][project]["checks"][0]
-    which = "public seeds" if seeds == "public" else "grading seeds"
+        report = grade(folder, load_course(), seed_set="public", projects=[project], checks=[check_id]).report
+    _print_verdict(report["projects"][project]["checks"][0], check_id, "public seeds")
+    return report["projects"][project]["checks"][0]["score"]
+
+
+def _print_verdict(result: dict, check_id: str, which: str) -> None:
     status = "passed" if result["passed"] else ("partly passed" if result["score"] > 0 else "failed")
     print(f"{check_id} {status} on the {which}: {result['score']:g} / {result['max_score']:g} points")
     print(f"  {result['message']}")
-    if seeds == "grading" and course.private_overlay is None:
+
+
+def _grade_elsewhere(check_id: str, folder: Path) -> float:
+    """The hidden block's grading, in a child Python that prints the verdict and, last, a line with the points."""
+    done = subprocess.run([sys.executable, "-m", "autograder.notebook", check_id, str(folder)],
+                          capture_output=True, text=True, check=False)
+    lines = done.stdout.rstrip("\n").splitlines()
+    if done.returncode != 0 or not lines or not lines[-1].startswith(_POINTS):
+        print(f"{check_id}: the grader could not run this check (exit status {done.returncode}); please tell the "
+              "instructor")
+        return 0.0
+    print("\n".join(lines[:-1]))
+    return float(lines[-1][len(_POINTS):])
+
+
+_POINTS = "points: "
+
+
+def main(check_id: str, folder: str) -> None:
+    """``python -m autograder.notebook CHECK FOLDER``: one check with the grading seeds, for a hidden block."""
+    project = _project_of(check_id)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        course = load_course()
+        folder_path = Path(folder)
+        report = grade(folder_path, course, seed_set="grading", projects=[project], checks=[check_id],
+                       student=student_of(folder_path)).report
+    result = report["projects"][project]["checks"][0]
+    _print_verdict(result, check_id, "grading seeds")
+    if course.private_overlay is None:
         print("  (note: graded with the kit's placeholder grading seeds; the instructor's overlay was not found)")
-    return result["score"]
+    print(f"{_POINTS}{result['score']!r}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,5 +1,7 @@
 """The notebooks' autograded cells agree with course.yml, and a check cell reports like the command line does."""
 
+import json
+
 import nbformat
 import pytest
 
@@ -37,3 +39,33 @@ def test_a_failing_check_cell_returns_zero_without_raising(capsys, monkeypatch):
 def test_an_unknown_check_is_named():
     with pytest.raises(ValueError, match="unknown check 'D.nope'"):
         grade_cell("D.nope")
+
+
+def test_a_hidden_block_grades_in_another_process_and_the_kernel_never_reads_the_overlay(tmp_path, capsys,
+                                                                                         monkeypatch):
+    from autograder import config
+
+    overlay = tmp_path / "private.yml"
+    overlay.write_text("seeds: {grading: [3210987654, 1234]}\nsecret: kernel-must-not-see-this\n")
+    monkeypatch.setenv("AUTOGRADER_PRIVATE", str(overlay))
+    read = []
+    monkeypatch.setattr(config, "_apply_overlay", lambda *a: read.append(a) or pytest.fail("read in the kernel"))
+    assert grade_cell("D.kl_penalty", seeds="grading", folder=paths.SOLUTIONS / "D_grpo") == 1.0
+    out = capsys.readouterr().out
+    assert "D.kl_penalty passed on the grading seeds: 1 / 1 points" in out and not read
+    assert "3210987654" not in out and "kernel-must-not-see-this" not in out and "points: " not in out
+
+
+def test_feedback_outputs_lose_the_grading_seeds_and_the_secret(tmp_path, monkeypatch):
+    from autograder.nbfeedback import StrikeSecrets
+
+    overlay = tmp_path / "private.yml"
+    overlay.write_text("seeds: {grading: [3210987654, 1234]}\nsecret: kernel-must-not-see-this\n")
+    monkeypatch.setenv("AUTOGRADER_PRIVATE", str(overlay))
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(open(...).read())", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="seeds 3210987654 and kernel-must-not-see-this"),
+        nbformat.v4.new_output("error", ename="E", evalue="seed 1234", traceback=["at 1234"]),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "[3210987654]"}, execution_count=1)])])
+    cleaned, _ = StrikeSecrets().preprocess(notebook, {})
+    text = json.dumps(cleaned)
+    assert "3210987654" not in text and "1234" not in text and "kernel-must-not-see-this" not in text
