@@ -1,6 +1,6 @@
 """Benchmark: grading the reference, as a whole command, wall time and peak memory of the process tree.
 
-    .venv/bin/python benchmarks/grade.py [--projects A,D] [--runs 5] [--seeds grading] [--jobs 1]
+    .venv/bin/python benchmarks/grade.py [--projects A,D] [--runs 5] [--seeds grading] [--jobs 1] [--isolation uid]
 
 Without --projects it grades every registered project, which is the figure to hold against Gradescope's default
 container (10 minutes, 768 MB, run with --jobs 1). Prints each run and the median. Peak memory is the largest sum of
@@ -13,10 +13,12 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import psutil
+import yaml
 
 KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT))
@@ -54,9 +56,17 @@ def main() -> None:
     parser.add_argument("--seeds", default="grading", choices=["public", "grading"])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--projects", default=",".join(PROJECTS), help="comma-separated project ids (default: all)")
+    parser.add_argument("--isolation", choices=["auto", "bubblewrap", "uid"],
+                        help="grade with this limits.isolation (a copy of course.yml), e.g. to price bubblewrap")
     args = parser.parse_args()
-    command = [sys.executable, "-m", "autograder", "grade", str(KIT / "solutions"), "--projects", args.projects, "--seeds", args.seeds,
-               "--jobs", str(args.jobs)]
+    command = [sys.executable, "-m", "autograder", "grade", str(KIT / "solutions"), "--projects", args.projects,
+               "--seeds", args.seeds, "--jobs", str(args.jobs)]
+    if args.isolation:
+        course = yaml.safe_load((KIT / "course.yml").read_text())
+        course["limits"]["isolation"] = args.isolation
+        copy = Path(tempfile.mkdtemp()) / "course.yml"
+        copy.write_text(yaml.safe_dump(course))
+        command += ["--course", str(copy)]
     walls, peaks = [], []
     for run in range(args.runs):
         wall, peak, cpu = measure(command)

@@ -85,3 +85,9 @@ def test_a_failure_of_the_grader_itself_is_still_a_valid_results_file(tmp_path, 
     monkeypatch.setattr("autograder.gradescope.arrange", lambda *a: (_ for _ in ()).throw(OSError("disk full")))
     results = run(root)
     assert results_of(root)["score"] == 0 and "The autograder itself failed (OSError: disk full)" in results["output"]
+
+
+def test_setup_installs_bubblewrap_and_closes_the_kit_to_student_code():
+    from autograder.gradescope import SETUP
+
+    assert "bubblewrap" in SETUP and "chmod -R go-rwx /autograder/source" in SETUP
