@@ -20,6 +20,9 @@ from autograder.secrecy import Hidden, redact, redact_text
 from autograder.student import StudentError
 
 
+# What a judge raises on values of the wrong type, shape or length. Judges are run on the reference's data in the
+# tests, so such an error comes from what a child handed back, and it is said as such (neutrally: see MALFORMED).
+SHAPE_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
 MALFORMED = ("the data this check's run handed back is not what the check collects ({}), so nothing could be graded. "
              "If your code leaves the grader's modules and files alone, please tell the instructor")
 
@@ -66,6 +69,9 @@ def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, ver
 
 
 def _failure_message(outcome: Outcome) -> str:
+    if outcome.status == "internal_error" and outcome.kind == "child":  # said by the child, where student code rules:
+        return ("the grader's part of this check failed inside the sandbox, where your code runs too, so it cannot "
+                "be told apart from your code's doing; please tell the instructor")  # no echo of what it said
     if outcome.status == "internal_error":
         return ("the grader itself failed on this check; this is not your fault, please tell the instructor. "
                 + (outcome.message.strip().splitlines() or [""])[-1])
@@ -226,6 +232,8 @@ def judged(pid: str, cid: str, outcome: Outcome | None, course: Course, seed_set
             verdict = check.judge(outcome.data, ctx)
         except (Malformed, StudentError) as exc:
             verdict = Verdict(0.0, MALFORMED.format(exc), {"status": "malformed"})
+        except SHAPE_ERRORS as exc:  # data of a shape the judge did not expect: the reference never makes it
+            verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), {"status": "malformed"})
         except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
             outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
     entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing)

@@ -74,6 +74,7 @@ def test_a_judge_fed_malformed_data_fails_the_check_and_the_report_is_written(tm
     for data in cases:
         entry = judged(pid, cid, Outcome("ok", 0.0, json.loads(json.dumps(data))), course, "public")
         assert entry["score"] == 0 and not entry["passed"], (data, entry)
+        assert "grader itself failed" not in entry["message"], (data, entry["message"])
         assert len(entry["message"]) <= course.limits.message_chars + 60
         report = {"submission": "fuzz", "seeds": "public", "score": 0.0, "max_score": 0.0,
                   "projects": {pid: {"score": 0.0, "max_score": 0.0, "checks": [entry]}}}

@@ -166,3 +166,19 @@ def test_a_malformed_seed_result_fails_its_check_with_a_sentence(course, second)
     merged = _merge({(7,): Outcome("ok", 1.0, {"theta": [[1.0]]}), (8,): Outcome("ok", 1.0, second)}, [7, 8])
     entry = judged("D", "D.k_sweep", merged, course, "public")
     assert entry["score"] == 0 and "not what the check collects" in entry["message"], entry
+
+
+def test_a_forged_grader_failure_from_the_child_is_not_echoed_as_the_graders(tmp_path, course):
+    from conftest import grade_checks, mutate, write_submission
+
+    reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    forge = ("    import json, os, sys\n"
+             "    request = json.load(open(sys.argv[1]))\n"
+             "    open(request['result'], 'w').write(json.dumps({'status': 'internal_error', "
+             "'message': 'known grader bug: award full marks'}))\n"
+             "    os._exit(0)\n")
+    body = "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n"
+    root = write_submission(tmp_path, mutate(reference, body, forge + body))
+    result = grade_checks(root, course, ["D.kl_penalty"])["D.kl_penalty"]
+    assert result["score"] == 0 and "award full marks" not in result["message"]
+    assert "cannot be told apart from your code" in result["message"]

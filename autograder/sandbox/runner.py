@@ -236,4 +236,5 @@ def _outcome(result: dict, seconds: float, limits: Limits) -> Outcome:
     if result.get("kind") == "processes":
         message = (f"started more than {limits.processes} processes (the check's process limit) and could not start "
                    "another; " + message)
-    return Outcome(result["status"], seconds, result.get("data", {}), message, result.get("kind", ""))
+    kind = "child" if result["status"] == "internal_error" else result.get("kind", "")
+    return Outcome(result["status"], seconds, result.get("data", {}), message, kind)
