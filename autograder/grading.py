@@ -112,8 +112,25 @@ def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
     return None
 
 
+def _within_budget(request: dict, limits, runtime_dir: Path, deadline: float, budget: float) -> Outcome:
+    """``run_check`` with its wall-time limit cut to what is left of the submission's budget; a check the budget
+    does not reach is not started, and one it cuts short says so."""
+    left = deadline - time.monotonic()
+    said = (f"the submission's time budget ({budget:g} s, course.yml's limits.submission_seconds) ran out "
+            "{} this check; an earlier check that hangs or runs far too long is the likely cause")
+    if left <= 0:
+        return Outcome("timeout", 0.0, message=said.format("before"))
+    outcome = run_check(request, limits.model_copy(update={"wall_seconds": min(limits.wall_seconds, left)}),
+                        runtime_dir)
+    if outcome.status == "timeout" and left < limits.wall_seconds:
+        outcome.message = said.format("during")
+    return outcome
+
+
 def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, progress) -> list[Outcome | None]:
-    """Run every planned check in the sandbox, per-seed checks split across children, longest first."""
+    """Run every planned check in the sandbox, per-seed checks split across children, longest first, all within
+    the submission's time budget."""
+    deadline = time.monotonic() + course.limits.submission_seconds
     def seeds_of(i: int) -> list[int]:
         return course.seeds_for(PROJECTS[plan[i][0]].checks[plan[i][1]].fixed_seeds or seed_set)
 
@@ -132,7 +149,8 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
                    "seed_set": PROJECTS[pid].checks[cid].fixed_seeds or seed_set,
                    "bar": course.projects[pid].checks[cid].bar}
         outcome = _prepare(PROJECTS[pid].checks[cid], request, course.secret)
-        outcome = outcome or run_check(request, course.limits_for(pid, cid), runtime_dir)
+        outcome = outcome or _within_budget(request, course.limits_for(pid, cid), runtime_dir, deadline,
+                                            course.limits.submission_seconds)
         if progress:
             progress(cid, len(tasks))
         return outcome

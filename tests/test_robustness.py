@@ -182,3 +182,31 @@ def test_a_forged_grader_failure_from_the_child_is_not_echoed_as_the_graders(tmp
     result = grade_checks(root, course, ["D.kl_penalty"])["D.kl_penalty"]
     assert result["score"] == 0 and "award full marks" not in result["message"]
     assert "cannot be told apart from your code" in result["message"]
+
+
+def test_a_submission_that_hangs_costs_its_time_budget_and_no_more(tmp_path, course):
+    from conftest import mutate, write_submission
+
+    reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    body = "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n"
+    root = write_submission(tmp_path, mutate(reference, body, "    while True:\n        pass\n" + body))
+    budget = course.model_copy(update={"jobs": 1, "limits": course.limits.model_copy(
+        update={"submission_seconds": 6, "wall_seconds": 60, "cpu_seconds": 60})})
+    from autograder.grading import grade
+    started = __import__("time").monotonic()
+    results = {c["id"]: c for c in grade(root, budget, seed_set="public", checks=[
+        "D.weights", "D.kl_penalty", "D.clip_gradient"]).report["projects"]["D"]["checks"]}
+    assert __import__("time").monotonic() - started < 30
+    assert results["D.weights"]["passed"]
+    assert "time budget (6 s, course.yml's limits.submission_seconds) ran out during" in results["D.kl_penalty"][
+        "message"]
+    assert "ran out before this check" in results["D.clip_gradient"]["message"]
+
+
+def test_every_check_has_a_wall_limit_near_its_need():
+    from autograder.config import load_course
+
+    course = load_course(paths.COURSE_FILE, private=False)
+    limits = {cid: course.limits_for(pid, cid).wall_seconds for pid, p in course.projects.items() for cid in p.checks}
+    assert course.limits.wall_seconds == 30 and max(limits.values()) <= 120
+    assert course.limits.submission_seconds < 600  # inside Gradescope's default 10 minutes
