@@ -40,7 +40,7 @@ class Limits(_Strict):
                                       "take together; checks it does not reach score 0 with a sentence")
     import_seconds: float = Field(default=20, gt=0, description="wall and CPU time of the one child per project "
                                   "that imports the student's modules before any check runs")
-    result_mb: float = Field(default=16, gt=0, description="largest result a check's child may hand back")
+    result_mb: float = Field(default=2, gt=0, description="largest result a check's child may hand back")
     isolation: Literal["auto", "bubblewrap", "uid"] = Field(
         default="auto", description="how a check's child is isolated: bubblewrap namespaces where they work (auto, "
         "else the uid drop with a warning), bubblewrap only (an error where it cannot run), or the uid drop only")

@@ -5,6 +5,7 @@ The report is plain data in the design's schema (see ``docs/report-schema.md``);
 
 from __future__ import annotations
 
+import json
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -89,12 +90,13 @@ def _merge(shards: dict[tuple[int, ...], Outcome], seeds: list[int]) -> Outcome:
     for outcome in ordered:
         if outcome.status != "ok":
             return Outcome(outcome.status, seconds, {}, outcome.message, outcome.kind)
-    keys = set(ordered[0].data)
-    if any(set(o.data) != keys or not all(isinstance(v, list) for v in o.data.values()) for o in ordered):
+    parts = [o.payload() for o in ordered]
+    keys = set(parts[0])
+    if any(set(part) != keys or not all(isinstance(v, list) for v in part.values()) for part in parts):
         return Outcome("crashed", seconds, message=MALFORMED.format("one seed's run handed back other keys than "
                                                                     "the others, or values that are not lists"))
-    data = {key: [item for o in ordered for item in o.data[key]] for key in keys}
-    return Outcome("ok", seconds, data)
+    data = {key: [item for part in parts for item in part[key]] for key in keys}
+    return Outcome("ok", seconds, raw=json.dumps({"data": data}).encode())  # held as text again until judged
 
 
 def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
@@ -247,7 +249,7 @@ def judged(pid: str, cid: str, outcome: Outcome | None, course: Course, seed_set
         ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar),
                       student=student, secret=course.secret)
         try:
-            verdict = check.judge(outcome.data, ctx)
+            verdict = check.judge(outcome.payload(), ctx)
         except (Malformed, StudentError) as exc:
             verdict = Verdict(0.0, MALFORMED.format(exc), {"status": "malformed"})
         except SHAPE_ERRORS as exc:  # data of a shape the judge did not expect: the reference never makes it

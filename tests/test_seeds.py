@@ -72,7 +72,7 @@ def test_one_to_ten_distinct_seeds_in_any_order_load_as_given(tmp_path, seeds):
 def test_per_seed_shards_are_joined_in_the_courses_order_whatever_order_they_come_in():
     shards = {(seed,): Outcome("ok", 1.0, {"runs": [f"run of {seed}"]}) for seed in sorted(SEEDS)}
     merged = _merge(shards, SEEDS)
-    assert merged.data["runs"] == [f"run of {seed}" for seed in SEEDS] and merged.seconds == 3.0
+    assert merged.payload()["runs"] == [f"run of {seed}" for seed in SEEDS] and merged.seconds == 3.0
 
 
 def test_messages_name_grading_seeds_by_count_and_public_ones_by_value():

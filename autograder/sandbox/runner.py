@@ -38,6 +38,12 @@ class Outcome:
     data: dict = field(default_factory=dict)
     message: str = ""
     kind: str = ""
+    raw: bytes = b""  # an ok result as JSON text, parsed by ``payload`` when it is judged, one check at a time
+
+    def payload(self) -> dict:
+        """The collected data. Held as text until asked for, since a parsed result costs about eight times its size
+        (a float object per number) and a submission's results would otherwise all be held parsed at once."""
+        return json.loads(self.raw)["data"] if self.raw else self.data
 
 
 def _child_env(workdir: str, runtime_dir: Path) -> dict:
@@ -70,7 +76,7 @@ class _Unreadable(Exception):
     pass
 
 
-def _read_result(path: Path, limit_mb: float) -> dict:
+def _read_result(path: Path, limit_mb: float) -> tuple[dict, bytes]:
     """The child's result file as a dict of the expected form, read without following a link the child may have
     planted or waiting on a fifo it may have put there, and never more than ``limit_mb``."""
     limit = int(limit_mb * 2**20)
@@ -97,7 +103,7 @@ def _read_result(path: Path, limit_mb: float) -> dict:
             and isinstance(result.get("data", {}), dict)
             and all(isinstance(result.get(key, ""), str) for key in ("message", "kind"))):
         raise _Unreadable("it does not have the form the grader writes")
-    return result
+    return result, text
 
 
 def _stderr_tail(err) -> str:
@@ -213,7 +219,7 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
                                    message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
                                            "limit); look for an endless loop or a step far slower than needed")
                 try:
-                    result = _read_result(Path(request["result"]), limits.result_mb)
+                    result, text = _read_result(Path(request["result"]), limits.result_mb)
                 except FileNotFoundError:
                     code = proc.returncode
                     if jailed and code > jail.SIGNAL_BASE:  # bubblewrap reports a signal as 128 + its number
@@ -226,10 +232,10 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
                                                                "code that writes it itself gains nothing")
     finally:
         lease.release()
-    return _outcome(result, seconds, limits)
+    return _outcome(result, text, seconds, limits)
 
 
-def _outcome(result: dict, seconds: float, limits: Limits) -> Outcome:
+def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> Outcome:
     message = result.get("message", "")
     if result["status"] == "memory":
         message = f"ran out of memory (limit {limits.memory_mb} MB)"
@@ -237,4 +243,6 @@ def _outcome(result: dict, seconds: float, limits: Limits) -> Outcome:
         message = (f"started more than {limits.processes} processes (the check's process limit) and could not start "
                    "another; " + message)
     kind = "child" if result["status"] == "internal_error" else result.get("kind", "")
-    return Outcome(result["status"], seconds, result.get("data", {}), message, kind)
+    if result["status"] == "ok":
+        return Outcome("ok", seconds, message=message, kind=kind, raw=text)
+    return Outcome(result["status"], seconds, {}, message, kind)

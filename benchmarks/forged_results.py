@@ -1,0 +1,60 @@
+"""Benchmark: the grader's peak memory when every check's child hands back the largest result it may.
+
+    .venv/bin/python benchmarks/forged_results.py [--projects D] [--jobs 2]
+
+Builds a submission whose module, once a check (not the import probe) has loaded it, writes a result file of
+numbers just under course.yml's ``limits.result_mb`` and exits; grades it as a whole command and prints the peak
+resident memory of the grader's whole process tree (as a container's memory limit sees it) and the reference's,
+for comparison.
+"""
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(KIT))
+sys.path.insert(0, str(KIT / "benchmarks"))
+
+from autograder import paths  # noqa: E402
+from autograder.config import load_course  # noqa: E402
+from autograder.projects import PROJECTS  # noqa: E402
+from grade import measure  # noqa: E402
+
+FORGE = """
+import json as _json, os as _os, sys as _sys
+_request = _json.load(open(_sys.argv[-1])) if _sys.argv[-1].endswith("request.json") else {{}}
+if _request.get("check"):
+    with open(_request["result"], "w") as _out:
+        _out.write('{{"status": "ok", "data": {{"forged": [' + "1.5," * {count} + '1.5]}}}}')
+    _os._exit(0)
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--projects", default="D")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    limit = load_course(paths.COURSE_FILE, private=False).limits.result_mb * 2**20
+    count = int(limit * 0.98) // 4  # "1.5," is 4 bytes: just under the limit
+    root = Path(tempfile.mkdtemp(prefix="forged-"))
+    for pid in args.projects.split(","):
+        project = PROJECTS[pid]
+        folder = root / project.folder
+        folder.mkdir()
+        for module in project.modules:
+            reference = (paths.SOLUTIONS / project.folder / f"{module}.py").read_text()
+            (folder / f"{module}.py").write_text(FORGE.format(count=count) + reference)
+    base = [sys.executable, "-m", "autograder", "grade", "--projects", args.projects, "--seeds", "public",
+            "--jobs", str(args.jobs)]
+    for name, path in (("forged", root), ("reference", paths.SOLUTIONS)):
+        wall, peak, _ = measure(base + [str(path)])
+        print(f"{name:9s}: grade {args.projects} in {wall:.1f} s, peak memory of the process tree {peak:.0f} MB "
+              f"(results of {count * 4 / 2**20:.1f} MB each)" if name == "forged" else
+              f"{name:9s}: grade {args.projects} in {wall:.1f} s, peak memory of the process tree {peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
