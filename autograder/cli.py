@@ -127,7 +127,9 @@ def cmd_grade_all(args) -> int:
 def cmd_gradescope(args) -> int:
     from autograder.gradescope import build_zip
 
-    private = Path(args.private) if args.private else (paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else None)
+    private = args.private or os.environ.get("AUTOGRADER_PRIVATE") or \
+        (paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else None)  # the same order as every other command
+    private = Path(private) if private else None
     if private is not None:
         load_course(private=private)  # a bad overlay fails here, not on Gradescope
     else:
@@ -248,7 +250,8 @@ def parser() -> argparse.ArgumentParser:
 
     z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
     z.add_argument("--out", default="autograder.zip", help="the zip to write (default: autograder.zip)")
-    z.add_argument("--private", help="private overlay with the grading seeds to build in (default: course.private.yml)")
+    z.add_argument("--private", help="private overlay with the grading seeds to build in (default: "
+                                     "$AUTOGRADER_PRIVATE, then course.private.yml)")
     z.set_defaults(run=cmd_gradescope)
 
     lg = commands.add_parser("c-logs", help="Project C: write each student's three logs (or the example set)")

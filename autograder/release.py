@@ -74,6 +74,21 @@ def sync_notebook_checks(source: Path, course=None) -> None:
         sync_check_cells(notebook, project_id, course)
 
 
+# Files a project carries as a copy of another project's (B builds on the student's own A): real files, not links,
+# so that copying a project folder never leaves one dangling; release keeps each equal to its original.
+COPIES = {"B_ablations/ppo.py": "A_ppo/ppo.py"}
+
+
+def _sync_copies(solutions: Path, project: str) -> None:
+    for copy, original in COPIES.items():
+        if copy.startswith(project + "/") and (solutions / original).is_file():
+            target = solutions / copy
+            if target.is_symlink():
+                target.unlink()
+            if not target.is_file() or target.read_bytes() != (solutions / original).read_bytes():
+                shutil.copyfile(solutions / original, target)
+
+
 def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments: Path = paths.ASSIGNMENTS,
                     course=None) -> Path:
     """Regenerate ``assignments/<project>`` from ``solutions/<project>``; return the released folder."""
@@ -81,6 +96,7 @@ def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments
     if not source.is_dir():
         raise ReleaseError(f"expected a reference folder {source}, found none")
     sync_notebook_checks(source, course)
+    _sync_copies(solutions, project)
     target = assignments / project
     ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", *MADE_BY_STUDENTS.get(project, ()))
     with tempfile.TemporaryDirectory(prefix="release-") as workdir:

@@ -91,3 +91,12 @@ def test_setup_installs_bubblewrap_and_closes_the_kit_to_student_code():
     from autograder.gradescope import SETUP
 
     assert "bubblewrap" in SETUP and "chmod -R go-rwx /autograder/source" in SETUP
+
+
+def test_the_zip_takes_the_overlay_from_autograder_private_like_every_command(tmp_path, monkeypatch):
+    overlay = tmp_path / "elsewhere.yml"
+    overlay.write_text("seeds: {grading: [27182818]}\n")
+    monkeypatch.setenv("AUTOGRADER_PRIVATE", str(overlay))
+    assert main(["gradescope", "--out", str(tmp_path / "ag.zip")]) == 0
+    with zipfile.ZipFile(tmp_path / "ag.zip") as archive:
+        assert b"27182818" in archive.read("course.private.yml")
