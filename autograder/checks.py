@@ -130,11 +130,13 @@ class Verdict:
     details: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, failures: list[str], total: int, passed_message: str, **details) -> "Verdict":
-        """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message."""
+    def of(cls, failures: list[str], total: int, passed_message: str, note: str = "", **details) -> "Verdict":
+        """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message,
+        after ``note`` (a hint or what did pass, said first and not counted as a failure)."""
         if not failures:
             return cls(1.0, passed_message, details)
-        shown = "; ".join(failures[:3]) + (f"; and {len(failures) - 3} more" if len(failures) > 3 else "")
+        shown = "; ".join(([note] if note else []) + failures[:3])
+        shown += f"; and {len(failures) - 3} more" if len(failures) > 3 else ""
         return cls(max(0.0, 1 - len(failures) / total), shown, details)
 
 

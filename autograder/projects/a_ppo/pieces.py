@@ -98,6 +98,21 @@ def expected_batch(segment, adv, ret) -> dict:
             "advantages": adv[keep], "returns": ret[keep], "values": segment.values[:-1][keep]}
 
 
+def first_row(got, want) -> str:
+    """Where a batch array first differs: "row 3 is 0.52, expected 0.17"."""
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    wrong = ~np.isclose(got, want, rtol=1e-6, atol=1e-6)
+    row = int(np.argwhere(wrong)[0][0])
+    return f"row {row} is {np.array2string(got[row], precision=4)}, expected {np.array2string(want[row], precision=4)}"
+
+
+def batch_hint(key: str, got, segment) -> str:
+    """A hint when 'values' holds V(s_{t+1}), the bootstrap values one step late."""
+    if key == "values" and close(got, segment.values[1:][segment.valid], 1e-6):
+        return " (hint: these are V(s_{t+1}); a transition's value is V(s_t), segment.values[:-1])"
+    return ""
+
+
 class Batch(Check):
     id = "A.batch"
     name = "The batch holds every real transition and no reset step"
@@ -131,7 +146,8 @@ class Batch(Check):
                 failures.append(f"'{key}' has shape {shape}, expected {want[key].shape}: the segment holds "
                                 f"{segment.valid.size} steps of which {resets} are reset steps that must be dropped")
             elif not close(data[key], want[key], 1e-6):
-                failures.append(f"'{key}' is not the segment's valid transitions in array[valid] order")
+                failures.append(f"'{key}' is not the segment's valid transitions in array[valid] order: "
+                                f"{first_row(data[key], want[key])}{batch_hint(key, data[key], segment)}")
         return Verdict.of(failures, len(BATCH_KEYS), f"{segment.valid.sum()} real transitions, {resets} reset "
                           "steps dropped")
 

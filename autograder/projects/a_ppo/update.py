@@ -133,9 +133,9 @@ class Ratio(Check):
                 failures.append("the first clipped_surrogate call of ppo_update should be on a minibatch of the batch "
                                 "it was given: the policy's logits at the batch's observations, with their stored "
                                 "actions and log-probs")
-        if failures and not failures[0].startswith("importance_ratio"):
-            failures.insert(0, "importance_ratio is right")
-        return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch")
+        ratio_right = not failures or not failures[0].startswith("importance_ratio")
+        return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch",
+                          note="importance_ratio is right" if ratio_right else "")
 
 
 def first_call(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -197,6 +197,16 @@ def same_parameters(data, want, tolerance) -> bool:
     return all(first_difference(data[net], want[net], tolerance) is None for net in ("actor", "critic"))
 
 
+def update_hint(data, seed: int) -> str:
+    """The named mistake whose update the student's parameters match, else the reference's recipe."""
+    for hint, details in UPDATE_VARIANTS.items():
+        if same_parameters(data, reference_update(seed, details), 1e-9):
+            return f"hint: your parameters are those of an update in which {hint}"
+    return (f"the reference: {UPDATE_CONFIG['epochs']} epochs of {UPDATE_CONFIG['minibatches']} minibatches of a fresh "
+            "rng.permutation each, advantages normalized per minibatch, entropy and value terms included, the joint "
+            "gradient norm of both networks clipped to max_grad_norm, one Adam step per minibatch")
+
+
 class Update(Check):
     id = "A.update"
     name = "One PPO update on a fixed batch: minibatch epochs, per-minibatch normalization, clipped, Adam"
@@ -220,13 +230,6 @@ class Update(Check):
             where = first_difference(data[net], want[net], ctx.bar.tolerance)
             if where:
                 failures.append(f"the {net} after the update differs from the reference's at {where}")
-        if failures:
-            hints = [hint for hint, details in UPDATE_VARIANTS.items()
-                     if same_parameters(data, reference_update(ctx.seed, details), 1e-9)]
-            failures.append(f"hint: your parameters are those of an update in which {hints[0]}" if hints else
-                            f"the reference: {UPDATE_CONFIG['epochs']} epochs of {UPDATE_CONFIG['minibatches']} "
-                            "minibatches of a fresh rng.permutation each, advantages normalized per minibatch, "
-                            "entropy and value terms included, the joint gradient norm of both networks clipped to "
-                            "max_grad_norm, one Adam step per minibatch")
-        return Verdict.of(failures, len(failures) or 1, "both networks match the reference after the update; its "
-                          "inputs make the joint gradient norm exceed max_grad_norm and ratios leave the clip range")
+        return Verdict.of(failures, 2, "both networks match the reference after the update; its inputs make the "
+                          "joint gradient norm exceed max_grad_norm and ratios leave the clip range",
+                          note=update_hint(data, ctx.seed) if failures else "")

@@ -108,16 +108,16 @@ class KLPenalty(Check):
                         for r, p, q, beta in kl_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
-        failures = []
+        failures, flipped = [], []
         for (r, p, q, beta), got in pairs(kl_cases(ctx.seed), data["out"]):
             want = oracle.kl_penalized(r, p, q, beta)
             if not close(got, want, ctx.bar.tolerance):
-                flipped = close(got, oracle.kl_penalized(r, p, q, -beta), 1e-9) and beta > 0
-                hint = " (hint: the penalty is subtracted: responses the policy favours over the reference pay)" \
-                    if flipped else ""
+                flipped.append(beta > 0 and close(got, oracle.kl_penalized(r, p, q, -beta), 1e-9))
                 failures.append(f"with r={fmt(r)}, p={fmt(p)}, p_ref={fmt(q)}, beta={beta}: returned {fmt(got)}, "
-                                f"expected r - beta*log(p/p_ref) = {fmt(want)}{hint}")
-        return Verdict.of(failures, 5, "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged")
+                                f"expected r - beta*log(p/p_ref) = {fmt(want)}")
+        hint = ("hint: every failing case has the penalty's sign flipped; it is subtracted, so responses the policy "
+                "favours over the reference pay") if flipped and all(flipped) else ""  # said once, and only then
+        return Verdict.of(failures, 5, "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged", note=hint)
 
 
 # ------------------------------------------------------------------------------------------------ enumeration

@@ -34,7 +34,8 @@ STEP_CASES = [  # K, reward, beta, epochs, eps, lr, weight (None: grpo_step's de
 ]
 
 STEP_MISTAKES = {  # a mistake worth naming, and how the reference would make it
-    "the KL penalty's sign is flipped (r - beta * log(p / p_ref): responses the policy favours pay)":
+    "the KL penalty's sign is flipped (the reward is r - beta * log(p / p_ref): responses the policy favours "
+    "pay)":
         lambda case: {**case, "beta": -case["beta"]} if case["beta"] else None,
     "beta is ignored": lambda case: {**case, "beta": 0.0} if case["beta"] else None,
     "the `weight` argument is ignored (the group standardized weight is used instead)":
@@ -128,20 +129,18 @@ class GrpoStep(Check):
             elif not close(got, want, ctx.bar.tolerance):
                 failures.append(f"{setting(case)}: {first_entry(got, want)}")
                 mistakes.append(step_mistake(ctx.seed, i, theta, got, kwargs))
-        return Verdict.of(failures + hints(mistakes, len(failures)), len(STEP_CASES),
-                          "matches the chapter's step, its clipped multi-epoch form, any weight and beta > 0")
+        return Verdict.of(failures, len(STEP_CASES), "matches the chapter's step, its clipped multi-epoch form, any "
+                          "weight and beta > 0", note=hint(mistakes))
 
 
-def hints(mistakes: list[str | None], failed: int) -> list[str]:
+def hint(mistakes: list[str | None]) -> str:
     """One hint: the named mistake every failing case matches, else the contract, said once."""
     named = {m for m in mistakes if m}
     if len(named) == 1 and None not in mistakes:
-        return [f"hint: every failing case matches a step in which {named.pop()}"]
-    if failed:
-        return ["the reference samples one group per prompt from pi_old, folds in the KL penalty, weights it with "
-                "`weight`, then takes `epochs` steps on the clipped surrogate against that pi_old (one epoch: the "
-                "chapter's group_step)"]
-    return []
+        return f"hint: every failing case matches a step in which {named.pop()}"
+    return ("the reference samples one group per prompt from pi_old, folds in the KL penalty, weights it with "
+            "`weight`, then takes `epochs` steps on the clipped surrogate against that pi_old (one epoch: the "
+            "chapter's group_step)")
 
 
 # ------------------------------------------------------------------------------------------------ pricing
