@@ -100,7 +100,7 @@ def first_entry(got, want) -> str:
 
 class GrpoStep(Check):
     id = "D.grpo_step"
-    name = "One GRPO step: the chapter's group_step at one epoch, clipped epochs beyond, any weight, beta > 0"
+    name = "One GRPO step: the chapter's group_step at one epoch, clipped epochs beyond"
 
     class Bar(Bar):
         tolerance: float
