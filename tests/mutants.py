@@ -168,6 +168,17 @@ EQUIVALENT = [
                "    if np.any((disadvantage >= 0) & (gap <= 0)):\n",
                "    for g, d in zip(gap, disadvantage):\n        if d >= 0 and g <= 0:\n            return 0.0\n"
                "    if False:\n", ("D.price_exploit",)),
+    Equivalent("medians as the 50th percentile", "B_ablations", "ablation.py",
+               "np.median(table, axis=1)", "np.percentile(table, 50, axis=1)", ("B.summary",)),
+    Equivalent("the metric as a NaN-skipping mean", "B_ablations", "ablation.py",
+               "return float(np.mean(returns[~np.isnan(returns)]))", "return float(np.nanmean(returns))",
+               ("B.summary",)),
+    Equivalent("clip fraction counted", "C_diagnosis", "diagnostics.py",
+               "return float(np.mean(np.abs(rho - 1) > eps))",
+               "return float(np.count_nonzero(np.abs(rho - 1) > eps) / rho.size)", ("C.kl_clip",)),
+    Equivalent("logit magnitude centred by broadcasting", "C_diagnosis", "diagnostics.py",
+               "return np.mean(np.abs(z - z.mean(axis=1, keepdims=True)), axis=1)",
+               "return np.abs(z - z.mean(axis=1)[:, None]).mean(axis=1)", ("C.entropy",)),
 ]
 
 
