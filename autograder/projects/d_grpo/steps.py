@@ -34,8 +34,7 @@ STEP_CASES = [  # K, reward, beta, epochs, eps, lr, weight (None: grpo_step's de
 ]
 
 STEP_MISTAKES = {  # a mistake worth naming, and how the reference would make it
-    "the KL penalty's sign is flipped (the reward is r - beta * log(p / p_ref): responses the policy favours "
-    "pay)":
+    "the KL penalty's sign is flipped (it is subtracted: r - beta * log(p / p_ref))":
         lambda case: {**case, "beta": -case["beta"]} if case["beta"] else None,
     "beta is ignored": lambda case: {**case, "beta": 0.0} if case["beta"] else None,
     "the `weight` argument is ignored (the group standardized weight is used instead)":
