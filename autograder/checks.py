@@ -130,11 +130,13 @@ class Verdict:
     details: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, failures: list[str], total: int, passed_message: str, **details) -> "Verdict":
-        """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message."""
+    def of(cls, failures: list[str], total: int, passed_message: str, note: str = "", **details) -> "Verdict":
+        """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message,
+        after ``note`` (a hint or what did pass, said first and not counted as a failure)."""
         if not failures:
             return cls(1.0, passed_message, details)
-        shown = "; ".join(failures[:3]) + (f"; and {len(failures) - 3} more" if len(failures) > 3 else "")
+        shown = "; ".join(([note] if note else []) + failures[:3])
+        shown += f"; and {len(failures) - 3} more" if len(failures) > 3 else ""
         return cls(max(0.0, 1 - len(failures) / total), shown, details)
 
 
@@ -151,6 +153,9 @@ class Check:
     cost: ClassVar[float] = 1.0  # rough seconds per seed-run, so long checks start first
     per_seed: ClassVar[bool] = False  # run once per seed in parallel children; collect returns lists over seeds
     fixed_seeds: ClassVar[str | None] = None  # "public": always run on the public seeds, whichever set is graded
+    # how a verdict's fraction becomes points unless course.yml says otherwise: "all_or_nothing" (a piece is right or
+    # wrong: any failed case costs the whole check) or "per_case" (the share of cases passed, for stochastic bars)
+    credit: ClassVar[str] = "all_or_nothing"
 
     # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs.

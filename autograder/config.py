@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from autograder import paths
 
 SeedSet = Literal["public", "grading"]
+Credit = Literal["all_or_nothing", "per_case"]
 
 
 class CourseError(Exception):
@@ -60,6 +61,9 @@ class CheckConfig(_Strict):
     wall_seconds: float | None = Field(default=None, gt=0)
     memory_mb: int | None = Field(default=None, gt=0)
     bar: dict[str, Any] = Field(default_factory=dict)
+    credit: Credit | None = Field(default=None, description="all_or_nothing: any failed case scores 0; per_case: the "
+                                  "share of cases passed. Unset: the check's own default (all_or_nothing for unit "
+                                  "checks, per_case for the stochastic bars)")
 
 
 class ProjectConfig(_Strict):

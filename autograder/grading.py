@@ -57,14 +57,16 @@ def projects_in(path: Path, course: Course, wanted: list[str] | None) -> list[st
 
 
 def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, verdict=None,
-           missing: str = "") -> dict:
+           missing: str = "", credit: str = "per_case") -> dict:
     if verdict is not None:
         fraction, message, details = min(max(verdict.fraction, 0.0), 1.0), verdict.message, verdict.details
+        if credit == "all_or_nothing" and fraction < 1.0:
+            fraction = 0.0
     elif outcome is None:
         fraction, message, details = 0.0, missing, {}
     else:
         fraction, message, details = 0.0, _failure_message(outcome), {"status": outcome.status}
-    return {"id": check_id, "name": name, "score": round(points * fraction, 6), "max_score": float(points),
+    return {"id": check_id, "name": name, "score": round(points * fraction, 2), "max_score": float(points),
             "passed": fraction >= 1.0, "message": message, "details": details,
             "seconds": round(outcome.seconds, 3) if outcome else 0.0}
 
@@ -256,7 +258,7 @@ def judged(pid: str, cid: str, outcome: Outcome | None, course: Course, seed_set
             verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), {"status": "malformed"})
         except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
             outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
-    entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing)
+    entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing, ccfg.credit or check.credit)
     entry["message"] = cut(entry["message"], course.limits.message_chars)
     return entry
 
@@ -284,10 +286,10 @@ def totalled(report: dict) -> dict[str, list]:
     """Fill in the report's totals; return each project's figures."""
     figures = {}
     for pid, section in report["projects"].items():
-        section["score"] = round(sum(c["score"] for c in section["checks"]), 6)
+        section["score"] = round(sum(c["score"] for c in section["checks"]), 2)
         section["max_score"] = round(sum(c["max_score"] for c in section["checks"]), 6)
         figures[pid] = figures_of(pid, {c["id"]: c["details"] for c in section["checks"]
                                         if c["details"] and "status" not in c["details"]})
-    report["score"] = round(sum(s["score"] for s in report["projects"].values()), 6)
+    report["score"] = round(sum(s["score"] for s in report["projects"].values()), 2)
     report["max_score"] = round(sum(s["max_score"] for s in report["projects"].values()), 6)
     return figures

@@ -55,6 +55,133 @@ D = [
            "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], 0.0)", "D.beta_sweep"),
 ]
 
+D_NEW = [  # the realistic mistakes of issue 16: each reaches its branch on every seed
+    Mutant("standardized weight without + 1e-8 (NaN for equal rewards)", "D_grpo", "grpo.py",
+           "return (r - r.mean()) / (r.std() + 1e-8)", "return (r - r.mean()) / r.std()", "D.weights"),
+    Mutant("standardized weight centred on the median", "D_grpo", "grpo.py",
+           "return (r - r.mean()) / (r.std() + 1e-8)", "return (r - np.median(r)) / (r.std() + 1e-8)", "D.weights"),
+    Mutant("leave-one-out of one sample returns zeros", "D_grpo", "grpo.py",
+           '        raise ValueError("leave-one-out needs at least two samples per group")',
+           "        return np.zeros_like(r)", "D.weights"),
+    Mutant("KL penalty as the difference of probabilities", "D_grpo", "grpo.py",
+           "return r - beta * np.log(p / p_ref)", "return r - beta * (p - p_ref)", "D.kl_penalty"),
+    Mutant("gradient scored at pi_old instead of pi", "D_grpo", "grpo.py",
+           "return softmax_score(pi_x, ys).T @", "return softmax_score(pi_old_x, ys).T @", "D.clip_gradient"),
+    Mutant("ratio clipped on one side only", "D_grpo", "grpo.py",
+           "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))",
+           "clipped = (A > 0) & (rho > 1 + eps)", "D.clip_gradient"),
+    Mutant("grpo_step ignores its weight argument", "D_grpo", "grpo.py",
+           "groups.append((ys, weight(r)))", "groups.append((ys, group_standardized_weight(r)))", "D.grpo_step"),
+    Mutant("grpo_step flips the KL sign", "D_grpo", "grpo.py",
+           "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta)",
+           "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], -beta)", "D.grpo_step"),
+    Mutant("every epoch's gradient at pi_old", "D_grpo", "grpo.py",
+           "pi, g = policy(theta), np.zeros_like(theta)\n        for x, (ys, A)",
+           "pi, g = pi_old, np.zeros_like(theta)\n        for x, (ys, A)", "D.grpo_step"),
+    Mutant("every prompt sampled from the first prompt's policy", "D_grpo", "grpo.py",
+           "ys = rng.choice(N_RESPONSES, K, p=pi_old[x])", "ys = rng.choice(N_RESPONSES, K, p=pi_old[0])",
+           "D.grpo_step"),
+    Mutant("price ignores the floor", "D_grpo", "grpo.py",
+           "return float(ceiling) if ceiling > floor else 0.0", "return float(ceiling)", "D.price_exploit"),
+    Mutant("price takes the loosest cap", "D_grpo", "grpo.py",
+           "ceiling = np.min(gap[disadvantage > 0]", "ceiling = np.max(gap[disadvantage > 0]", "D.price_exploit"),
+]
+
+A_NEW = [  # the realistic mistakes of issue 16: each reaches its branch on every seed
+    Mutant("GAE done mask one step off", "A_ppo", "ppo.py",
+           "running = delta + gamma * lam * (1 - (terminated[t] | truncated[t])) * running",
+           "running = delta + gamma * lam * (1 - (terminated[t - 1] | truncated[t - 1])) * running", "A.gae"),
+    Mutant("GAE carries across truncations", "A_ppo", "ppo.py",
+           "running = delta + gamma * lam * (1 - (terminated[t] | truncated[t])) * running",
+           "running = delta + gamma * lam * (1 - terminated[t]) * running", "A.gae"),
+    Mutant("batch values are V(s_{t+1})", "A_ppo", "ppo.py",
+           '"values": segment.values[:-1][keep]', '"values": segment.values[1:][keep]', "A.batch"),
+    Mutant("gradient clipping left out", "A_ppo", "ppo.py",
+           "optimizer.step(clip_by_global_norm(grads, config.max_grad_norm)[0])", "optimizer.step(grads)",
+           "A.update"),
+    Mutant("each network's gradient clipped on its own", "A_ppo", "ppo.py",
+           "optimizer.step(clip_by_global_norm(grads, config.max_grad_norm)[0])",
+           'n_actor = len(flatten(agent["actor"]))\n'
+           "            optimizer.step(clip_by_global_norm(grads[:n_actor], config.max_grad_norm)[0]\n"
+           "                           + clip_by_global_norm(grads[n_actor:], config.max_grad_norm)[0])", "A.update"),
+    Mutant("sample std in the minibatch normalization", "A_ppo", "ppo.py",
+           "adv = (adv - adv.mean()) / (adv.std() + 1e-8)", "adv = (adv - adv.mean()) / (adv.std(ddof=1) + 1e-8)",
+           "A.update"),
+    Mutant("advantages normalized over the whole batch", "A_ppo", "ppo.py",
+           'adv = batch["advantages"][idx]\n            adv = (adv - adv.mean()) / (adv.std() + 1e-8)',
+           'adv = batch["advantages"]\n            adv = ((adv - adv.mean()) / (adv.std() + 1e-8))[idx]', "A.update"),
+    Mutant("one permutation for every epoch", "A_ppo", "ppo.py",
+           "    for epoch in range(config.epochs):\n        perm, stats = rng.permutation(B), []",
+           "    perm = rng.permutation(B)\n    for epoch in range(config.epochs):\n        stats = []", "A.update"),
+    Mutant("value loss without vf_coef", "A_ppo", "ppo.py",
+           "config.vf_coef * d_values[:, None]", "d_values[:, None]", "A.update"),
+    Mutant("ratio clipped on one side only", "A_ppo", "ppo.py",
+           "clipped = ((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps))",
+           "clipped = (advantages > 0) & (rho > 1 + eps)", "A.clip_gradient"),
+    Mutant("surrogate gradient without the ratio", "A_ppo", "ppo.py",
+           "weight = np.where(clipped, 0.0, rho * advantages) / B", "weight = np.where(clipped, 0.0, advantages) / B",
+           "A.clip_gradient"),
+    Mutant("value loss without the half", "A_ppo", "ppo.py",
+           "return 0.5 * (error ** 2).mean(), error / len(values)", "return (error ** 2).mean(), 2 * error / len(values)",
+           "A.value_entropy"),
+    Mutant("entropy gradient not divided by the batch size", "A_ppo", "ppo.py",
+           "return H.mean(), -p * (logp + H[:, None]) / len(logits)", "return H.mean(), -p * (logp + H[:, None])",
+           "A.value_entropy"),
+]
+
+
+class Equivalent(NamedTuple):
+    """A correct implementation written differently: it must keep full marks on ``checks``."""
+    name: str
+    folder: str
+    module: str
+    old: str
+    new: str
+    checks: tuple[str, ...]
+
+
+EQUIVALENT = [
+    Equivalent("GAE with the TD errors computed as whole rows first", "A_ppo", "ppo.py",
+               "    running = 0.0\n    for t in reversed(range(T)):\n"
+               "        delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]\n"
+               "        running = delta + gamma * lam * (1 - (terminated[t] | truncated[t])) * running\n"
+               "        advantages[t] = running\n",
+               "    deltas = rewards + gamma * (1.0 - terminated) * values[1:] - values[:-1]\n"
+               "    carry = gamma * lam * (1.0 - (terminated | truncated))\n"
+               "    t = T - 1\n    while t >= 0:\n"
+               "        advantages[t] = deltas[t] + (carry[t] * advantages[t + 1] if t + 1 < T else 0.0)\n"
+               "        t -= 1\n", ("A.gae",)),
+    Equivalent("minibatches as rows of the reshaped permutation", "A_ppo", "ppo.py",
+               "        for k in range(config.minibatches):\n            idx = perm[k * size:(k + 1) * size]\n",
+               "        for idx in perm[:size * config.minibatches].reshape(config.minibatches, size):\n",
+               ("A.ratio", "A.update")),
+    Equivalent("ratio as a quotient of probabilities", "A_ppo", "ppo.py",
+               "return np.exp(logp_new - logp_old)", "return np.exp(logp_new) / np.exp(logp_old)", ("A.ratio",)),
+    Equivalent("leave-one-out as K/(K-1) times the centred weight", "D_grpo", "grpo.py",
+               "return r - (r.sum() - r) / (K - 1)", "return K / (K - 1) * (r - r.mean())",
+               ("D.weights", "D.enumeration")),
+    Equivalent("standardized weight with the std written out", "D_grpo", "grpo.py",
+               "return (r - r.mean()) / (r.std() + 1e-8)",
+               "centred = r - r.mean()\n    return centred / (np.sqrt(np.mean(centred ** 2)) + 1e-8)",
+               ("D.weights", "D.grpo_step")),
+    Equivalent("price as a loop over the other responses", "D_grpo", "grpo.py",
+               "    if np.any((disadvantage >= 0) & (gap <= 0)):\n",
+               "    for g, d in zip(gap, disadvantage):\n        if d >= 0 and g <= 0:\n            return 0.0\n"
+               "    if False:\n", ("D.price_exploit",)),
+    Equivalent("medians as the 50th percentile", "B_ablations", "ablation.py",
+               "np.median(table, axis=1)", "np.percentile(table, 50, axis=1)", ("B.summary",)),
+    Equivalent("the metric as a NaN-skipping mean", "B_ablations", "ablation.py",
+               "return float(np.mean(returns[~np.isnan(returns)]))", "return float(np.nanmean(returns))",
+               ("B.summary",)),
+    Equivalent("clip fraction counted", "C_diagnosis", "diagnostics.py",
+               "return float(np.mean(np.abs(rho - 1) > eps))",
+               "return float(np.count_nonzero(np.abs(rho - 1) > eps) / rho.size)", ("C.kl_clip",)),
+    Equivalent("logit magnitude centred by broadcasting", "C_diagnosis", "diagnostics.py",
+               "return np.mean(np.abs(z - z.mean(axis=1, keepdims=True)), axis=1)",
+               "return np.abs(z - z.mean(axis=1)[:, None]).mean(axis=1)", ("C.entropy",)),
+]
+
+
 A = [
     Mutant("no terminal mask in GAE", "A_ppo", "ppo.py",
            "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]",
@@ -172,4 +299,5 @@ C = [
 ]
 
 
-ALL = A + B + C + D
+NEW = A_NEW + D_NEW
+ALL = A + B + C + D + NEW

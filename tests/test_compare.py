@@ -24,7 +24,7 @@ def test_compare_puts_the_submission_beside_the_reference(tmp_path, capsys):
     assert main(["compare", str(root), "--course", str(course), "--out", str(out)]) == 0
     page = out.read_text()
     assert "submission</th><th>reference</th>" in page
-    assert re.search(r"D.kl_penalty.*?0.2 / 1.*?1 / 1", page, re.S), "only beta = 0 survives a flipped sign"
+    assert re.search(r"D.kl_penalty.*?0 / 1.*?1 / 1", page, re.S), "a flipped sign costs the whole check"
     assert "tolerance</code> = 1e-09" in page  # the bar is shown beside the check
     assert "(reference 3)" in page and "<script" not in page
 

@@ -1,21 +1,43 @@
-"""Every planted bug loses points on the check meant to catch it, and every check has a bug that it catches."""
+"""Every planted bug loses points on the check meant to catch it, on the public seeds and on an unusual seed set alike;
+every correct implementation written differently keeps full marks; and every check has a bug that it catches."""
 
 import pytest
 
 from autograder import paths
 from autograder.projects import PROJECTS
 from conftest import copy_reference, grade_checks, mutate, write_submission
-from mutants import ALL
+from mutants import ALL, EQUIVALENT
+
+UNUSUAL_SEEDS = [4_000_000_000, 17, 123_456_789]  # large, small, unsorted: inputs must reach the bug on any seed
+
+
+@pytest.fixture(scope="module")
+def unusual_course(course):
+    """The kit's course with the unusual seeds as its grading set."""
+    return course.model_copy(update={"seeds": course.seeds.model_copy(update={"grading": UNUSUAL_SEEDS})})
+
+
+def graded(tmp_path, planted, checks, course, unusual_course) -> list[dict]:
+    """The results of ``checks`` on the public seeds and on the unusual seeds, for ``planted`` applied to the
+    reference."""
+    reference = (paths.SOLUTIONS / planted.folder / planted.module).read_text()
+    root = copy_reference(tmp_path, planted.folder)
+    write_submission(root, mutate(reference, planted.old, planted.new), planted.folder, planted.module)
+    return [result for course_, seed_set in ((course, "public"), (unusual_course, "grading"))
+            for result in grade_checks(root, course_, checks=list(checks), seed_set=seed_set).values()]
 
 
 @pytest.mark.parametrize("mutant", ALL, ids=[m.name for m in ALL])
-def test_the_planted_bug_is_caught(mutant, tmp_path, course):
-    reference = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text()
-    root = copy_reference(tmp_path, mutant.folder)
-    write_submission(root, mutate(reference, mutant.old, mutant.new), mutant.folder, mutant.module)
-    result = grade_checks(root, course, checks=[mutant.check], seed_set="grading")[mutant.check]
-    assert result["score"] < result["max_score"], f"{mutant.check} did not catch: {mutant.name}"
-    assert result["message"] and "not implemented" not in result["message"]
+def test_the_planted_bug_is_caught_on_every_seed(mutant, tmp_path, course, unusual_course):
+    for result in graded(tmp_path, mutant, [mutant.check], course, unusual_course):
+        assert result["score"] < result["max_score"], f"{mutant.check} did not catch: {mutant.name}"
+        assert result["message"] and "not implemented" not in result["message"]
+
+
+@pytest.mark.parametrize("variant", EQUIVALENT, ids=[v.name for v in EQUIVALENT])
+def test_a_correct_implementation_written_differently_keeps_full_marks(variant, tmp_path, course, unusual_course):
+    for result in graded(tmp_path, variant, variant.checks, course, unusual_course):
+        assert result["passed"], (variant.name, result["id"], result["message"])
 
 
 @pytest.mark.parametrize("project", sorted(PROJECTS))

@@ -10,7 +10,9 @@ import gymnasium
 import numpy as np
 
 import rlkit.cartpole
+from autograder.cascade import explained
 from autograder.checks import Bar, Check, Verdict, pairs
+from autograder.projects.a_ppo.update import train_probes
 from autograder.student import StudentError, as_array, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, evaluate, make_envs
 
@@ -76,6 +78,7 @@ def as_actor(agent) -> list:
 
 class Bar450(Check):
     id = "A.bar"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "The chapter's bar: median return above 450 on CartPole within 60 updates, 3 seeds"
     cost, per_seed = 4.0, True
 
@@ -92,7 +95,8 @@ class Bar450(Check):
         for seed in ctx.seeds:
             envs = BudgetedEnvs(make_envs(bar.num_envs), bar.n_updates, bar.n_steps)
             with only_the_given_envs():
-                result = student.fn("train")(envs, bar.n_updates, bar.n_steps, seed)
+                result = explained(student, "train", lambda: student.fn("train")(envs, bar.n_updates, bar.n_steps,
+                                                                                 seed), train_probes())
             if not isinstance(result, (tuple, list)) or len(result) != 2:
                 raise StudentError(f"train should return (agent, log), found {describe(result)}", "invalid")
             runs.append({"actor": as_actor(result[0]), "steps": envs.steps, "episodes": envs.finished})

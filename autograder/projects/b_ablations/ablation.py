@@ -192,6 +192,7 @@ def _close_table(got: dict, want: dict, tol: float) -> bool:
 
 class Table(Check):
     id = "B.table"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "Your results table agrees with the grader's re-run on the public seeds (baseline and named factors)"
     cost, per_seed, fixed_seeds = 20.0, True, "public"
     Bar = TableBar
@@ -252,6 +253,7 @@ def _plain_table(summary: dict) -> dict:
 
 class AblationBar(Check):
     id = "B.bar"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "The chapter's bar on the grader's re-run: a factor moves the median beyond the seed spread, and you named it"
     cost, per_seed = 20.0, True
     Bar = RunBar

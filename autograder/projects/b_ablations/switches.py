@@ -8,7 +8,8 @@ import dataclasses
 import numpy as np
 
 from autograder.checks import Bar, Check, Malformed, Verdict, close, require
-from autograder.projects.a_ppo.pieces import gae_cases, update_case
+from autograder.projects.a_ppo.pieces import gae_cases
+from autograder.projects.a_ppo.update import update_case
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.student import StudentError, as_array, as_float, describe

@@ -260,6 +260,7 @@ def label_of(value, what: str) -> str:
 
 class OwnLabels(Check):
     id = "C.own_labels"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "Your verdict on your own three agents"
 
     class Bar(Bar):
@@ -287,6 +288,7 @@ class OwnLabels(Check):
 
 class FreshRuns(Check):
     id = "C.fresh_runs"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "diagnose names the fault of fresh runs the grader trains: every fault at two severities, and healthy"
     cost, per_seed = 12.0, True
 

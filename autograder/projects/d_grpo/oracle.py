@@ -31,11 +31,11 @@ def clipped_gradient(pi_x, pi_old_x, ys, A, eps):
     return (live * rho * A) @ softmax_score(pi_x, ys) / len(ys)
 
 
-def grpo_step(theta, K, reward, rng, beta=0.0, lr=2.0, epochs=1, eps=0.2):
+def grpo_step(theta, K, reward, rng, beta=0.0, lr=2.0, epochs=1, eps=0.2, weight=standardized):
     """The chapter's group_step generalized to several clipped epochs against the sampling policy."""
     pi_old = policy(theta)
     draws = [rng.choice(N_RESPONSES, K, p=pi_old[x]) for x in range(N_PROMPTS)]
-    weights = [standardized(kl_penalized(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta))
+    weights = [weight(kl_penalized(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta))
                for x, ys in enumerate(draws)]
     for _ in range(epochs):
         pi = policy(theta)

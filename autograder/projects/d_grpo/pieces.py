@@ -108,16 +108,16 @@ class KLPenalty(Check):
                         for r, p, q, beta in kl_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
-        failures = []
+        failures, flipped = [], []
         for (r, p, q, beta), got in pairs(kl_cases(ctx.seed), data["out"]):
             want = oracle.kl_penalized(r, p, q, beta)
             if not close(got, want, ctx.bar.tolerance):
-                flipped = close(got, oracle.kl_penalized(r, p, q, -beta), 1e-9) and beta > 0
-                hint = " (hint: the penalty is subtracted: responses the policy favours over the reference pay)" \
-                    if flipped else ""
+                flipped.append(beta > 0 and close(got, oracle.kl_penalized(r, p, q, -beta), 1e-9))
                 failures.append(f"with r={fmt(r)}, p={fmt(p)}, p_ref={fmt(q)}, beta={beta}: returned {fmt(got)}, "
-                                f"expected r - beta*log(p/p_ref) = {fmt(want)}{hint}")
-        return Verdict.of(failures, 5, "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged")
+                                f"expected r - beta*log(p/p_ref) = {fmt(want)}")
+        hint = ("hint: every failing case has the penalty's sign flipped; it is subtracted, so responses the policy "
+                "favours over the reference pay") if flipped and all(flipped) else ""  # said once, and only then
+        return Verdict.of(failures, 5, "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged", note=hint)
 
 
 # ------------------------------------------------------------------------------------------------ enumeration
@@ -219,98 +219,3 @@ class ClipGradient(Check):
                 wrong[region] = (f"{region} (ratio {fmt(rho)}, advantage {fmt(A)}, eps {eps}): "
                                  f"returned {fmt(got)}, expected {fmt(want)}")
         return Verdict.of(list(wrong.values()), len(REGIONS), "right in all four regions of the clipped surrogate")
-
-
-# ------------------------------------------------------------------------------------------------ the whole step
-
-
-STEP_CASES = [  # K, reward, beta, epochs, eps, lr
-    (1, "verify", 0.0, 1, 0.2, 2.0), (4, "verify", 0.0, 1, 0.2, 2.0), (8, "sloppy", 0.2, 1, 0.2, 2.0),
-    (4, "verify", 0.0, 4, 0.2, 2.0), (8, "sloppy", 0.2, 3, 0.1, 1.0), (32, "sloppy", 0.1, 2, 0.3, 2.0),
-]
-
-
-def step_inputs(seed: int):
-    rng = np.random.default_rng(seed)
-    return [THETA_REF + rng.normal(0, 1, THETA_REF.shape) for _ in STEP_CASES]
-
-
-class GrpoStep(Check):
-    id = "D.grpo_step"
-    name = "One GRPO step: the chapter's group_step at one epoch, clipped epochs beyond"
-
-    class Bar(Bar):
-        tolerance: float
-
-    def collect(self, student, ctx):
-        step, out = student.fn("grpo_step"), []
-        for i, ((K, reward, beta, epochs, eps, lr), theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seed))):
-            given = theta.copy()
-            new = step(given, K, REWARDS[reward], np.random.default_rng(ctx.seed + i),
-                       beta=beta, lr=lr, epochs=epochs, eps=eps)
-            out.append(as_array(new, THETA_REF.shape, f"grpo_step(K={K}, epochs={epochs})"))
-            out.append(as_array(given, THETA_REF.shape, "the theta passed to grpo_step"))
-        return {"out": out}
-
-    def judge(self, data, ctx):
-        failures = []
-        if not isinstance(data["out"], list) or len(data["out"]) != 2 * len(STEP_CASES):
-            raise Malformed(f"expected a new and a given theta for each of the {len(STEP_CASES)} steps")
-        for i, ((K, reward, beta, epochs, eps, lr), theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seed))):
-            got, given = np.array(data["out"][2 * i]), np.array(data["out"][2 * i + 1])
-            want = oracle.grpo_step(theta, K, REWARDS[reward], np.random.default_rng(ctx.seed + i),
-                                    beta=beta, lr=lr, epochs=epochs, eps=eps)
-            setting = f"K = {K}, {reward}, beta = {beta}, {epochs} epoch{'s' * (epochs > 1)}, eps = {eps}, lr = {lr}"
-            if not np.array_equal(given, theta):
-                failures.append(f"{setting}: grpo_step changed the theta it was given; return a new array")
-            elif not close(got, want, ctx.bar.tolerance):
-                what = ("with one epoch every ratio is 1 and nothing is clipped, so the step must equal the chapter's "
-                        "group_step") if epochs == 1 else "each epoch must ascend the clipped surrogate against pi_old"
-                failures.append(f"{setting}: {what}; max |theta - expected| = {np.abs(got - want).max():.3g}")
-        return Verdict.of(failures, len(STEP_CASES), "matches the chapter's step and its clipped multi-epoch form")
-
-
-# ------------------------------------------------------------------------------------------------ pricing
-
-
-def price_cases(seed: int):
-    """The toy's four prompts first, then rows the student has not seen."""
-    cases = [(THETA_REF[x], CONTAINS_ANSWER[x], HEDGE) for x in range(N_PROMPTS)]
-    rng = np.random.default_rng(seed)
-    for i in range(12):
-        logits, rewards = rng.normal(0, 2, N_RESPONSES), rng.choice([0.0, 0.5, 1.0], N_RESPONSES)
-        exploit = int(rng.integers(N_RESPONSES))
-        if i % 3:
-            rewards[exploit] = rewards.max() + 0.5
-        cases.append((logits, rewards, exploit))
-    return cases
-
-
-class PriceExploit(Check):
-    id = "D.price_exploit"
-    name = "Exercise 4: the beta that prices the loophole (chapter: 1/4)"
-
-    class Bar(Bar):
-        threshold_range: tuple[float, float]
-        tolerance: float
-
-    def collect(self, student, ctx):
-        fn = student.fn("price_exploit")
-        return {"out": [as_float(fn(l.copy(), r.copy(), e), "price_exploit") for l, r, e in price_cases(ctx.seed)]}
-
-    def judge(self, data, ctx):
-        low, high = ctx.bar.threshold_range
-        failures, cases = [], price_cases(ctx.seed)
-        toy = data["out"][:N_PROMPTS]
-        for x in (2, 3):  # 8*8 and 9*9: no honest answer is rewarded, so only the KL penalty stands in the way
-            if not low <= toy[x] <= high:
-                failures.append(f"on prompt {x} of the toy the hedge should stop paying near beta = 1/4 "
-                                f"(reward gap 1 over log-odds disadvantage 4); returned {toy[x]:.4g}")
-        for (logits, rewards, exploit), got in pairs(cases, data["out"]):
-            want = oracle.price_exploit(logits, rewards, exploit)
-            if not (got == want or abs(got - want) <= ctx.bar.tolerance * max(1, abs(want))):
-                failures.append(f"logits {fmt(logits)}, rewards {fmt(rewards)}, exploit {exploit}: "
-                                f"returned {got:.6g}, expected {want:.6g}")
-                break
-        return Verdict.of(failures, 3, f"threshold {toy[2]:.4g} on the toy, and right on unseen rows",
-                          toy_thresholds=toy)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.checks import Bar, Check, Malformed, Verdict, apart, below, beyond, numbers, pairs
+from autograder.cascade import explained
 from autograder.projects.d_grpo.pieces import REWARDS
+from autograder.projects.d_grpo.steps import grpo_probes
 from autograder.student import as_array, describe
 from rlkit.toy import PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
 
@@ -16,7 +18,12 @@ CHAPTER_STEP = {"lr": 2.0, "epochs": 1}  # the chapter's group_step: one ascent 
 
 
 def train(student, K: int, reward: str, seed: int, steps: int, beta: float = 0.0) -> np.ndarray:
-    """The chapter's loop around the student's step: theta_ref, one rng per run, ``steps`` updates."""
+    """The chapter's loop around the student's step (theta_ref, one rng per run, ``steps`` updates); a failure names
+    the piece of grpo_step that misbehaves, when one does."""
+    return explained(student, "grpo_step", lambda: run(student, K, reward, seed, steps, beta), grpo_probes())
+
+
+def run(student, K: int, reward: str, seed: int, steps: int, beta: float) -> np.ndarray:
     step, rng, theta = student.fn("grpo_step"), np.random.default_rng(seed), THETA_REF.copy()
     for _ in range(steps):
         theta = step(theta, K, REWARDS[reward], rng, beta=beta, **CHAPTER_STEP)
@@ -52,6 +59,7 @@ REFERENCE_SUCCESS = float(success(PI_REF, verify))  # 0.0624: what "no learning"
 
 class ChapterTables(Check):
     id = "D.chapter_tables"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "The chapter's K-sweep (rng seed 1) and beta table (rng seed 2), digit for digit"
     cost = 9.0
 
@@ -90,6 +98,7 @@ class ChapterTables(Check):
 
 class KSweep(Check):
     id = "D.k_sweep"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "K-sweep on fresh seeds: K = 1 learns nothing, K >= 4 reaches the verifier's ceiling"
     cost, per_seed = 5.0, True
 
@@ -120,6 +129,7 @@ class KSweep(Check):
 
 class BetaSweep(Check):
     id = "D.beta_sweep"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "Beta sweep on fresh seeds: the hedge wins at beta = 0 and is suppressed above 1/4"
     cost, per_seed = 1.5, True
 

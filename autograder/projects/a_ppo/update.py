@@ -1,0 +1,235 @@
+"""Project A's checks of the update: the ratio on its first minibatch, and one whole update on a fixed batch whose
+inputs make every branch count (the joint gradient norm exceeds max_grad_norm, ratios leave the clip range)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.cascade import Probe, explained
+from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, require
+from autograder.projects.a_ppo import oracle
+from autograder.projects.a_ppo.pieces import expected_batch, worst
+from autograder.student import StudentError, as_array
+from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, make_envs
+from rlkit.categorical import log_prob
+from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
+
+
+UPDATE_CONFIG = {"epochs": 4, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.01,
+                 "max_grad_norm": 0.5}
+UPDATE_LR = 0.03  # with 4 epochs, large enough that ratios leave the clip range within the update, on every seed
+RETURN_SCALE = 5.0  # returns = V + 5 A: the value loss's gradient makes the joint norm exceed max_grad_norm
+
+
+def update_case(seed: int, return_scale: float = 1.0):
+    """(agent, batch) in float64: a rollout of a fresh agent, with random advantages and returns V + return_scale A
+    (collect builds this in the child, where the oracle is not available)."""
+    rng = np.random.default_rng(seed)
+    agent = {"actor": mlp_init([OBS_DIM, 16, 16, N_ACTIONS], rng, 0.01, dtype=np.float64),
+             "critic": mlp_init([OBS_DIM, 16, 16, 1], rng, 1.0, dtype=np.float64)}
+    segment = Rollout(make_envs(8), seed).collect(lambda o: mlp_forward(agent["actor"], o.astype(float))[0],
+                                                  lambda o: mlp_forward(agent["critic"], o.astype(float))[0][:, 0],
+                                                  32, rng)
+    adv = rng.normal(0, 1, segment.rewards.shape)
+    batch = expected_batch(segment, adv, return_scale * adv + segment.values[:-1])
+    batch["obs"] = batch["obs"].astype(float)
+    return agent, batch
+
+
+def student_config(student):
+    config_class = getattr(student.modules[0], "Config", None)
+    if config_class is None:
+        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
+    try:
+        return config_class(**UPDATE_CONFIG)
+    except TypeError as exc:
+        raise StudentError(f"Config({', '.join(UPDATE_CONFIG)}) failed: {exc}", "raised") from None
+
+
+def record_first_surrogate(student, agent, batch) -> dict:
+    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call."""
+    module, seen = student.modules[0], {}
+    original = getattr(module, "clipped_surrogate", None)
+
+    def recording(logits, actions, logp_old, *rest, **kw):
+        if not seen:
+            seen.update(logits=np.array(logits, float), actions=np.array(actions), logp_old=np.array(logp_old, float))
+        return original(logits, actions, logp_old, *rest, **kw)
+
+    module.clipped_surrogate = recording
+    try:
+        optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=1e-3)
+        student.fn("ppo_update")(agent, optimizer, batch, student_config(student), np.random.default_rng(0))
+    finally:
+        module.clipped_surrogate = original
+    return {"called": bool(seen), **seen}
+
+
+def ppo_probes() -> list[Probe]:
+    """Small calls of the pieces ``ppo_update`` relies on, for naming the cause when it fails."""
+    rng = np.random.default_rng(0)
+    logits, actions = rng.normal(0, 1, (6, N_ACTIONS)), np.array([0, 1, 1, 0, 1, 0])
+    logp, adv = log_prob(logits, actions), rng.normal(0, 1, 6)
+    return [Probe("importance_ratio", (logp + 0.1, logp), "logp + 0.1, logp", (6,)),
+            Probe("clipped_surrogate", (logits, actions, logp - 0.5, adv, 0.2), "6 samples, eps 0.2",
+                  [(), (6, N_ACTIONS)]),
+            Probe("value_loss", (rng.normal(0, 1, 6), rng.normal(0, 1, 6)), "6 values, 6 returns", [(), (6,)]),
+            Probe("entropy_bonus", (logits,), "logits of 6 samples", [(), (6, N_ACTIONS)])]
+
+
+def train_probes() -> list[Probe]:
+    """The pieces ``train`` relies on: GAE on a small segment with both kinds of episode end, then the update's."""
+    rng = np.random.default_rng(0)
+    done = np.zeros((5, 2), dtype=bool)
+    terminated, truncated = done.copy(), done.copy()
+    terminated[2, 0], truncated[1, 1] = True, True
+    segment = (rng.normal(1, 1, (5, 2)), rng.normal(0, 1, (6, 2)), terminated, truncated, 0.99, 0.95)
+    return [Probe("gae", segment, "a 5 x 2 segment with a termination and a truncation", [(5, 2), (5, 2)]),
+            *ppo_probes()]
+
+
+class Ratio(Check):
+    id = "A.ratio"
+    name = "The ratio: exp(new - old), and exactly 1 on the first minibatch of the first epoch"
+
+    class Bar(Bar):
+        tolerance: float
+        first_minibatch_tolerance: float
+
+    def collect(self, student, ctx):
+        rng = np.random.default_rng(ctx.seed)
+        new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
+        ratio = as_array(student.fn("importance_ratio")(new.copy(), old.copy()), (50,), "importance_ratio")
+        try:  # the ratio is graded even when ppo_update cannot run yet; the message then says why the rest could not
+            first = explained(student, "ppo_update", lambda: record_first_surrogate(student, *update_case(ctx.seed)),
+                              ppo_probes())
+        except StudentError as exc:
+            return {"ratio": ratio, "called": False, "update_failed": str(exc)}
+        return {"ratio": ratio, **first}
+
+    def judge(self, data, ctx):
+        rng = np.random.default_rng(ctx.seed)
+        new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
+        failures = []
+        if not close(data["ratio"], np.exp(new - old), ctx.bar.tolerance):
+            flipped = close(data["ratio"], np.exp(old - new), 1e-9)
+            failures.append("importance_ratio should be exp(logp_new - logp_old)"
+                            + (" (it returned exp(old - new))" if flipped else f"; {worst(data['ratio'], np.exp(new - old))}"))
+        if "update_failed" in data:
+            failures.append("the ratio on ppo_update's first minibatch could not be read: "
+                            + require(data, "update_failed", str))
+        elif not data["called"]:
+            failures.append("ppo_update never called clipped_surrogate, so the ratio of its first minibatch could not "
+                            "be read; compute the objective with your clipped_surrogate")
+        else:
+            logits, actions, logp_old = first_call(data)
+            rho = np.exp(log_prob(logits, actions) - logp_old)
+            deviation = float(np.abs(rho - 1).max())
+            if beyond(deviation, ctx.bar.first_minibatch_tolerance):
+                failures.append(f"on the first minibatch of the first epoch every ratio should be 1 (the policy has "
+                                f"not changed yet); max |rho - 1| = {deviation:.3g}. Are the stored log-probs and "
+                                "actions indexed with the same minibatch as the observations?")
+            elif not from_the_batch(logits, actions, logp_old, *update_case(ctx.seed)):
+                failures.append("the first clipped_surrogate call of ppo_update should be on a minibatch of the batch "
+                                "it was given: the policy's logits at the batch's observations, with their stored "
+                                "actions and log-probs")
+        ratio_right = not failures or not failures[0].startswith("importance_ratio")
+        return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch",
+                          note="importance_ratio is right" if ratio_right else "")
+
+
+def first_call(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(logits, actions, logp_old) of the recorded call, of consistent shapes."""
+    logits = np.array(data["logits"], dtype=float)
+    actions, logp_old = np.array(data["actions"], dtype=float), np.array(data["logp_old"], dtype=float)
+    B = len(logits)
+    if B == 0 or logits.shape != (B, N_ACTIONS) or actions.shape != (B,) or logp_old.shape != (B,) \
+            or not np.all(np.isin(actions, range(N_ACTIONS))):
+        raise Malformed("the recorded clipped_surrogate call does not have a minibatch's shapes")
+    return logits, actions.astype(int), logp_old
+
+
+def from_the_batch(logits, actions, logp_old, agent, batch) -> bool:
+    """Whether every row of the recorded call is a transition of ``batch`` at theta_old: recomputed here, so a ratio
+    of 1 cannot be bought with a made-up first call."""
+    at_old = mlp_forward(agent["actor"], batch["obs"])[0]
+    same = ((np.abs(logits[:, None, :] - at_old[None]).max(-1) <= 1e-6 * np.maximum(1, np.abs(at_old).max()))
+            & (actions[:, None] == batch["actions"][None])
+            & (np.abs(logp_old[:, None] - batch["logp"][None]) <= 1e-9))
+    return bool(same.any(axis=1).all())
+
+
+UPDATE_VARIANTS = {  # a mistake worth naming when the student's parameters match the update it makes
+    "gradients were not clipped (clip the joint norm of both networks' gradients to max_grad_norm)":
+        {"clip_gradients": False},
+    "advantages were not normalized per minibatch": {"normalize_advantages": False},
+    "only one epoch was run (config.epochs passes over the batch)": {"multiple_epochs": False},
+}
+
+
+def reference_update(seed: int, details: dict | None = None) -> dict:
+    """The oracle's actor and critic after one update of A.update's case, with Project B's ``details`` switched."""
+    agent, batch = update_case(seed, RETURN_SCALE)
+    optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
+    oracle.ppo_update(agent, optimizer, batch, UPDATE_CONFIG, np.random.default_rng(seed), details)
+    return {net: flatten(agent[net]) for net in ("actor", "critic")}
+
+
+def first_difference(got, want, tolerance) -> str | None:
+    """Where two lists of parameter arrays first differ beyond ``tolerance``: "layer array 2, entry (3, 1): ..."."""
+    if len(got) != len(want):
+        return f"{len(got)} parameter arrays, expected {len(want)}"
+    for k, (g, w) in enumerate(zip(got, want)):
+        if close(g, w, tolerance):
+            continue
+        g = np.asarray(g, dtype=float)
+        if g.shape != w.shape:
+            return f"parameter array {k} has shape {g.shape}, expected {w.shape}"
+        if not np.all(np.isfinite(g)):
+            return f"parameter array {k} holds NaN or inf"
+        index = np.unravel_index(np.argmax(np.abs(g - w)), w.shape)
+        return (f"parameter array {k}, entry {tuple(int(i) for i in index)}: {g[index]:.6g}, expected {w[index]:.6g} "
+                f"({worst(g, w)} in that array)")
+    return None
+
+
+def same_parameters(data, want, tolerance) -> bool:
+    return all(first_difference(data[net], want[net], tolerance) is None for net in ("actor", "critic"))
+
+
+def update_hint(data, seed: int) -> str:
+    """The named mistake whose update the student's parameters match, else the reference's recipe."""
+    for hint, details in UPDATE_VARIANTS.items():
+        if same_parameters(data, reference_update(seed, details), 1e-9):
+            return f"hint: your parameters are those of an update in which {hint}"
+    return (f"the reference: {UPDATE_CONFIG['epochs']} epochs of {UPDATE_CONFIG['minibatches']} minibatches of a fresh "
+            "rng.permutation each, advantages normalized per minibatch, entropy and value terms included, the joint "
+            "gradient norm of both networks clipped to max_grad_norm, one Adam step per minibatch")
+
+
+class Update(Check):
+    id = "A.update"
+    name = "One PPO update on a fixed batch: minibatch epochs, per-minibatch normalization, clipped, Adam"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        agent, batch = update_case(ctx.seed, RETURN_SCALE)
+        optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
+        config = student_config(student)
+        explained(student, "ppo_update", lambda: student.fn("ppo_update")(agent, optimizer, batch, config,
+                                                                         np.random.default_rng(ctx.seed)),
+                  ppo_probes())
+        return {"actor": flatten(agent["actor"]), "critic": flatten(agent["critic"])}
+
+    def judge(self, data, ctx):
+        want = reference_update(ctx.seed)
+        failures = []
+        for net in ("actor", "critic"):
+            where = first_difference(data[net], want[net], ctx.bar.tolerance)
+            if where:
+                failures.append(f"the {net} after the update differs from the reference's at {where}")
+        return Verdict.of(failures, 2, "both networks match the reference after the update; its inputs make the "
+                          "joint gradient norm exceed max_grad_norm and ratios leave the clip range",
+                          note=update_hint(data, ctx.seed) if failures else "")

@@ -1,0 +1,216 @@
+"""Project D's checks of the whole step and of the exploit's price, on inputs that reach every branch on every seed:
+steps with beta > 0 and with weights other than the default, rows whose price a floor decides."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.cascade import Probe, explained
+from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs
+from autograder.projects.d_grpo import oracle
+from autograder.projects.d_grpo.pieces import REWARDS, fmt
+from autograder.student import as_array, as_float
+from rlkit.toy import CONTAINS_ANSWER, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF, policy
+
+# ------------------------------------------------------------------------------------------------ the whole step
+
+
+def centred_weight(r):
+    """A weight the grader passes as ``weight=``: the student's step must use it, not its default."""
+    return r - r.mean()
+
+
+def leave_one_out(r):
+    return len(r) / (len(r) - 1) * (r - r.mean())
+
+
+STEP_WEIGHTS = {None: oracle.standardized, "centred": centred_weight, "leave-one-out": leave_one_out}
+
+STEP_CASES = [  # K, reward, beta, epochs, eps, lr, weight (None: grpo_step's default)
+    (1, "verify", 0.0, 1, 0.2, 2.0, None), (4, "verify", 0.0, 1, 0.2, 2.0, None),
+    (8, "sloppy", 0.2, 1, 0.2, 2.0, None), (4, "verify", 0.0, 4, 0.2, 2.0, None),
+    (8, "sloppy", 0.2, 3, 0.1, 1.0, None), (32, "sloppy", 0.1, 2, 0.3, 2.0, None),
+    (4, "sloppy", 0.2, 2, 0.2, 2.0, "centred"), (8, "verify", 0.1, 1, 0.2, 2.0, "leave-one-out"),
+]
+
+STEP_MISTAKES = {  # a mistake worth naming, and how the reference would make it
+    "the KL penalty's sign is flipped (it is subtracted: r - beta * log(p / p_ref))":
+        lambda case: {**case, "beta": -case["beta"]} if case["beta"] else None,
+    "beta is ignored": lambda case: {**case, "beta": 0.0} if case["beta"] else None,
+    "the `weight` argument is ignored (the group standardized weight is used instead)":
+        lambda case: {**case, "weight": oracle.standardized} if case["weight"] is not oracle.standardized else None,
+    "only one ascent step is taken, whatever `epochs` says":
+        lambda case: {**case, "epochs": 1} if case["epochs"] > 1 else None,
+}
+
+
+def step_inputs(seed: int):
+    rng = np.random.default_rng(seed)
+    return [THETA_REF + rng.normal(0, 1, THETA_REF.shape) for _ in STEP_CASES]
+
+
+def step_kwargs(case, judging: bool = True) -> dict:
+    """grpo_step's keyword arguments for a case; the child leaves ``weight`` out where the default is tested (the
+    oracle's standardized weight, which the judge passes, is not available there)."""
+    _, _, beta, epochs, eps, lr, weight = case
+    kwargs = {"beta": beta, "lr": lr, "epochs": epochs, "eps": eps}
+    return {**kwargs, "weight": STEP_WEIGHTS[weight]} if judging or weight else kwargs
+
+
+def grpo_probes() -> list[Probe]:
+    """Small calls of the pieces ``grpo_step`` relies on, chosen to expose them: a group of equal rewards among them."""
+    pi, pi_old = policy(THETA_REF)[0], policy(THETA_REF + 0.3)[0]
+    ys, A = np.array([0, 2, 2, 5]), np.array([1.0, -0.5, -0.5, 0.0])
+    p, q = pi[ys], policy(THETA_REF)[1][ys]
+    return [Probe("group_standardized_weight", (np.ones(4),), "[1, 1, 1, 1]", (4,)),
+            Probe("group_standardized_weight", (np.array([0.0, 1.0, 1.0, 0.0]),), "[0, 1, 1, 0]", (4,)),
+            Probe("group_standardized_weight", (np.array([1.0]),), "[1]", (1,)),
+            Probe("kl_penalized_reward", (np.ones(4), p, q, 0.2), f"r = [1, 1, 1, 1], p = {fmt(p)}, p_ref = "
+                  f"{fmt(q)}, beta = 0.2", (4,)),
+            Probe("clipped_surrogate_gradient", (pi, pi_old, ys, A, 0.2), f"ys = {ys.tolist()}, A = {fmt(A)}, eps = 0.2",
+                  (N_RESPONSES,))]
+
+
+def reference_step(seed: int, i: int, theta, case: dict) -> np.ndarray:
+    K, reward = STEP_CASES[i][:2]
+    return oracle.grpo_step(theta, K, REWARDS[reward], np.random.default_rng(seed + i), **case)
+
+
+def step_mistake(seed: int, i: int, theta, got, case: dict) -> str | None:
+    """The named mistake whose step the student's matches, if one does."""
+    for mistake, variant in STEP_MISTAKES.items():
+        changed = variant(case)
+        if changed is not None and close(got, reference_step(seed, i, theta, changed), 1e-9):
+            return mistake
+    return None
+
+
+def setting(case) -> str:
+    K, reward, beta, epochs, eps, lr, weight = case
+    return (f"K = {K}, {reward}, beta = {beta}, {epochs} epoch{'s' * (epochs > 1)}, eps = {eps}, lr = {lr}"
+            + (f", weight = {weight} weight" if weight else ""))
+
+
+def first_entry(got, want) -> str:
+    """Where two thetas first differ the most: "theta[x, y] = a, expected b"."""
+    x, y = np.unravel_index(np.argmax(np.abs(got - want)), want.shape)
+    return f"theta[{x}, {y}] = {got[x, y]:.6g}, expected {want[x, y]:.6g} (max |difference| {np.abs(got - want).max():.3g})"
+
+
+class GrpoStep(Check):
+    id = "D.grpo_step"
+    name = "One GRPO step: the chapter's group_step at one epoch, clipped epochs beyond"
+
+    class Bar(Bar):
+        tolerance: float
+
+    def collect(self, student, ctx):
+        step, out = student.fn("grpo_step"), []
+        for i, (case, theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seed))):
+            given, K = theta.copy(), case[0]
+            new = explained(student, "grpo_step", lambda: as_array(step(
+                given, K, REWARDS[case[1]], np.random.default_rng(ctx.seed + i), **step_kwargs(case, judging=False)),
+                THETA_REF.shape, f"grpo_step({setting(case)})"), grpo_probes())
+            out.append(new)
+            out.append(as_array(given, THETA_REF.shape, "the theta passed to grpo_step"))
+        return {"out": out}
+
+    def judge(self, data, ctx):
+        failures, mistakes = [], []
+        if not isinstance(data["out"], list) or len(data["out"]) != 2 * len(STEP_CASES):
+            raise Malformed(f"expected a new and a given theta for each of the {len(STEP_CASES)} steps")
+        for i, (case, theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seed))):
+            got, given = np.array(data["out"][2 * i]), np.array(data["out"][2 * i + 1])
+            kwargs = step_kwargs(case)
+            want = reference_step(ctx.seed, i, theta, kwargs)
+            if not np.array_equal(given, theta):
+                failures.append(f"{setting(case)}: grpo_step changed the theta it was given; return a new array")
+            elif not close(got, want, ctx.bar.tolerance):
+                failures.append(f"{setting(case)}: {first_entry(got, want)}")
+                mistakes.append(step_mistake(ctx.seed, i, theta, got, kwargs))
+        return Verdict.of(failures, len(STEP_CASES), "matches the chapter's step, its clipped multi-epoch form, any "
+                          "weight and beta > 0", note=hint(mistakes))
+
+
+def hint(mistakes: list[str | None]) -> str:
+    """One hint: the named mistake every failing case matches, else the contract, said once."""
+    named = {m for m in mistakes if m}
+    if len(named) == 1 and None not in mistakes:
+        return f"hint: every failing case matches a step in which {named.pop()}"
+    return ("the reference samples one group per prompt from pi_old, folds in the KL penalty, weights it with "
+            "`weight`, then takes `epochs` steps on the clipped surrogate against that pi_old (one epoch: the "
+            "chapter's group_step)")
+
+
+# ------------------------------------------------------------------------------------------------ pricing
+
+
+def floor_rows(rng, binding: bool):
+    """A row whose exploit is capped by a response the reference prefers and floored by one it disfavours that earns
+    more: the floor is set above the cap (no beta works: the price is 0) or below it (the price is the cap)."""
+    logits = rng.normal(0, 2, N_RESPONSES)
+    order = np.argsort(logits)
+    exploit, lowest = int(order[N_RESPONSES // 2]), int(order[0])
+    rewards = 1.0 - rng.uniform(0.5, 1.0, N_RESPONSES)
+    rewards[exploit] = 1.0
+    higher = logits > logits[exploit]
+    cap = float(np.min((1.0 - rewards[higher]) / (logits[higher] - logits[exploit])))
+    floor = cap * (2.0 if binding else 0.5)
+    rewards[lowest] = 1.0 + floor * (logits[exploit] - logits[lowest])
+    return logits, rewards, exploit
+
+
+def price_cases(seed: int):
+    """The toy's four prompts first, then rows the student has not seen: random ones, then two whose floor binds and
+    two whose floor does not, on every seed."""
+    cases = [(THETA_REF[x], CONTAINS_ANSWER[x], HEDGE) for x in range(N_PROMPTS)]
+    rng = np.random.default_rng(seed)
+    for i in range(12):
+        logits, rewards = rng.normal(0, 2, N_RESPONSES), rng.choice([0.0, 0.5, 1.0], N_RESPONSES)
+        exploit = int(rng.integers(N_RESPONSES))
+        if i % 3:
+            rewards[exploit] = rewards.max() + 0.5
+        cases.append((logits, rewards, exploit))
+    return cases + [floor_rows(rng, binding) for binding in (True, False, True, False)]
+
+
+def price_hint(logits, rewards, exploit, got) -> str:
+    """A hint when the student's price is the cap of a row whose floor binds."""
+    others = np.arange(len(rewards)) != exploit
+    gap, disadvantage = rewards[exploit] - rewards[others], logits[others] - logits[exploit]
+    caps = gap[disadvantage > 0] / disadvantage[disadvantage > 0]
+    floors = gap[disadvantage < 0] / disadvantage[disadvantage < 0]
+    if len(caps) and len(floors) and floors.max() >= caps.min() > 0 and close(got, caps.min(), 1e-9):
+        return (f" (hint: a response the reference disfavours but that earns more than the exploit needs beta above "
+                f"{floors.max():.4g}, which is above the cap {caps.min():.4g}: no beta works, so the price is 0)")
+    return ""
+
+
+class PriceExploit(Check):
+    id = "D.price_exploit"
+    name = "Exercise 4: the beta that prices the loophole (chapter: 1/4)"
+
+    class Bar(Bar):
+        threshold_range: tuple[float, float]
+        tolerance: float
+
+    def collect(self, student, ctx):
+        fn = student.fn("price_exploit")
+        return {"out": [as_float(fn(l.copy(), r.copy(), e), "price_exploit") for l, r, e in price_cases(ctx.seed)]}
+
+    def judge(self, data, ctx):
+        low, high = ctx.bar.threshold_range
+        failures, cases = [], price_cases(ctx.seed)
+        toy = data["out"][:N_PROMPTS]
+        for x in (2, 3):  # 8*8 and 9*9: no honest answer is rewarded, so only the KL penalty stands in the way
+            if not low <= toy[x] <= high:
+                failures.append(f"on prompt {x} of the toy the hedge should stop paying near beta = 1/4 "
+                                f"(reward gap 1 over log-odds disadvantage 4); returned {toy[x]:.4g}")
+        for row, ((logits, rewards, exploit), got) in enumerate(pairs(cases, data["out"])):
+            want = oracle.price_exploit(logits, rewards, exploit)
+            if not (got == want or abs(got - want) <= ctx.bar.tolerance * max(1, abs(want))):
+                failures.append(f"row {row} (logits {fmt(logits)}, rewards {fmt(rewards)}, exploit {exploit}): "
+                                f"returned {got:.6g}, expected {want:.6g}{price_hint(logits, rewards, exploit, got)}")
+                break
+        return Verdict.of(failures, 3, f"threshold {toy[2]:.4g} on the toy, and right on unseen rows, binding floors "
+                          "included", toy_thresholds=toy)
