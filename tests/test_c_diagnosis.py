@@ -2,9 +2,7 @@
 decided by their id and the course secret; the secret lives only in the private overlay."""
 
 import json
-import shutil
 
-import numpy as np
 import pytest
 
 from autograder import paths

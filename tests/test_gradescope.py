@@ -8,7 +8,6 @@ import zipfile
 from pathlib import Path
 
 import jsonschema
-import pytest
 
 from autograder import paths
 from autograder.cli import main

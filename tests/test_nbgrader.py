@@ -2,7 +2,6 @@
 ``autograder grade``, keep the students' modules, bring back a deleted cell, and never print the grading seeds."""
 
 import csv
-import json
 import os
 import shutil
 import subprocess
@@ -15,7 +14,6 @@ import pytest
 from autograder import paths
 from autograder.config import load_course
 from autograder.grading import grade
-from autograder.nbcells import TAG
 from autograder.projects import PROJECTS
 
 SECRET_SEEDS = [3_918_273_645, 564_738_291]  # unsorted, large, distinctive

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from autograder import paths
-from autograder.config import CourseError, load_course
+from autograder.config import load_course
 from autograder.projects.a_ppo import oracle as a_oracle
 from autograder.projects.a_ppo.pieces import gae_cases
 from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR, update_case

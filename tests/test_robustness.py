@@ -4,7 +4,6 @@ data, and malformed per-seed results cost their check only."""
 from __future__ import annotations
 
 import io
-import json
 
 import numpy as np
 import pytest

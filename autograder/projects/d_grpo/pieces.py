@@ -8,8 +8,8 @@ import numpy as np
 
 from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, pairs
 from autograder.projects.d_grpo import oracle
-from autograder.student import as_array, as_float
-from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
+from autograder.student import as_array
+from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
 
 REWARDS = {"verify": verify, "sloppy": sloppy}
 
