@@ -45,11 +45,17 @@ def _advance_per_check(bar, task):
     return advance
 
 
-def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool) -> int:
-    projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
+def _projects_option(value: str | None, course) -> list[str] | None:
+    """``--projects A,D`` as a list of the course's project ids (None when not given)."""
+    projects = [p.strip() for p in value.split(",") if p.strip()] if value else None
     unknown = [p for p in projects or [] if p not in course.projects]
     if unknown:
         raise UsageError(f"--projects: unknown project {', '.join(unknown)} (this course has {', '.join(course.projects)})")
+    return projects
+
+
+def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool) -> int:
+    projects = _projects_option(args.projects, course)
     _note_placeholder_seeds(course, seed_set)
     with _progress_bar() as bar:
         task = bar.add_task("", total=None)
@@ -91,7 +97,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_grade_all(args) -> int:
-    from autograder.classroom import Interrupted, grade_all
+    from autograder.classroom import Interrupted, assigned_projects, grade_all
     from autograder.report.summary import write_summary
 
     root, out = Path(args.root), Path(args.out)
@@ -99,7 +105,10 @@ def cmd_grade_all(args) -> int:
         raise UsageError(f"ROOT should be a class folder (submitted/<student>/<project>/ or <student>/<project>/); "
                          f"{root} is not a folder")
     course = load_course(args.course, args.private)
+    projects = assigned_projects(root, course, _projects_option(args.projects, course))
     _note_placeholder_seeds(course, args.seeds)
+    err.print(f"grading project{'s' if len(projects) > 1 else ''} {', '.join(projects)}"
+              f"{'' if args.projects else ' (those found in the class; --projects to choose)'}", highlight=False)
     with Progress(TextColumn("[bold]class[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=err) as bar:
         task = bar.add_task("", total=None)
@@ -108,12 +117,13 @@ def cmd_grade_all(args) -> int:
             bar.update(task, total=total, completed=done, description=student)
 
         try:
-            rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance)
+            rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance,
+                             projects=projects)
         except Interrupted as stopped:
             bar.stop()
             err.print(str(stopped), highlight=False)
             return 130
-    summary = write_summary(rows, course, out / "summary.html")
+    summary = write_summary(rows, course, out / "summary.html", projects)
     counts = {}
     for row in rows:
         key = row.status.split(":")[0].split(" (")[0]
@@ -240,6 +250,8 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("root", help="nbgrader's course folder (with submitted/) or a folder of <student>/<project>/")
     a.add_argument("--out", required=True, help="where grades.csv, summary.html and <student>/report.* go")
     a.add_argument("--seeds", choices=["public", "grading"], default="grading")
+    a.add_argument("--projects", help="comma-separated project ids the class was given, e.g. D (default: those "
+                                      "found in the students' folders)")
     a.add_argument("--course", help="course file (default: the kit's course.yml)")
     a.add_argument("--private", help="private overlay with the grading seeds")
     a.add_argument("--jobs", type=int, help="students graded in parallel (default 1)")
