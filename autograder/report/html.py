@@ -19,6 +19,8 @@ td.score { white-space: nowrap; text-align: right; }
 .pass { color: #176f2c; } .part { color: #a66a00; } .fail { color: #b3261e; }
 .id { font-family: ui-monospace, monospace; white-space: nowrap; }
 figure { margin: 1rem 0; } figcaption, .note { color: #555; font-size: 0.9rem; }
+img { max-width: 100%; height: auto; }
+td { overflow-wrap: anywhere; }
 """
 
 
