@@ -3,10 +3,18 @@
 Run nbgrader's commands from the kit's root (or a course folder holding this file and those two folders).
 """
 
+import os
+import sys
+
 from autograder.projects import PROJECTS
 from autograder.projects.c_diagnosis.runs import NAMES
+from autograder.release import MADE_BY_STUDENTS
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+# nbgrader runs `alembic` from PATH to set up its gradebook; it lives beside this Python, so `.venv/bin/nbgrader`
+# works without activating the virtual environment.
+os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
 
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "assignments"
@@ -15,7 +23,21 @@ c.CourseDirectory.release_directory = "assignments"
 # Project C's logs are each student's own too (the source holds only the example set).
 keep = {p.folder: [f"{module}.py" for module in p.modules] for p in PROJECTS.values()}
 keep["C_diagnosis"] = keep.get("C_diagnosis", []) + [f"logs/{name}.npz" for name in NAMES]
+# What the reference's own run left in the source (B's results.json) is never copied into a student's folder: a
+# student who did not make their own would otherwise be graded, and given feedback, on the reference's.
+for folder, made in MADE_BY_STUDENTS.items():
+    keep[folder] = keep.get(folder, []) + list(made)
 c.Autograde.exclude_overwriting = keep
+
+# nbgrader's OverwriteCells, without its checksum warning on every check cell that has a hidden block (see
+# autograder.nbfeedback.RestoreHiddenTests): a warning now means the student changed a locked cell.
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "autograder.nbfeedback.RestoreHiddenTests",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 
 # A graded cell a student deleted comes back (marked as added back), so it is still run and its loss is visible.
 c.OverwriteCells.add_missing_cells = True

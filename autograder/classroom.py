@@ -20,7 +20,7 @@ from pathlib import Path
 from autograder.config import Course
 from autograder.grading import Stopped, grade
 from autograder.projects import PROJECTS
-from autograder.report import write_html
+from autograder.report import score_text, write_html
 from autograder.sandbox.runner import STOP
 
 FINGERPRINT = ".fingerprint"
@@ -29,7 +29,7 @@ FINGERPRINT = ".fingerprint"
 @dataclass
 class Row:
     student: str
-    status: str  # "graded", "regraded", "unchanged", "no submission", "error: ..."
+    status: str  # see ``what_happened``; "no submission (...)" and "error: ..." when there is no report
     report: dict | None
 
 
@@ -39,9 +39,46 @@ def students_in(root: Path) -> list[tuple[str, Path]]:
     return sorted((p.name, p) for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-def fingerprint(folder: Path, course: Course, seed_set: str) -> str:
-    """Changes whenever a file of the student's, the course or the seed set changes."""
-    digest = hashlib.sha256(course.model_dump_json().encode() + seed_set.encode())
+def assigned_projects(root: Path, course: Course, wanted: list[str] | None = None) -> list[str]:
+    """The projects the class was given: ``wanted`` when named, else every course project some student's folder
+    holds (all of the course's when no student holds any), in course.yml's order."""
+    if wanted:
+        return [pid for pid in course.projects if pid in wanted]
+    folders = [folder for _, folder in students_in(root)]
+    found = [pid for pid in course.projects if any((f / PROJECTS[pid].folder).is_dir() for f in folders)]
+    return found or list(course.projects)
+
+
+# What went wrong in a report, worst first: (status, does this check entry show it)
+PROBLEMS = [
+    ("does not compile", lambda d: d.get("kind") == "syntax"),
+    ("timed out", lambda d: d.get("status") == "timeout"),
+    ("crashed", lambda d: d.get("status") in ("crashed", "memory")
+     or (d.get("status") == "student_error" and d.get("kind") == "import")),
+]
+
+
+def what_happened(report: dict) -> str:
+    """"" for a report whose every check ran to a verdict; else each problem with what it hit, worst first:
+    ``does not compile: D`` (a project whose modules do not compile: every check), ``timed out: D.k_sweep``,
+    ``crashed: A.bar`` (killed, out of memory, exited, or the module failed at import)."""
+    said = []
+    for status, shows in PROBLEMS:
+        hit = []
+        for pid, project in report["projects"].items():
+            failed = [c["id"] for c in project["checks"] if "status" in c["details"] and shows(c["details"])]
+            if failed and any("kind" in c["details"] for c in project["checks"] if c["id"] in failed):
+                hit.append(pid)  # at import: the whole project, named once
+            else:
+                hit += failed
+        if hit:
+            said.append(f"{status}: {', '.join(hit)}")
+    return "; ".join(said)
+
+
+def fingerprint(folder: Path, course: Course, seed_set: str, projects: list[str]) -> str:
+    """Changes whenever a file of the student's, the course, the seed set or the graded projects change."""
+    digest = hashlib.sha256(course.model_dump_json().encode() + seed_set.encode() + ",".join(projects).encode())
     files = [Path(top, name) for top, _, names in os.walk(folder) for name in names]  # walk: links not followed
     for path in sorted(p for p in files if "__pycache__" not in p.parts):
         digest.update(str(path.relative_to(folder)).encode())
@@ -72,20 +109,23 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
-def grade_student(student: str, folder: Path, out: Path, course: Course, seed_set: str) -> Row:
+def grade_student(student: str, folder: Path, out: Path, course: Course, seed_set: str,
+                  projects: list[str] | None = None) -> Row:
+    projects = projects or list(course.projects)
     target = out / student
-    stamp = fingerprint(folder, course, seed_set)
+    stamp = fingerprint(folder, course, seed_set, projects)
     if (target / FINGERPRINT).exists() and (target / FINGERPRINT).read_text() == stamp:
-        return Row(student, "unchanged", json.loads((target / "report.json").read_text()))
+        report = json.loads((target / "report.json").read_text())
+        problems = what_happened(report)
+        return Row(student, f"unchanged ({problems})" if problems else "unchanged", report)
     status = "regraded" if (target / "report.json").exists() else "graded"
-    present = [pid for pid, project in PROJECTS.items()
-               if pid in course.projects and (folder / project.folder).is_dir()]
+    present = [pid for pid in projects if (folder / PROJECTS[pid].folder).is_dir()]
     if not present:
         found = ", ".join(sorted(p.name for p in folder.iterdir())) or "nothing"
-        return Row(student, f"no submission (expected a project folder such as "
-                            f"{PROJECTS[next(iter(course.projects))].folder}/; found {found})", None)
+        expected = " or ".join(f"{PROJECTS[pid].folder}/" for pid in projects)
+        return Row(student, f"no submission (expected {expected}; found {found})", None)
     try:
-        graded = grade(folder, course, seed_set=seed_set, projects=list(course.projects), jobs=1, student=student)
+        graded = grade(folder, course, seed_set=seed_set, projects=projects, jobs=1, student=student)
     except Stopped:
         raise
     except Exception as exc:  # noqa: BLE001 - one student's failure must not stop the class
@@ -97,18 +137,20 @@ def grade_student(student: str, folder: Path, out: Path, course: Course, seed_se
                {pid: PROJECTS[pid].title for pid in graded.report["projects"]})
     _write_atomically(target / "report.json", json.dumps(graded.report, indent=2) + "\n")
     _write_atomically(target / FINGERPRINT, stamp)  # last: a report without it is regraded on resume
-    return Row(student, status, graded.report)
+    return Row(student, what_happened(graded.report) or status, graded.report)
 
 
-def write_grades(rows: list[Row], course: Course, path: Path) -> None:
-    projects = list(course.projects)
+def write_grades(rows: list[Row], course: Course, path: Path, projects: list[str] | None = None) -> None:
+    """grades.csv: a column per graded project, the total, the maximum of those projects and the status."""
+    projects = projects or list(course.projects)
     with open(path.with_name(path.name + ".partial"), "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student", *projects, "total", "max", "status"])
         maximum = sum(c.points for p in projects for c in course.projects[p].checks.values())
         for row in sorted(rows, key=lambda r: r.student):
             scores = [row.report["projects"].get(p, {}).get("score", 0.0) if row.report else 0.0 for p in projects]
-            writer.writerow([row.student, *(f"{s:g}" for s in scores), f"{sum(scores):g}", f"{maximum:g}", row.status])
+            writer.writerow([row.student, *map(score_text, scores), score_text(sum(scores)), score_text(maximum),
+                             row.status])
     os.replace(path.with_name(path.name + ".partial"), path)
 
 
@@ -121,20 +163,22 @@ class Interrupted(KeyboardInterrupt):
 
 
 def grade_all(root: Path, out: Path, course: Course, seed_set: str = "grading", jobs: int = 1,
-              progress=None) -> list[Row]:
+              progress=None, projects: list[str] | None = None) -> list[Row]:
     """Grade every student under ``root`` into ``out``; ``progress(student, done, total)`` hears each one finish.
+    ``projects`` are the projects graded (default: ``assigned_projects``, those the class holds).
 
     On Ctrl-C the running checks are killed, students not yet started stay ungraded, every finished row is kept,
     and Interrupted says how many are left."""
     out.mkdir(parents=True, exist_ok=True)
     students = students_in(root)
+    projects = projects or assigned_projects(root, course)
     rows: list[Row] = []
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        futures = {pool.submit(grade_student, sid, folder, out, course, seed_set): sid for sid, folder in students}
+        futures = {pool.submit(grade_student, sid, folder, out, course, seed_set, projects): sid for sid, folder in students}
         for future in as_completed(futures):
             rows.append(future.result())
-            write_grades(rows, course, out / "grades.csv")  # after every student: a kill loses no finished row
+            write_grades(rows, course, out / "grades.csv", projects)  # after every student: a kill loses no finished row
             if progress:
                 progress(futures[future], len(rows), len(students))
     except KeyboardInterrupt:

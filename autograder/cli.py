@@ -7,14 +7,13 @@ import os
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
 
 from autograder import paths
 from autograder.config import CourseError, load_course
 from autograder.grading import figures_of, grade
+from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
-from autograder.release import ReleaseError, release
+from autograder.release import ReleaseError, release_project
 from autograder.report import print_table, write_html, write_json
 
 err = Console(stderr=True, soft_wrap=True)
@@ -22,11 +21,6 @@ err = Console(stderr=True, soft_wrap=True)
 
 class UsageError(Exception):
     """Bad arguments or an unreadable path: exit code 2 with the message."""
-
-
-def _progress_bar():
-    return Progress(TextColumn("[bold]grading[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                    TimeElapsedColumn(), console=err, transient=True)
 
 
 def _note_placeholder_seeds(course, seed_set: str) -> None:
@@ -38,24 +32,29 @@ def _note_placeholder_seeds(course, seed_set: str) -> None:
                   "make it yours alone (chmod 600)")
 
 
-def _advance_per_check(bar, task):
+def _advance_per_check(bar):
     """The ``progress`` callback of ``grade``: one step per finished child, named after its check."""
     def advance(check_id: str, total: int) -> None:
-        bar.update(task, total=total, advance=1, description=check_id)
+        bar.total(total)
+        bar.advance(check_id)
     return advance
 
 
-def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool) -> int:
-    projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
+def _projects_option(value: str | None, course) -> list[str] | None:
+    """``--projects A,D`` as a list of the course's project ids (None when not given)."""
+    projects = [p.strip() for p in value.split(",") if p.strip()] if value else None
     unknown = [p for p in projects or [] if p not in course.projects]
     if unknown:
         raise UsageError(f"--projects: unknown project {', '.join(unknown)} (this course has {', '.join(course.projects)})")
+    return projects
+
+
+def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool) -> int:
+    projects = _projects_option(args.projects, course)
     _note_placeholder_seeds(course, seed_set)
-    with _progress_bar() as bar:
-        task = bar.add_task("", total=None)
-        advance = _advance_per_check(bar, task)
+    with progress_bar("grading", console=err) as bar:
         graded = grade(path, course, seed_set=seed_set, projects=projects, public_only=public_only,
-                       jobs=args.jobs, progress=advance, student=getattr(args, "student", None))
+                       jobs=args.jobs, progress=_advance_per_check(bar), student=getattr(args, "student", None))
     print_table(graded.report)
     if args.json:
         write_json(graded.report, args.json)
@@ -91,7 +90,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_grade_all(args) -> int:
-    from autograder.classroom import Interrupted, grade_all
+    from autograder.classroom import Interrupted, assigned_projects, grade_all
     from autograder.report.summary import write_summary
 
     root, out = Path(args.root), Path(args.out)
@@ -99,21 +98,23 @@ def cmd_grade_all(args) -> int:
         raise UsageError(f"ROOT should be a class folder (submitted/<student>/<project>/ or <student>/<project>/); "
                          f"{root} is not a folder")
     course = load_course(args.course, args.private)
+    projects = assigned_projects(root, course, _projects_option(args.projects, course))
     _note_placeholder_seeds(course, args.seeds)
-    with Progress(TextColumn("[bold]class[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                  TimeElapsedColumn(), TimeRemainingColumn(), console=err) as bar:
-        task = bar.add_task("", total=None)
-
+    err.print(f"grading project{'s' if len(projects) > 1 else ''} {', '.join(projects)}"
+              f"{'' if args.projects else ' (those found in the class; --projects to choose)'}", highlight=False)
+    with progress_bar("class", console=err) as bar:
         def advance(student: str, done: int, total: int) -> None:
-            bar.update(task, total=total, completed=done, description=student)
+            bar.total(total)
+            bar.advance(f"{student} done")
 
         try:
-            rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance)
+            rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance,
+                             projects=projects)
         except Interrupted as stopped:
             bar.stop()
             err.print(str(stopped), highlight=False)
             return 130
-    summary = write_summary(rows, course, out / "summary.html")
+    summary = write_summary(rows, course, out / "summary.html", projects)
     counts = {}
     for row in rows:
         key = row.status.split(":")[0].split(" (")[0]
@@ -146,12 +147,11 @@ def cmd_compare(args) -> int:
         raise UsageError(f"PATH should be a submission folder; {path} is not a folder")
     course = load_course(args.course, args.private)
     projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
-    with _progress_bar() as bar:
-        task = bar.add_task("", total=None)
-        advance = _advance_per_check(bar, task)
+    with progress_bar("grading the submission", console=err) as bar:
+        advance = _advance_per_check(bar)
         student = grade(path, course, seed_set=args.seeds, projects=projects, jobs=args.jobs, progress=advance)
         wanted = list(student.report["projects"])
-        bar.reset(task)
+        bar.restart("grading the reference")
         reference = grade(paths.SOLUTIONS, course, seed_set=args.seeds, projects=wanted, jobs=args.jobs,
                           progress=advance)
     figures = {}
@@ -184,14 +184,24 @@ def cmd_c_logs(args) -> int:
     out = Path(args.out)
     jobs = [(out, runs.student_key(None, None, bar["example_seed"]))] if args.example else []
     jobs += [(out / student, runs.student_key(student, course.secret, 0)) for student in students]
-    with ProcessPoolExecutor(max_workers=args.jobs or 1) as pool:
-        for paths in pool.map(runs.write_student_set, *zip(*jobs)) if jobs else []:
+    with progress_bar("training logs", total=len(jobs), console=err) as progress, \
+            ProcessPoolExecutor(max_workers=args.jobs or 1) as pool:
+        for (folder, _), paths in zip(jobs, pool.map(runs.write_student_set, *zip(*jobs)) if jobs else []):
             err.print(f"wrote {', '.join(str(p) for p in paths)}")
+            progress.advance(f"{folder.name} done")
     return 0
 
 
 def cmd_release(args) -> int:
-    for folder in release(args.projects or None):
+    folders = args.projects or sorted(p.name for p in paths.SOLUTIONS.iterdir()
+                                      if p.is_dir() and not p.name.startswith("."))
+    released = []
+    with progress_bar("releasing", total=len(folders), console=err) as bar:
+        for folder in folders:
+            bar.advance(f"{folder} (nbgrader generate_assignment)", steps=0)
+            released.append(release_project(folder))
+            bar.advance(f"{folder} done")
+    for folder in released:
         err.print(f"released {folder.relative_to(paths.KIT_ROOT) if folder.is_relative_to(paths.KIT_ROOT) else folder}")
     return 0
 
@@ -240,6 +250,8 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("root", help="nbgrader's course folder (with submitted/) or a folder of <student>/<project>/")
     a.add_argument("--out", required=True, help="where grades.csv, summary.html and <student>/report.* go")
     a.add_argument("--seeds", choices=["public", "grading"], default="grading")
+    a.add_argument("--projects", help="comma-separated project ids the class was given, e.g. D (default: those "
+                                      "found in the students' folders)")
     a.add_argument("--course", help="course file (default: the kit's course.yml)")
     a.add_argument("--private", help="private overlay with the grading seeds")
     a.add_argument("--jobs", type=int, help="students graded in parallel (default 1)")

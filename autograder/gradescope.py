@@ -18,6 +18,7 @@ import zipfile
 from pathlib import Path
 
 from autograder import paths
+from autograder.report.table import score_text
 
 SETUP = """#!/usr/bin/env bash
 # Gradescope builds its image with this once: the kit, installed from the zip, with everything it needs.
@@ -89,7 +90,7 @@ def results_from(report: dict, seconds: float) -> dict:
     found = ", ".join(report["projects"]) or "none"
     notes = "".join(f"\n{note}" for project in report["projects"].values() for note in project.get("notes", []))
     return {"score": report["score"], "execution_time": round(seconds, 1), "tests": tests,
-            "output": f"Graded projects: {found}. Score {report['score']:g} / {report['max_score']:g}.{notes}",
+            "output": f"Graded projects: {found}. Score {score_text(report['score'])} / {score_text(report['max_score'])}.{notes}",
             "stdout_visibility": "hidden"}
 
 

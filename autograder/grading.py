@@ -66,6 +66,8 @@ def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, ver
         fraction, message, details = 0.0, missing, {}
     else:
         fraction, message, details = 0.0, _failure_message(outcome), {"status": outcome.status}
+        if outcome.kind in ("syntax", "import"):  # the project's modules failed at import: grade-all names it
+            details["kind"] = outcome.kind
     return {"id": check_id, "name": name, "score": round(points * fraction, 2), "max_score": float(points),
             "passed": fraction >= 1.0, "message": message, "details": details,
             "seconds": round(outcome.seconds, 3) if outcome else 0.0}

@@ -1,4 +1,5 @@
-"""nbgrader's feedback with the grading seeds and the course secret struck out of every cell output.
+"""The kit's nbgrader preprocessors: feedback with the grading seeds and the course secret struck out of every cell
+output (``StrikeSecrets``), and autograding without false checksum alarms (``RestoreHiddenTests``).
 
 The check cells never print them (the hidden block grades in a separate process, see ``notebook``), but nbgrader runs
 a student's notebook in a kernel as the grading user, so the student's own cells can read whatever that user may,
@@ -8,7 +9,11 @@ the private overlay included, and print it. This preprocessor, listed in ``nbgra
 
 from __future__ import annotations
 
+import copy
+
 from nbconvert.preprocessors import Preprocessor
+from nbgrader.api import MissingEntry
+from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
 
 from autograder.config import load_course
 from autograder.secrecy import Hidden, redact, redact_text
@@ -32,3 +37,28 @@ class StrikeSecrets(Preprocessor):
             if "traceback" in output:
                 output["traceback"] = redact(output["traceback"], self._hidden)
         return cell, resources
+
+
+class RestoreHiddenTests(OverwriteCells):
+    """nbgrader's ``OverwriteCells`` without its false alarm on every untouched check cell.
+
+    nbgrader stores a locked cell's checksum before it clears the hidden tests from the released copy, so every
+    check cell with a hidden block logs "Attribute 'checksum' ... has changed" at ``autograde`` however faithfully
+    the student kept it (jupyter/nbgrader#1961). A cell whose source is exactly the released one (the source with
+    its hidden block cleared, as ``generate_assignment`` cleared it) gets the hidden block back before nbgrader
+    compares, so only a cell the student did change is reported; either way nbgrader then grades the source."""
+
+    def preprocess_cell(self, cell, resources, index):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is not None and cell.cell_type == "code":
+            try:
+                source = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id).source
+            except MissingEntry:
+                source = None
+            if source is not None:
+                released = copy.deepcopy(cell)
+                released.source = source
+                ClearHiddenTests(parent=self).preprocess_cell(released, resources, index)
+                if released.source != source and cell.source == released.source:
+                    cell.source = source
+        return super().preprocess_cell(cell, resources, index)

@@ -15,6 +15,7 @@ from pathlib import Path
 from autograder.config import load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
+from autograder.report.table import score_text
 
 
 def _project_of(check_id: str) -> str:
@@ -56,7 +57,7 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
 
 def _print_verdict(result: dict, check_id: str, which: str) -> None:
     status = "passed" if result["passed"] else ("partly passed" if result["score"] > 0 else "failed")
-    print(f"{check_id} {status} on the {which}: {result['score']:g} / {result['max_score']:g} points")
+    print(f"{check_id} {status} on the {which}: {score_text(result['score'])} / {score_text(result['max_score'])} points")
     print(f"  {result['message']}")
 
 

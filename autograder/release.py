@@ -1,7 +1,8 @@
 """``autograder release``: regenerate the student stubs in assignments/ from the reference in solutions/.
 
 Notebooks go through nbgrader's own ``generate_assignment`` (solution cells cleared, checksums and cell locks set),
-so the released notebooks are exactly what an nbgrader course expects. nbgrader copies other files verbatim, so
+so the released notebooks are exactly what an nbgrader course expects, and each project is registered in the
+course's gradebook, so ``nbgrader autograde P --create`` works right after a release. nbgrader copies other files verbatim, so
 the solution regions of ``.py`` modules are stripped here, between the same markers nbgrader uses.
 """
 
@@ -50,15 +51,19 @@ def strip_solutions(source: str, name: str = "<source>") -> str:
     return "".join(out)
 
 
-def _generate_with_nbgrader(solutions: Path, project: str, workdir: Path) -> Path:
-    """Run nbgrader generate_assignment for one project into ``workdir``; return the released folder."""
-    release_dir, database = workdir / "release", workdir / "gradebook.db"
+def _generate_with_nbgrader(solutions: Path, project: str, workdir: Path, gradebook: Path | None) -> Path:
+    """Run nbgrader generate_assignment for one project into ``workdir``, registering it in the course's gradebook
+    (``gradebook``, else where the course's nbgrader_config.py says, by default gradebook.db in the course folder)
+    so that ``nbgrader autograde`` knows it; return the released folder."""
+    release_dir = workdir / "release"
     command = [sys.executable, "-m", "nbgrader", "generate_assignment", project, "--force", "--log-level=WARN",
                f"--CourseDirectory.root={solutions.parent}", f"--CourseDirectory.source_directory={solutions.name}",
-               f"--CourseDirectory.release_directory={release_dir}", f"--CourseDirectory.db_url=sqlite:///{database}"]
+               f"--CourseDirectory.release_directory={release_dir}"]
+    if gradebook is not None:
+        command.append(f"--CourseDirectory.db_url=sqlite:///{gradebook.resolve()}")
     # nbgrader shells out to `alembic`, which lives beside this interpreter even when that is not on PATH
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=solutions.parent, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise ReleaseError(f"nbgrader generate_assignment {project} failed:\n{done.stdout}{done.stderr}")
     return release_dir / project
@@ -90,8 +95,9 @@ def _sync_copies(solutions: Path, project: str) -> None:
 
 
 def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments: Path = paths.ASSIGNMENTS,
-                    course=None) -> Path:
-    """Regenerate ``assignments/<project>`` from ``solutions/<project>``; return the released folder."""
+                    course=None, gradebook: Path | None = None) -> Path:
+    """Regenerate ``assignments/<project>`` from ``solutions/<project>`` and register it in nbgrader's gradebook
+    (``gradebook``, default: the course's); return the released folder."""
     source = solutions / project
     if not source.is_dir():
         raise ReleaseError(f"expected a reference folder {source}, found none")
@@ -101,7 +107,7 @@ def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments
     ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", *MADE_BY_STUDENTS.get(project, ()))
     with tempfile.TemporaryDirectory(prefix="release-") as workdir:
         has_notebooks = any(source.glob("*.ipynb"))  # nbgrader refuses a folder without one
-        released = _generate_with_nbgrader(solutions, project, Path(workdir)) if has_notebooks else source
+        released = _generate_with_nbgrader(solutions, project, Path(workdir), gradebook) if has_notebooks else source
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(released, target, ignore=ignore)
     for module in source.rglob("*.py"):
@@ -113,7 +119,7 @@ def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments
 
 
 def release(projects: list[str] | None = None, solutions: Path = paths.SOLUTIONS,
-            assignments: Path = paths.ASSIGNMENTS) -> list[Path]:
+            assignments: Path = paths.ASSIGNMENTS, gradebook: Path | None = None) -> list[Path]:
     """Release the given project folders (every folder of solutions/ by default)."""
     folders = projects or sorted(p.name for p in solutions.iterdir() if p.is_dir() and not p.name.startswith("."))
-    return [release_project(folder, solutions, assignments) for folder in folders]
+    return [release_project(folder, solutions, assignments, gradebook=gradebook) for folder in folders]

@@ -21,7 +21,7 @@ class StudentError(Exception):
 
     def __init__(self, message: str, kind: str = "error"):
         super().__init__(message)
-        self.kind = kind  # "not_implemented", "missing", "import", "raised", "invalid"
+        self.kind = kind  # "not_implemented", "missing", "syntax", "import", "raised", "invalid"
 
 
 def _student_line(exc: BaseException, folder: Path) -> str:
@@ -40,9 +40,9 @@ def load_module(folder: Path, name: str) -> ModuleType:
         source = path.read_text(encoding="utf-8")
         compile(source, str(path), "exec")
     except SyntaxError as exc:
-        raise StudentError(f"{name}.py does not compile: {exc.msg} at line {exc.lineno}", "import") from None
+        raise StudentError(f"{name}.py does not compile: {exc.msg} at line {exc.lineno}", "syntax") from None
     except (UnicodeDecodeError, ValueError) as exc:
-        raise StudentError(f"{name}.py could not be read as Python source: {exc}", "import") from None
+        raise StudentError(f"{name}.py could not be read as Python source: {exc}", "syntax") from None
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

@@ -64,6 +64,13 @@ def test_every_student_gets_a_row_and_a_reason(classroom, quick_course, tmp_path
     rows = rows_of(out)
     assert set(rows) == set(CLASS) | {"fay"}
     assert rows["ada"]["total"] == rows["ada"]["max"] == "5" and rows["ada"]["status"] == "graded"
+    assert list(rows["ada"]) == ["student", "D", "total", "max", "status"]
+    statuses = {student: row["status"] for student, row in rows.items()}
+    assert statuses["dee"] == "does not compile: D"
+    assert statuses["eve"] == "timed out: D.price_exploit"
+    assert statuses["gus"] == statuses["hal"] == "crashed: D.price_exploit"  # killed itself; out of memory
+    assert statuses["kim"] == "crashed: D"  # exits on import: no check of D ran
+    assert {statuses[s] for s in ("ada", "ben", "cy", "ivy", "jon", "lee")} == {"graded"}  # wrong, but graded
     assert rows["ben"]["total"] == "0"
     assert rows["cy"]["total"] == "3" and rows["eve"]["total"] == "3"  # everything but price_exploit
     assert rows["dee"]["total"] == "0" and rows["kim"]["total"] == "0" and rows["lee"]["total"] == "5"
@@ -98,8 +105,9 @@ def test_an_interrupted_run_resumes_without_grading_anyone_twice(classroom, quic
     (classroom / "submitted" / "ben" / "D_grpo" / "grpo.py").write_text(REFERENCE)  # a late fix
     rows = {r.student: r.status for r in grade_all(classroom, out, course, seed_set="public")}
     assert rows["ben"] == "regraded" and rows_of(out)["ben"]["total"] == "5"
-    assert all(status in ("unchanged", "regraded") or status.startswith("no submission")
-               for status in rows.values())
+    assert rows["eve"] == "unchanged (timed out: D.price_exploit)"  # what happened when it was graded, kept
+    assert rows["ada"] == "unchanged" and rows["dee"] == "unchanged (does not compile: D)"
+    assert all(status.startswith(("unchanged", "regraded", "no submission")) for status in rows.values())
 
 
 def test_a_plain_folder_of_downloads_works_too(classroom, quick_course, tmp_path):
@@ -115,3 +123,57 @@ def test_reports_never_show_the_grading_seeds(classroom, quick_course, tmp_path)
     grade_all(classroom, out, load_course(quick_course, private=overlay), seed_set="grading")
     for page in list(out.rglob("report.*")) + [out / "grades.csv"]:
         assert "918273" not in page.read_text(), page
+
+
+@pytest.fixture()
+def two_project_course(tmp_path):
+    """A course of A and D with a few quick checks each."""
+    data = yaml.safe_load(paths.COURSE_FILE.read_text())
+    data["projects"] = {"A": {"checks": {"A.gae": data["projects"]["A"]["checks"]["A.gae"]}},
+                        "D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items()
+                                         if k in ("D.weights", "D.kl_penalty")}}}
+    path = tmp_path / "two.yml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def small_class(tmp_path):
+    root = tmp_path / "class"
+    for student, source in [("ada", REFERENCE), ("ben", STUB)]:
+        (root / student / "D_grpo").mkdir(parents=True)
+        (root / student / "D_grpo" / "grpo.py").write_text(source)
+    return root
+
+
+def test_a_class_that_did_only_d_is_shown_only_d(two_project_course, tmp_path, capsys):
+    root, out = small_class(tmp_path), tmp_path / "out"
+    assert main(["grade-all", str(root), "--out", str(out), "--course", str(two_project_course),
+                 "--seeds", "public"]) == 0
+    rows = rows_of(out)
+    assert list(rows["ada"]) == ["student", "D", "total", "max", "status"]
+    assert rows["ada"]["max"] == rows["ada"]["total"] == "3" and rows["ben"]["total"] == "0"
+    report = json.loads((out / "ada" / "report.json").read_text())
+    assert list(report["projects"]) == ["D"] and report["max_score"] == 3
+    summary = (out / "summary.html").read_text()
+    assert "on project D (out of 3 points)" in summary
+    assert "A.gae" not in summary and summary.count("<img") == 2  # D's histogram alone, and D's pass rates
+    assert "grading project D (those found in the class" in capsys.readouterr().err
+
+
+def test_projects_names_the_assignment_and_a_missing_project_scores_zero(two_project_course, tmp_path):
+    root, out = small_class(tmp_path), tmp_path / "out"
+    assert main(["grade-all", str(root), "--out", str(out), "--course", str(two_project_course),
+                 "--seeds", "public", "--projects", "A,D"]) == 0
+    rows = rows_of(out)
+    assert list(rows["ada"]) == ["student", "A", "D", "total", "max", "status"]
+    assert (rows["ada"]["A"], rows["ada"]["D"], rows["ada"]["max"]) == ("0", "3", "6")
+    assert "A.gae" in (out / "summary.html").read_text()
+    assert main(["grade-all", str(root), "--out", str(out), "--course", str(two_project_course),
+                 "--projects", "Z"]) == 2
+
+
+def test_scores_are_rounded_to_two_decimals_in_every_view():
+    from autograder.report import score_text
+
+    assert [score_text(v) for v in (5.0, 2.5, 1 / 3, 2 / 3 + 1 / 3, 0.1 + 0.2, 12.005)] == \
+        ["5", "2.5", "0.33", "1", "0.3", "12.01"]

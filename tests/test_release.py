@@ -27,9 +27,15 @@ def test_unpaired_markers_are_named_with_their_line(source, problem):
         strip_solutions(source, "grpo.py")
 
 
-def test_released_assignments_match_the_committed_ones(tmp_path):
-    fresh = tmp_path / "assignments"
-    for folder in release(assignments=fresh):
+def test_released_assignments_match_the_committed_ones_and_are_in_the_gradebook(tmp_path):
+    from nbgrader.api import Gradebook
+
+    fresh, gradebook = tmp_path / "assignments", tmp_path / "gradebook.db"
+    released = release(assignments=fresh, gradebook=gradebook)
+    with Gradebook(f"sqlite:///{gradebook}") as registered:  # so `nbgrader autograde P` knows every project
+        assert {a.name: [n.name for n in a.notebooks] for a in registered.assignments} == {
+            folder.name: [folder.name] for folder in released}
+    for folder in released:
         committed = paths.ASSIGNMENTS / folder.name
         comparison = filecmp.dircmp(folder, committed, ignore=["__pycache__", ".ipynb_checkpoints"])
         assert not comparison.left_only and not comparison.right_only, (comparison.left_only, comparison.right_only)

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 from autograder.report.html import write_html
-from autograder.report.table import print_table
+from autograder.report.table import print_table, score_text
 
 
 def write_json(report: dict, path: str | Path) -> Path:
@@ -14,4 +14,4 @@ def write_json(report: dict, path: str | Path) -> Path:
     return path
 
 
-__all__ = ["print_table", "write_html", "write_json"]
+__all__ = ["print_table", "score_text", "write_html", "write_json"]

@@ -6,6 +6,15 @@ import html
 from pathlib import Path
 
 from autograder.report.html import STYLE, figure_html
+from autograder.report.table import score_text
+
+
+# Fixed columns: the bar's column takes a quarter, the two runs share the rest, and long values wrap inside their
+# cell (a long bar value used to widen its column until the submission column was cut off).
+COMPARE_STYLE = """
+table.compare { table-layout: fixed; } col.bar { width: 26%; }
+.numbers { color: #555; font-size: 0.85rem; margin-top: 0.3rem; }
+"""
 
 
 def _numbers(value, depth: int = 0) -> str:
@@ -27,7 +36,7 @@ def _cell(check: dict) -> str:
     css = "pass" if check["passed"] else ("part" if check["score"] > 0 else "fail")
     numbers = "".join(f"<div><code>{html.escape(k)}</code> {_numbers(v)}</div>" for k, v in check["details"].items()
                       if k != "status")
-    return (f"<td><b class='{css}'>{check['score']:g} / {check['max_score']:g}</b><br>{html.escape(check['message'])}"
+    return (f"<td><b class='{css}'>{score_text(check['score'])} / {score_text(check['max_score'])}</b><br>{html.escape(check['message'])}"
             f"<div class='numbers'>{numbers}</div></td>")
 
 
@@ -44,19 +53,20 @@ def write_compare(student: dict, reference: dict, figures: dict, course, path: P
         for check in section["checks"]:
             theirs = ref_checks.get(check["id"])
             bar = course.projects[pid].checks[check["id"]].bar
-            rows.append(f"<tr><td class='id'>{html.escape(check['id'])}<br><small>{_bar(bar)}</small></td>"
+            rows.append(f"<tr><td><span class='id'>{html.escape(check['id'])}</span><br><small>{_bar(bar)}</small></td>"
                         f"{_cell(check)}{_cell(theirs) if theirs else '<td>not graded</td>'}</tr>")
         images = "".join(figure_html(c, p) for c, p in figures.get(pid, []))
         ref_total = reference["projects"].get(pid, {})
         sections.append(
-            f"<h2>Project {pid}: {section['score']:g} / {section['max_score']:g} "
-            f"(reference {ref_total.get('score', 0):g})</h2><table><tr><th>check and bar</th><th>submission</th>"
-            f"<th>reference</th></tr>{''.join(rows)}</table>{images}")
+            f"<h2>Project {pid}: {score_text(section['score'])} / {score_text(section['max_score'])} "
+            f"(reference {score_text(ref_total.get('score', 0))})</h2><table class='compare'><colgroup><col class='bar'>"
+            f"<col><col></colgroup><tr><th>check and bar</th><th>submission</th><th>reference</th></tr>"
+            f"{''.join(rows)}</table>{images}")
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Compare {html.escape(student['submission'])}"
-            f"</title><style>{STYLE} .numbers {{ color: #555; font-size: 0.85rem; margin-top: 0.3rem; }}</style>"
+            f"</title><style>{STYLE}{COMPARE_STYLE}</style>"
             f"</head><body><h1>Submission against the reference</h1><p><code>{html.escape(student['submission'])}"
-            f"</code> and the reference, graded on the same {student['seeds']} seeds: {student['score']:g} against "
-            f"{reference['score']:g} of {student['max_score']:g}.</p>{''.join(sections)}</body></html>\n")
+            f"</code> and the reference, graded on the same {student['seeds']} seeds: {score_text(student['score'])} against "
+            f"{score_text(reference['score'])} of {score_text(student['max_score'])}.</p>{''.join(sections)}</body></html>\n")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
     return path

@@ -9,6 +9,8 @@ import base64
 import html
 from pathlib import Path
 
+from autograder.report.table import score_text
+
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 table { border-collapse: collapse; width: 100%; margin: 0.5rem 0 1.5rem; }
@@ -17,6 +19,8 @@ td.score { white-space: nowrap; text-align: right; }
 .pass { color: #176f2c; } .part { color: #a66a00; } .fail { color: #b3261e; }
 .id { font-family: ui-monospace, monospace; white-space: nowrap; }
 figure { margin: 1rem 0; } figcaption, .note { color: #555; font-size: 0.9rem; }
+img { max-width: 100%; height: auto; }
+td { overflow-wrap: anywhere; }
 """
 
 
@@ -39,11 +43,11 @@ def _project_section(pid: str, project: dict, title: str, figures: list[tuple[st
     for check in project["checks"]:
         css, word = _status(check)
         rows.append(f"<tr><td class='id'>{html.escape(check['id'])}</td><td>{html.escape(check['name'])}</td>"
-                    f"<td class='score {css}'>{check['score']:g} / {check['max_score']:g}<br>{word}</td>"
+                    f"<td class='score {css}'>{score_text(check['score'])} / {score_text(check['max_score'])}<br>{word}</td>"
                     f"<td>{html.escape(check['message'])}</td></tr>")
     images = "".join(figure_html(caption, png) for caption, png in figures)
     notes = "".join(f"<p class='note'>{html.escape(note)}</p>" for note in project.get("notes", []))
-    return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — {project['score']:g} / {project['max_score']:g}"
+    return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — {score_text(project['score'])} / {score_text(project['max_score'])}"
             f"</h2><table><tr><th>check</th><th>what it checks</th><th>score</th><th>message</th></tr>"
             f"{''.join(rows)}</table>{notes}{images}")
 
@@ -55,7 +59,7 @@ def write_html(report: dict, figures: dict, path: str | Path, titles: dict[str, 
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Autograder report</title>"
             f"<style>{STYLE}</style></head><body><h1>Autograder report</h1>"
             f"<p>Submission <code>{html.escape(report['submission'])}</code>, {report['seeds']} seeds. "
-            f"Score <b>{report['score']:g} / {report['max_score']:g}</b>.</p>{sections}</body></html>\n")
+            f"Score <b>{score_text(report['score'])} / {score_text(report['max_score'])}</b>.</p>{sections}</body></html>\n")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")

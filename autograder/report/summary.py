@@ -10,6 +10,7 @@ import numpy as np
 
 from autograder.report.figures import figure, png
 from autograder.report.html import STYLE
+from autograder.report.table import score_text
 
 
 def _histograms(reports: list[dict], projects: list[str], maxima: dict[str, float]) -> bytes:
@@ -41,12 +42,16 @@ def _pass_rate_plot(ids: list[str], rates: list[float]) -> bytes:
     return png(fig)
 
 
-def write_summary(rows, course, path: Path) -> Path:
-    """``rows`` are classroom Rows; students without a report count as absent, not as zeros, in the plots."""
-    reports = [row.report for row in rows if row.report]
-    projects = list(course.projects)
+def write_summary(rows, course, path: Path, projects: list[str] | None = None) -> Path:
+    """``rows`` are classroom Rows; students without a report count as absent, not as zeros, in the plots.
+    ``projects`` are the projects the class was graded on (default: all of the course's): only they are shown."""
+    projects = projects or list(course.projects)
+    reports = [{**row.report, "projects": {p: s for p, s in row.report["projects"].items() if p in projects}}
+               for row in rows if row.report]
     maxima = {pid: sum(c.points for c in course.projects[pid].checks.values()) for pid in projects}
-    body = [f"<h1>Class summary</h1><p>{len(rows)} students, {len(reports)} graded.</p>"]
+    body = [f"<h1>Class summary</h1><p>{len(rows)} students, {len(reports)} graded, on project"
+            f"{'s' if len(projects) > 1 else ''} {', '.join(projects)} "
+            f"(out of {score_text(sum(maxima.values()))} points).</p>"]
     if reports:
         ids, rates = _pass_rates(reports)
         for caption, image in [("Score distribution per project", _histograms(reports, projects, maxima)),

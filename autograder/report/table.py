@@ -5,8 +5,9 @@ from rich.markup import escape
 from rich.table import Table
 
 
-def _score(value: float) -> str:
-    return f"{value:g}"
+def score_text(value: float) -> str:
+    """A score as every view shows it: rounded to two decimals, without trailing zeros (5, 2.5, 0.33)."""
+    return f"{round(float(value), 2):.2f}".rstrip("0").rstrip(".")
 
 
 def print_table(report: dict, console: Console | None = None) -> None:
@@ -20,11 +21,11 @@ def print_table(report: dict, console: Console | None = None) -> None:
     for pid, project in report["projects"].items():
         for check in project["checks"]:
             mark = "[green]pass[/]" if check["passed"] else ("[yellow]part[/]" if check["score"] > 0 else "[red]fail[/]")
-            table.add_row(escape(check["id"]), f"{_score(check['score'])}/{_score(check['max_score'])}", mark,
+            table.add_row(escape(check["id"]), f"{score_text(check['score'])}/{score_text(check['max_score'])}", mark,
                           escape(check["message"]), style="dim" if check["passed"] else None)
         for note in project.get("notes", []):
             table.add_row("", "", "[yellow]note[/]", escape(note))
-        table.add_row(f"[bold]{pid} total[/]", f"[bold]{_score(project['score'])}/{_score(project['max_score'])}[/]",
+        table.add_row(f"[bold]{pid} total[/]", f"[bold]{score_text(project['score'])}/{score_text(project['max_score'])}[/]",
                       "", "", end_section=True)
-    table.add_row("[bold]TOTAL[/]", f"[bold]{_score(report['score'])}/{_score(report['max_score'])}[/]", "", "")
+    table.add_row("[bold]TOTAL[/]", f"[bold]{score_text(report['score'])}/{score_text(report['max_score'])}[/]", "", "")
     console.print(table)

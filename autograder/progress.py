@@ -1,0 +1,53 @@
+"""Progress bars for the long commands (grade, check, compare, grade-all, release, c-logs).
+
+A bar shows what is running, how far along it is and how long is left, on stderr, and only where someone watches:
+when stdout and stderr are terminals and no ``CI`` variable is set. In a pipe, a log file or CI, nothing is drawn,
+so captured output holds the results alone.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+
+
+def wanted() -> bool:
+    """True when a person is watching: stdout and stderr are terminals, and this is not a CI run."""
+    return sys.stdout.isatty() and sys.stderr.isatty() and not os.environ.get("CI")
+
+
+class Bar:
+    """One task's bar: ``advance(what)`` marks a step done and names it, ``total(n)`` sets the number of steps."""
+
+    def __init__(self, progress: Progress, task):
+        self._progress, self._task = progress, task
+
+    def total(self, steps: int | None) -> None:
+        self._progress.update(self._task, total=steps)
+
+    def advance(self, what: str = "", steps: int = 1) -> None:
+        self._progress.update(self._task, advance=steps, description=what)
+
+    def restart(self, label: str) -> None:
+        """Start over for a second run of the same kind (compare: the reference after the submission)."""
+        self._progress.reset(self._task, description="")
+        self._progress.columns[0].text_format = f"[bold]{label}[/]"
+
+    def stop(self) -> None:
+        self._progress.stop()
+
+
+@contextmanager
+def progress_bar(label: str, total: int | None = None, console: Console | None = None, transient: bool = True):
+    """A bar labelled ``label`` (what is running) for ``total`` steps, drawn only when ``wanted()``."""
+    progress = Progress(TextColumn(f"[bold]{label}[/]"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.description}"), TimeElapsedColumn(), TextColumn("elapsed,"),
+                        TimeRemainingColumn(), TextColumn("left"), console=console or Console(stderr=True), transient=transient,
+                        disable=not wanted())
+    with progress:
+        yield Bar(progress, progress.add_task("", total=total))

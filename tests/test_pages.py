@@ -1,0 +1,134 @@
+"""The HTML pages in a real browser (Chromium, driven by Playwright) at 1280×800: nothing overflows the window, every
+check's row is on screen and readable, every plot has loaded, and the console stays clean.
+
+The pages are written from reports that cover every check of the course, with the bars of course.yml (the longest
+of which once pushed the compare page's submission column off screen) and the data the plots are drawn from."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from autograder.classroom import Row
+from autograder.grading import figures_of, totalled
+from autograder.projects import PROJECTS
+from autograder.report import write_html
+from autograder.report.compare import write_compare
+from autograder.report.summary import write_summary
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[test]')")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on PATH (Debian/Ubuntu: apt-get install chromium)")
+WIDTH, HEIGHT = 1280, 800
+
+PLOTTED = {  # the data each project's figures are drawn from, as the checks hand it back
+    "A.bar": {"curves": [[None, 200.0, 480.0], [150.0, 300.0, 500.0]], "evaluated": [500.0, 480.0], "threshold": 450},
+    "D.k_sweep": {"ks": [1, 4, 32], "success": [[0.06, 0.5, 0.5], [0.07, 0.49, 0.5]]},
+    "D.chapter_tables": {"ks": [1, 2], "k_success": [0.06, 0.5], "k_chapter": [0.062, 0.5], "betas": [0.0, 0.5],
+                         "beta_rows": [[1, 0.5, 0.5], [0.25, 0.24, 0.01]],
+                         "beta_chapter": [[1, 0.5, 0.5], [0.25, 0.24, 0.01]]},
+}
+MESSAGE = ("expected the median return over the 3 grading seeds to be above 450 within 60 updates; measured 212.5 "
+           "(seed 1 of 3: 180.25, seed 2 of 3: 212.5, seed 3 of 3: 498.0). A common cause: the advantages were not "
+           "normalized per minibatch. ")
+
+
+def report_of(course, name: str, fraction: float) -> tuple[dict, dict]:
+    """A report of every check in the course, each scoring ``fraction`` of its points; and its figures."""
+    report = {"submission": name, "seeds": "public", "score": 0.0, "max_score": 0.0, "projects": {}}
+    for pid, project in course.projects.items():
+        checks = [{"id": cid, "name": PROJECTS[pid].checks[cid].name, "score": round(c.points * fraction, 2),
+                   "max_score": float(c.points), "passed": fraction == 1, "message": MESSAGE * (1 + len(cid) % 3),
+                   "details": PLOTTED.get(cid, {"measured": 0.123456789, "expected": [1.0, 2.0, 3.0]}),
+                   "seconds": 0.5} for cid, c in project.checks.items()]
+        report["projects"][pid] = {"score": 0.0, "max_score": 0.0, "checks": checks}
+    return report, totalled(report)
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory, course):
+    out = tmp_path_factory.mktemp("pages")
+    student, figures = report_of(course, "a-student-with-a-rather-long-name@example.edu", 1 / 3)
+    reference, _ = report_of(course, "reference", 1.0)
+    write_html(student, figures, out / "report.html", {pid: p.title for pid, p in PROJECTS.items()})
+    overlaid = {pid: figures_of(pid, PLOTTED, reference=PLOTTED) for pid in course.projects}
+    write_compare(student, reference, overlaid, course, out / "compare.html")
+    rows = [Row(f"student{i}", "graded", report_of(course, f"student{i}", i / 4)[0]) for i in range(5)]
+    rows.append(Row("late", "no submission (expected D_grpo/; found notes.txt)", None))
+    write_summary(rows, course, out / "summary.html", list(course.projects))
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+def opened(browser, path):
+    """The page at 1280×800 once loaded, and the console errors (and uncaught errors) it logged."""
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(path.as_uri(), wait_until="load")
+    return page, errors
+
+
+def assert_fits_and_loads(page, errors):
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH, "the page scrolls sideways"
+    images = page.evaluate("""[...document.images].map(i => ({done: i.complete, natural: i.naturalWidth,
+                               right: i.getBoundingClientRect().right}))""")
+    assert images, "the page shows no plot"
+    for image in images:
+        assert image["done"] and image["natural"] > 0, "a plot did not load"
+        assert image["right"] <= WIDTH, "a plot runs off the window"
+    assert errors == []
+
+
+def assert_rows_readable(page, check_ids):
+    """Every check's row is displayed, inside the window, in a legible font, and no cell cuts its text off."""
+    rows = page.evaluate("""ids => ids.map(id => {
+        const row = [...document.querySelectorAll('tr')].find(r => r.cells[0] && r.cells[0].textContent.includes(id));
+        if (!row) return {id, found: false};
+        const box = row.getBoundingClientRect();
+        const cells = [...row.cells].map(c => ({left: c.getBoundingClientRect().left,
+            right: c.getBoundingClientRect().right, cut: c.scrollWidth > c.clientWidth + 1,
+            font: parseFloat(getComputedStyle(c).fontSize), shown: c.offsetWidth > 0 && c.offsetHeight > 0}));
+        return {id, found: true, width: box.width, height: box.height, cells};
+    })""", list(check_ids))
+    for row in rows:
+        assert row["found"], f"no row for {row['id']}"
+        assert row["width"] > 0 and row["height"] > 0, f"{row['id']}: row not displayed"
+        for cell in row["cells"]:
+            assert cell["shown"] and cell["left"] >= 0 and cell["right"] <= WIDTH, f"{row['id']}: a cell is off screen"
+            assert not cell["cut"], f"{row['id']}: a cell cuts its text off"
+            assert cell["font"] >= 11, f"{row['id']}: text of {cell['font']} px"
+
+
+def test_the_report_page_fits_the_window(browser, pages, course):
+    page, errors = opened(browser, pages / "report.html")
+    assert_fits_and_loads(page, errors)
+    assert_rows_readable(page, [cid for project in course.projects.values() for cid in project.checks])
+    scores = page.evaluate("[...document.querySelectorAll('td.score, b, h2')].map(e => e.textContent)")
+    assert any("0.67 / 2" in text for text in scores)  # two points, a third of them: rounded to two decimals
+    assert not any(re.search(r"\d\.\d{3}", text) for text in scores), "a score with more than two decimals"
+
+
+def test_the_compare_page_keeps_both_columns_on_screen_whatever_the_bar(browser, pages, course):
+    page, errors = opened(browser, pages / "compare.html")
+    assert_fits_and_loads(page, errors)
+    assert_rows_readable(page, [cid for project in course.projects.values() for cid in project.checks])
+    headers = page.evaluate("[...document.querySelectorAll('th')].map(h => h.getBoundingClientRect().right)")
+    assert headers and max(headers) <= WIDTH, "the reference column is off screen"
+
+
+def test_the_summary_page_fits_the_window(browser, pages, course):
+    page, errors = opened(browser, pages / "summary.html")
+    assert_fits_and_loads(page, errors)
+    assert_rows_readable(page, [cid for project in course.projects.values() for cid in project.checks])
+    assert "late" in page.inner_text("body")
