@@ -23,6 +23,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from autograder import paths
 from autograder.config import CourseError
 from autograder.sandbox import user
 
@@ -81,6 +82,10 @@ def _python_mounts() -> list[str]:
                 continue
             seen.add(path)
             args += ["--ro-bind", path, path]
+    # An installed kit lives in that environment, its oracles and bundled solutions with it: the child imports the
+    # staged runtime instead, so the kit's own folder is an empty tmpfs in there.
+    if any(paths.PACKAGE.is_relative_to(os.path.realpath(path)) for path in seen):
+        args += ["--tmpfs", str(paths.PACKAGE)]
     return args
 
 
