@@ -206,9 +206,9 @@ def cmd_c_logs(args) -> int:
 
 
 def cmd_release(args) -> int:
+    root = _course_root(args)
     from autograder.release import release  # needs nbgrader (the kit's `nbgrader` extra); grading does not
 
-    root = _course_root(args)
     for folder in release(args.projects or None, root / "solutions", root / "assignments"):
         err.print(f"released {folder.relative_to(root)}")
     return 0
