@@ -82,11 +82,17 @@ def _python_mounts() -> list[str]:
                 continue
             seen.add(path)
             args += ["--ro-bind", path, path]
-    # An installed kit lives in that environment, its oracles and bundled solutions with it: the child imports the
-    # staged runtime instead, so the kit's own folder is an empty tmpfs in there.
-    if any(paths.PACKAGE.is_relative_to(os.path.realpath(path)) for path in seen):
-        args += ["--tmpfs", str(paths.PACKAGE)]
     return args
+
+
+def _hidden() -> list[str]:
+    """An installed kit lives in the Python environment, its oracles and bundled solutions with it: the child imports
+    the staged runtime instead, so the kit's own folder is an empty tmpfs in there (mounted last, over everything)."""
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix,
+                                              str(Path(sys.executable).parent))}
+    if any(paths.PACKAGE.resolve().is_relative_to(prefix) for prefix in prefixes):
+        return ["--tmpfs", str(paths.PACKAGE)]
+    return []
 
 
 def command(argv: list[str], *, readable: list[str], writable: list[str], workdir: str) -> list[str]:
@@ -102,7 +108,7 @@ def command(argv: list[str], *, readable: list[str], writable: list[str], workdi
         args += ["--ro-bind", path, path]
     for path in writable:
         args += ["--bind", path, path]
-    return [*args, "--chdir", workdir, "--", *argv]
+    return [*args, *_hidden(), "--chdir", workdir, "--", *argv]
 
 
 def _bwrap() -> str:
