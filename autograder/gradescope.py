@@ -159,7 +159,8 @@ def run(root: Path) -> dict:
                                    "Run `autograder check` locally to find the check that takes too long."})
     try:
         _close_the_kit(root)
-        course = load_course(private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
+        # the course unpacked beside the kit's code (source/), wherever Gradescope starts this from
+        course = load_course(paths.COURSE_FILE, private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
         with tempfile.TemporaryDirectory(prefix="gradescope-") as workdir:
             layout = arrange(root / "submission", Path(workdir))
             present = [pid for pid in course.projects if (layout / PROJECTS[pid].folder).is_dir()]

@@ -74,7 +74,8 @@ def test_a_crashing_submission_still_gets_a_valid_results_file(tmp_path):
     assert "importing grpo.py called sys.exit(3)" in results["tests"][0]["output"]
 
 
-def test_an_upload_without_any_project_says_what_it_found(tmp_path):
+def test_an_upload_without_any_project_says_what_it_found(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # Gradescope starts run_autograder outside the course folder
     root = gradescope_root(tmp_path, {"essay.txt": "hi"})
     results = run(root)
     assert results_of(root)["score"] == 0 and "essay.txt" in results["output"]
