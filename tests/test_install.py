@@ -83,6 +83,17 @@ def test_init_grade_and_release_in_a_course_folder_never_write_the_install_locat
     assert snapshot(installed["package"]) == before
 
 
+def test_the_runtime_a_child_imports_holds_neither_the_bundled_course_nor_an_oracle(installed):
+    code = ("import os; from autograder.sandbox.runtime import staged\n"
+            "with staged() as root:\n"
+            "    kit = root / 'autograder'\n"
+            "    print(sorted(os.listdir(kit)))\n"
+            "    print((kit / 'projects' / 'd_grpo' / 'oracle.py').read_text())")
+    listing, stub = run([str(installed["python"]), "-c", code], installed["base"]).stdout.split("\n", 1)
+    assert "bundled" not in listing and "cli.py" in listing
+    assert "not available to code running in the sandbox" in stub and "def " in stub
+
+
 def test_the_installed_kit_says_where_it_looked_for_a_course(installed):
     done = subprocess.run([str(installed["autograder"]), "grade", "."], cwd=installed["base"], capture_output=True,
                           text=True, env=installed["env"])
