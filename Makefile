@@ -22,4 +22,4 @@ release: $(STAMP)  ## regenerate assignments/ from solutions/
 	$(VENV)/bin/autograder release
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,12 @@ def test_init_grade_and_release_in_a_course_folder_never_write_the_install_locat
     assert "D total" in graded.stdout and "2/2" in graded.stdout.replace(" ", "")
     run([str(installed["autograder"]), "release", "D_grpo"], course / "solutions", env=installed["env"])
     assert "raise NotImplementedError()" in (course / "assignments" / "D_grpo" / "grpo.py").read_text()
+    run([str(installed["autograder"]), "gradescope", "--out", "ag.zip"], course, env=installed["env"])
+    with zipfile.ZipFile(course / "ag.zip") as archive:
+        names = archive.namelist()
+        assert "autograder/cli.py" in names and "numpy" in archive.read("requirements.txt").decode()
+        assert not [n for n in names if "bundled" in n or "solutions" in n]
+        assert archive.read("course.yml") == (course / "course.yml").read_bytes()
     assert snapshot(installed["package"]) == before
 
 
