@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e '.[test]'
+	$(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,test]'
 	touch $(STAMP)
 
 grade: $(STAMP)  ## grade the bundled reference solutions and print the score table
@@ -22,4 +22,4 @@ release: $(STAMP)  ## regenerate assignments/ from solutions/
 	$(VENV)/bin/autograder release
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -11,9 +11,9 @@ from rich.console import Console
 from autograder import paths
 from autograder.config import CourseError, load_course
 from autograder.grading import figures_of, grade
+from autograder.kit import KitError
 from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
-from autograder.release import ReleaseError, release_project
 from autograder.report import print_table, write_html, write_json
 
 err = Console(stderr=True, soft_wrap=True)
@@ -67,15 +67,28 @@ def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool
     return 0
 
 
+def _course_file(args, fallback: bool = False) -> Path:
+    """The course file of ``--course`` (a course folder, or a course file), else of the course folder at or above the
+    working directory; with ``fallback``, the kit's bundled course where there is none."""
+    return paths.course_file(getattr(args, "course", None), fallback=fallback)
+
+
+def _course_root(args) -> Path:
+    return paths.course_root(getattr(args, "course", None))
+
+
 def cmd_grade(args) -> int:
     path = Path(args.path)
     if not path.is_dir():
         raise UsageError(f"PATH should be a folder of project folders or one project folder; {path} is not a folder")
-    return _grade_and_report(path, load_course(args.course, args.private), args, args.seeds, public_only=False)
+    return _grade_and_report(path, load_course(_course_file(args), args.private), args, args.seeds, public_only=False)
 
 
 def cmd_check(args) -> int:
-    course = load_course(args.course, args.private)
+    course_file = _course_file(args, fallback=True)  # a student's folder needs no course: the public checks suffice
+    if args.course is None and paths.find_course(Path.cwd()) is None:
+        err.print("[yellow]note:[/] no course folder here: checking with the kit's own course.yml")
+    course = load_course(course_file, args.private)
     project = PROJECTS.get(args.project)
     if project is None or args.project not in course.projects:
         raise UsageError(f"unknown project {args.project!r} (this course has {', '.join(course.projects)})")
@@ -97,7 +110,7 @@ def cmd_grade_all(args) -> int:
     if not root.is_dir():
         raise UsageError(f"ROOT should be a class folder (submitted/<student>/<project>/ or <student>/<project>/); "
                          f"{root} is not a folder")
-    course = load_course(args.course, args.private)
+    course = load_course(_course_file(args), args.private)
     projects = assigned_projects(root, course, _projects_option(args.projects, course))
     _note_placeholder_seeds(course, args.seeds)
     err.print(f"grading project{'s' if len(projects) > 1 else ''} {', '.join(projects)}"
@@ -127,14 +140,12 @@ def cmd_grade_all(args) -> int:
 def cmd_gradescope(args) -> int:
     from autograder.gradescope import build_zip
 
-    private = args.private or os.environ.get("AUTOGRADER_PRIVATE") or \
-        (paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else None)  # the same order as every other command
-    private = Path(private) if private else None
-    if private is not None:
-        load_course(private=private)  # a bad overlay fails here, not on Gradescope
-    else:
+    course_file = _course_file(args)
+    course = load_course(course_file, args.private)  # the same overlay as every other command; a bad one fails here
+    if course.private_overlay is None:
         err.print("[yellow]note:[/] no private overlay: Gradescope will grade with the placeholder grading seeds")
-    out = build_zip(Path(args.out), private)
+    private = Path(course.private_overlay) if course.private_overlay else None
+    out = build_zip(Path(args.out), private, course_file)
     err.print(f"wrote {out}: upload it as the assignment's autograder (Gradescope: Configure Autograder, zip file)")
     return 0
 
@@ -145,14 +156,18 @@ def cmd_compare(args) -> int:
     path = Path(args.path)
     if not path.is_dir():
         raise UsageError(f"PATH should be a submission folder; {path} is not a folder")
-    course = load_course(args.course, args.private)
+    course = load_course(_course_file(args), args.private)
+    solutions = _course_root(args) / "solutions"
+    if not solutions.is_dir():
+        raise UsageError(f"compare grades the course's reference beside the submission: expected {solutions}, "
+                         "found no such folder")
     projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
     with progress_bar("grading the submission", console=err) as bar:
         advance = _advance_per_check(bar)
         student = grade(path, course, seed_set=args.seeds, projects=projects, jobs=args.jobs, progress=advance)
         wanted = list(student.report["projects"])
         bar.restart("grading the reference")
-        reference = grade(paths.SOLUTIONS, course, seed_set=args.seeds, projects=wanted, jobs=args.jobs,
+        reference = grade(solutions, course, seed_set=args.seeds, projects=wanted, jobs=args.jobs,
                           progress=advance)
     figures = {}
     for pid in wanted:
@@ -170,7 +185,7 @@ def cmd_c_logs(args) -> int:
 
     from autograder.projects.c_diagnosis import runs
 
-    course = load_course(args.course, args.private)
+    course = load_course(_course_file(args), args.private)
     bar = course.projects["C"].checks["C.own_labels"].bar
     students = list(args.students)
     if args.roster:
@@ -193,25 +208,47 @@ def cmd_c_logs(args) -> int:
 
 
 def cmd_release(args) -> int:
-    folders = args.projects or sorted(p.name for p in paths.SOLUTIONS.iterdir()
-                                      if p.is_dir() and not p.name.startswith("."))
+    root = _course_root(args)
+    from autograder.release import ReleaseError, release_project  # needs nbgrader (the `nbgrader` extra)
+
+    solutions = root / "solutions"
+    if not solutions.is_dir():
+        raise ReleaseError(f"expected the reference solutions in {solutions}, found no such folder")
+    folders = args.projects or sorted(p.name for p in solutions.iterdir() if p.is_dir() and not p.name.startswith("."))
     released = []
     with progress_bar("releasing", total=len(folders), console=err) as bar:
         for folder in folders:
             bar.advance(f"{folder} (nbgrader generate_assignment)", steps=0)
-            released.append(release_project(folder))
+            released.append(release_project(folder, solutions, root / "assignments"))
             bar.advance(f"{folder} done")
     for folder in released:
-        err.print(f"released {folder.relative_to(paths.KIT_ROOT) if folder.is_relative_to(paths.KIT_ROOT) else folder}")
+        err.print(f"released {folder.relative_to(root) if folder.is_relative_to(root) else folder}")
     return 0
+
+
+def cmd_init(args) -> int:
+    from autograder.kit import init_course
+
+    folder = init_course(Path(args.folder))
+    err.print(f"made the course folder {folder}: `cd {args.folder}` and `autograder grade solutions` grades the "
+              "reference; put your grading seeds in course.private.yml (see the README)")
+    return 0
+
+
+COURSE_HELP = ("the course folder (holding course.yml), or a course file to use instead of its course.yml "
+               "(default: the working directory or the nearest folder above it that holds course.yml)")
 
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="autograder", description=__doc__)
+    top.add_argument("--course", metavar="DIR", help=COURSE_HELP)
     commands = top.add_subparsers(dest="command", required=True)
 
+    def course_option(p):  # also after the command; SUPPRESS keeps a --course given before it
+        p.add_argument("--course", metavar="DIR", default=argparse.SUPPRESS, help=COURSE_HELP)
+
     def common(p):
-        p.add_argument("--course", help="course file (default: the kit's course.yml)")
+        course_option(p)
         p.add_argument("--private", help="private overlay with the grading seeds (default: course.private.yml "
                                          "beside course.yml, or $AUTOGRADER_PRIVATE)")
         p.add_argument("--jobs", type=int, help="checks run in parallel (default: course.yml's jobs)")
@@ -239,7 +276,7 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--projects", help="comma-separated project ids (default: those present)")
     k.add_argument("--seeds", choices=["public", "grading"], default="public")
     k.add_argument("--out", default="compare.html", help="the page to write (default: compare.html)")
-    k.add_argument("--course", help="course file (default: the kit's course.yml)")
+    course_option(k)
     k.add_argument("--private", help="private overlay with the grading seeds")
     k.add_argument("--jobs", type=int, help="checks run in parallel")
     k.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
@@ -252,7 +289,7 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--seeds", choices=["public", "grading"], default="grading")
     a.add_argument("--projects", help="comma-separated project ids the class was given, e.g. D (default: those "
                                       "found in the students' folders)")
-    a.add_argument("--course", help="course file (default: the kit's course.yml)")
+    course_option(a)
     a.add_argument("--private", help="private overlay with the grading seeds")
     a.add_argument("--jobs", type=int, help="students graded in parallel (default 1)")
     a.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
@@ -261,6 +298,7 @@ def parser() -> argparse.ArgumentParser:
 
     z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
     z.add_argument("--out", default="autograder.zip", help="the zip to write (default: autograder.zip)")
+    course_option(z)
     z.add_argument("--private", help="private overlay with the grading seeds to build in (default: "
                                      "$AUTOGRADER_PRIVATE, then course.private.yml)")
     z.set_defaults(run=cmd_gradescope)
@@ -270,14 +308,19 @@ def parser() -> argparse.ArgumentParser:
     lg.add_argument("--roster", help="a file with one student id per line")
     lg.add_argument("--example", action="store_true", help="write the bundled example set (no student) into --out")
     lg.add_argument("--out", required=True, help="where <student>/agent_*.npz (or, with --example, agent_*.npz) go")
-    lg.add_argument("--course", help="course file (default: the kit's course.yml)")
+    course_option(lg)
     lg.add_argument("--private", help="private overlay with the course secret")
     lg.add_argument("--jobs", type=int, help="sets written in parallel (default 1)")
     lg.set_defaults(run=cmd_c_logs)
 
     r = commands.add_parser("release", help="regenerate assignments/ from solutions/")
     r.add_argument("projects", nargs="*", help="project folders, e.g. D_grpo (default: all)")
+    course_option(r)
     r.set_defaults(run=cmd_release)
+
+    i = commands.add_parser("init", help="make a new course folder from the kit's own course")
+    i.add_argument("folder", help="the folder to make (it may exist, if empty)")
+    i.set_defaults(run=cmd_init)
     return top
 
 
@@ -287,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["AUTOGRADER_INSECURE"] = "1"
     try:
         return args.run(args)
-    except (UsageError, CourseError, ReleaseError) as exc:
+    except (UsageError, CourseError, KitError, paths.CourseNotFound) as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False)
         return 2
     except KeyboardInterrupt:  # a second Ctrl-C, or one outside a class run: a line, not a traceback

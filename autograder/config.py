@@ -142,14 +142,15 @@ def _from_overlay(error: dict, overlay_file: Path | None) -> str:
     return ""
 
 
-def _overlay_path(private: str | Path | None | bool) -> Path | None:
+def _overlay_path(private: str | Path | None | bool, course_file: Path) -> Path | None:
     if private is False:
         return None
     if private is not None:
         return Path(private)
     if os.environ.get("AUTOGRADER_PRIVATE"):
         return Path(os.environ["AUTOGRADER_PRIVATE"])
-    return paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else None
+    beside = course_file.parent / paths.PRIVATE_NAME
+    return beside if beside.exists() else None
 
 
 def _apply_overlay(data: dict, overlay_file: Path) -> dict:
@@ -170,15 +171,20 @@ def _apply_overlay(data: dict, overlay_file: Path) -> dict:
 
 
 def load_course(path: str | Path | None = None, private: str | Path | None | bool = None) -> Course:
-    """Read course.yml (the kit's own by default), apply the private overlay, validate everything.
+    """Read course.yml (by default the course folder's at or above the working directory), apply the private overlay,
+    validate everything.
 
-    ``private`` names the overlay; None looks for it ($AUTOGRADER_PRIVATE, then course.private.yml); False skips it.
+    ``private`` names the overlay; None looks for it ($AUTOGRADER_PRIVATE, then course.private.yml beside the course
+    file); False skips it.
     """
-    path = Path(path) if path is not None else paths.COURSE_FILE
+    try:
+        path = Path(path) if path is not None else paths.course_file()
+    except paths.CourseNotFound as exc:
+        raise CourseError(str(exc)) from None
     data = _read_yaml(path, "course file")
     if "secret" in data:
         raise CourseError(f"{path}: secret: belongs in the private overlay (course.private.yml), never in the course file")
-    overlay_file = _overlay_path(private)
+    overlay_file = _overlay_path(private, path)
     if overlay_file is not None:
         data = _apply_overlay(data, overlay_file)
     try:

@@ -18,15 +18,17 @@ import zipfile
 from pathlib import Path
 
 from autograder import paths
+from autograder.kit import KitError
 from autograder.report.table import score_text
 
 SETUP = """#!/usr/bin/env bash
-# Gradescope builds its image with this once: the kit, installed from the zip, with everything it needs.
+# Gradescope builds its image with this once: what grading needs (requirements.txt, the kit's core dependencies: no
+# Jupyter, no nbgrader) in a venv; the kit itself runs from this folder (run_autograder puts it on PYTHONPATH).
 set -euo pipefail
 apt-get update -qq && apt-get install -y -qq python3 python3-pip python3-venv bubblewrap > /dev/null
 python3 -m venv /autograder/venv
 /autograder/venv/bin/python -m pip install --quiet --upgrade pip
-/autograder/venv/bin/python -m pip install --quiet -e /autograder/source
+/autograder/venv/bin/python -m pip install --quiet -r /autograder/source/requirements.txt
 # The kit, its oracles and the private overlay are root's alone: student code runs as a uid of its own, under
 # bubblewrap, and reads none of them (it imports a copy of the runtime without the oracles, made for each run).
 chmod -R go-rwx /autograder/source
@@ -35,33 +37,59 @@ chmod -R go-rwx /autograder/source
 RUN = """#!/usr/bin/env bash
 # Gradescope runs this for every submission; results land in /autograder/results/results.json.
 # (The two variables exist so the kit's tests can run this very script against a folder laid out like /autograder.)
-exec "${AUTOGRADER_PYTHON:-/autograder/venv/bin/python}" -m autograder.gradescope "${AUTOGRADER_ROOT:-/autograder}"
+root="${AUTOGRADER_ROOT:-/autograder}"
+export PYTHONPATH="$root/source${PYTHONPATH:+:$PYTHONPATH}"
+exec "${AUTOGRADER_PYTHON:-/autograder/venv/bin/python}" -m autograder.gradescope "$root"
 """
 
-KIT_FILES = ["pyproject.toml", "README.md", "course.yml", "nbgrader_config.py"]
-KIT_FOLDERS = ["autograder", "rlkit"]
+DISTRIBUTION = "rl-capstone-kit"
 
 
-def build_zip(out: Path, private: Path | None = None) -> Path:
-    """The zip to upload as the assignment's autograder: setup.sh, run_autograder, and the kit's source.
+def core_requirements() -> list[str]:
+    """The kit's dependencies without any extra (what grading needs), from the installed kit's metadata."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        wanted = requires(DISTRIBUTION) or []
+    except PackageNotFoundError:
+        raise KitError(f"the zip lists the kit's dependencies from its installed metadata, and {DISTRIBUTION} is not "
+                       "installed here: install the kit (pip install, or make grade) and run this again") from None
+    return [line for line in wanted if "extra ==" not in line]
+
+
+def _kit_files() -> list[tuple[Path, str]]:
+    """The kit's runtime packages as the zip holds them: code only, never the bundled course (its solutions)."""
+    import rlkit
+
+    files = []
+    for package in (paths.PACKAGE, Path(rlkit.__file__).resolve().parent):
+        for path in sorted(package.rglob("*")):
+            relative = path.relative_to(package)
+            if path.is_file() and "__pycache__" not in relative.parts and relative.parts[0] != "bundled":
+                files.append((path, f"{package.name}/{relative.as_posix()}"))
+    return files
+
+
+def build_zip(out: Path, private: Path | None = None, course_file: Path | None = None) -> Path:
+    """The zip to upload as the assignment's autograder: setup.sh, run_autograder, requirements.txt, the course file
+    and the kit's code.
 
     The reference solutions are left out; the instructor's private overlay, if given, goes in as course.private.yml so
     Gradescope grades with the real grading seeds (students never see the autograder zip).
     """
+    requirements = "\n".join(core_requirements()) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, text in (("setup.sh", SETUP), ("run_autograder", RUN)):
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o755 << 16
             archive.writestr(info, text)
-        for name in KIT_FILES:
-            archive.write(paths.KIT_ROOT / name, name)
-        for folder in KIT_FOLDERS:
-            for path in sorted((paths.KIT_ROOT / folder).rglob("*")):
-                if path.is_file() and "__pycache__" not in path.parts:
-                    archive.write(path, str(path.relative_to(paths.KIT_ROOT)))
+        archive.writestr("requirements.txt", requirements)
+        archive.write(course_file or paths.COURSE_FILE, paths.COURSE_NAME)
+        for path, name in _kit_files():
+            archive.write(path, name)
         if private is not None:
-            archive.write(private, "course.private.yml")
+            archive.write(private, paths.PRIVATE_NAME)
     return out
 
 
@@ -132,7 +160,8 @@ def run(root: Path) -> dict:
                                    "Run `autograder check` locally to find the check that takes too long."})
     try:
         _close_the_kit(root)
-        course = load_course(private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
+        # the course unpacked beside the kit's code (source/), wherever Gradescope starts this from
+        course = load_course(paths.COURSE_FILE, private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
         with tempfile.TemporaryDirectory(prefix="gradescope-") as workdir:
             layout = arrange(root / "submission", Path(workdir))
             present = [pid for pid in course.projects if (layout / PROJECTS[pid].folder).is_dir()]

@@ -15,6 +15,7 @@ from nbconvert.preprocessors import Preprocessor
 from nbgrader.api import MissingEntry
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
 
+from autograder import paths
 from autograder.config import load_course
 from autograder.secrecy import Hidden, redact, redact_text
 
@@ -23,7 +24,7 @@ class StrikeSecrets(Preprocessor):
     """Replace each grading seed (as a whole number) and the course secret in cell outputs by a mark."""
 
     def preprocess(self, nb, resources):
-        self._hidden = Hidden.of(load_course(), "grading")
+        self._hidden = Hidden.of(load_course(paths.course_file(fallback=True)), "grading")
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):

@@ -12,6 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from autograder import paths
 from autograder.config import load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
@@ -23,6 +24,12 @@ def _project_of(check_id: str) -> str:
     if project not in PROJECTS or check_id not in PROJECTS[project].checks:
         raise ValueError(f"unknown check {check_id!r}")
     return project
+
+
+def _course_of(folder: Path) -> Path:
+    """The course file of the course folder at or above the project folder (nbgrader's course, or the kit's
+    checkout); a student's folder outside any course checks with the kit's bundled course."""
+    return paths.course_file(start=folder, fallback=True)
 
 
 def student_of(folder: Path) -> str | None:
@@ -45,12 +52,13 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
     folder = Path(folder).resolve()
     if seeds == "grading":
         return _grade_elsewhere(check_id, folder)
-    if not load_course().projects[project].checks[check_id].public:
+    course = load_course(_course_of(folder))
+    if not course.projects[project].checks[check_id].public:
         print(f"{check_id} runs at grading time only (it needs to know who you are): 0 points here")
         return 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        report = grade(folder, load_course(), seed_set="public", projects=[project], checks=[check_id]).report
+        report = grade(folder, course, seed_set="public", projects=[project], checks=[check_id]).report
     _print_verdict(report["projects"][project]["checks"][0], check_id, "public seeds")
     return report["projects"][project]["checks"][0]["score"]
 
@@ -82,8 +90,8 @@ def main(check_id: str, folder: str) -> None:
     project = _project_of(check_id)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        course = load_course()
-        folder_path = Path(folder)
+        folder_path = Path(folder).resolve()
+        course = load_course(_course_of(folder_path))
         report = grade(folder_path, course, seed_set="grading", projects=[project], checks=[check_id],
                        student=student_of(folder_path)).report
     result = report["projects"][project]["checks"][0]

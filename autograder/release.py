@@ -18,6 +18,7 @@ from pathlib import Path
 
 from autograder import paths
 from autograder.config import load_course
+from autograder.kit import KitError
 from autograder.nbcells import project_for_folder, sync_check_cells
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -26,7 +27,7 @@ STUB = ["# YOUR CODE HERE", "raise NotImplementedError()"]  # nbgrader's own stu
 MADE_BY_STUDENTS = {"B_ablations": ("results.json", "ablation.png")}
 
 
-class ReleaseError(Exception):
+class ReleaseError(KitError):
     """A solution file whose markers do not pair up, or an nbgrader failure; the message says where."""
 
 
@@ -74,7 +75,7 @@ def sync_notebook_checks(source: Path, course=None) -> None:
     project_id, notebook = project_for_folder(source.name), source / f"{source.name}.ipynb"
     if project_id is None or not notebook.exists():
         return
-    course = course or load_course(private=False)
+    course = course or load_course(source.parent.parent / paths.COURSE_NAME, private=False)
     if project_id in course.projects:
         sync_check_cells(notebook, project_id, course)
 
@@ -94,8 +95,8 @@ def _sync_copies(solutions: Path, project: str) -> None:
                 shutil.copyfile(solutions / original, target)
 
 
-def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments: Path = paths.ASSIGNMENTS,
-                    course=None, gradebook: Path | None = None) -> Path:
+def release_project(project: str, solutions: Path, assignments: Path, course=None,
+                    gradebook: Path | None = None) -> Path:
     """Regenerate ``assignments/<project>`` from ``solutions/<project>`` and register it in nbgrader's gradebook
     (``gradebook``, default: the course's); return the released folder."""
     source = solutions / project
@@ -118,8 +119,17 @@ def release_project(project: str, solutions: Path = paths.SOLUTIONS, assignments
     return target
 
 
-def release(projects: list[str] | None = None, solutions: Path = paths.SOLUTIONS,
-            assignments: Path = paths.ASSIGNMENTS, gradebook: Path | None = None) -> list[Path]:
-    """Release the given project folders (every folder of solutions/ by default)."""
+def release(projects: list[str] | None = None, solutions: Path | None = None,
+            assignments: Path | None = None, gradebook: Path | None = None) -> list[Path]:
+    """Release the given project folders (every folder of solutions/ by default) of the course folder at or above the
+    working directory (``solutions`` and ``assignments`` name other folders)."""
+    if solutions is None or assignments is None:
+        try:
+            root = paths.course_root()
+        except paths.CourseNotFound as exc:
+            raise ReleaseError(str(exc)) from None
+        solutions, assignments = solutions or root / "solutions", assignments or root / "assignments"
+    if not solutions.is_dir():
+        raise ReleaseError(f"expected the reference solutions in {solutions}, found no such folder")
     folders = projects or sorted(p.name for p in solutions.iterdir() if p.is_dir() and not p.name.startswith("."))
     return [release_project(folder, solutions, assignments, gradebook=gradebook) for folder in folders]

@@ -1,6 +1,7 @@
 """The Gradescope autograder: the zip holds what Gradescope runs, and results.json is valid whatever the upload."""
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -39,9 +40,9 @@ def test_the_zip_holds_setup_run_and_the_kit_but_no_solutions(tmp_path):
     assert main(["gradescope", "--out", str(tmp_path / "ag.zip"), "--private", str(overlay)]) == 0
     with zipfile.ZipFile(tmp_path / "ag.zip") as archive:
         names = set(archive.namelist())
-        assert {"setup.sh", "run_autograder", "course.yml", "course.private.yml", "pyproject.toml",
+        assert {"setup.sh", "run_autograder", "course.yml", "course.private.yml", "requirements.txt",
                 "autograder/gradescope.py", "rlkit/toy.py"} <= names
-        assert not any(name.startswith("solutions/") for name in names)
+        assert not any(name.startswith("solutions/") or "/bundled/" in name for name in names)
         assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
         assert "-m autograder.gradescope" in archive.read("run_autograder").decode()
 
@@ -73,7 +74,8 @@ def test_a_crashing_submission_still_gets_a_valid_results_file(tmp_path):
     assert "importing grpo.py called sys.exit(3)" in results["tests"][0]["output"]
 
 
-def test_an_upload_without_any_project_says_what_it_found(tmp_path):
+def test_an_upload_without_any_project_says_what_it_found(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # Gradescope starts run_autograder outside the course folder
     root = gradescope_root(tmp_path, {"essay.txt": "hi"})
     results = run(root)
     assert results_of(root)["score"] == 0 and "essay.txt" in results["output"]
@@ -99,3 +101,25 @@ def test_the_zip_takes_the_overlay_from_autograder_private_like_every_command(tm
     assert main(["gradescope", "--out", str(tmp_path / "ag.zip")]) == 0
     with zipfile.ZipFile(tmp_path / "ag.zip") as archive:
         assert b"27182818" in archive.read("course.private.yml")
+
+
+def test_setup_installs_only_what_grading_needs(tmp_path):
+    with zipfile.ZipFile(build_zip(tmp_path / "ag.zip")) as archive:
+        requirements = archive.read("requirements.txt").decode().split()
+        setup = archive.read("setup.sh").decode()
+    names = {re.split(r"[<>=!~ ;\[]", line)[0].lower() for line in requirements}
+    assert {"numpy", "gymnasium", "pydantic", "matplotlib"} <= names
+    assert not names & {"nbgrader", "nbformat", "jupyter", "ipykernel", "notebook", "pytest"}
+    assert "-r /autograder/source/requirements.txt" in setup and "-e " not in setup
+
+
+def test_the_zip_is_built_from_the_course_folder_it_is_run_in(tmp_path, monkeypatch):
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "course.yml").write_text(paths.COURSE_FILE.read_text().replace("jobs: 2", "jobs: 1"))
+    (course / "course.private.yml").write_text("seeds: {grading: [1618033]}\n")
+    monkeypatch.chdir(course)
+    assert main(["gradescope", "--out", str(tmp_path / "ag.zip")]) == 0
+    with zipfile.ZipFile(tmp_path / "ag.zip") as archive:
+        assert "jobs: 1" in archive.read("course.yml").decode()
+        assert b"1618033" in archive.read("course.private.yml")

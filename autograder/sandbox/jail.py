@@ -23,6 +23,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from autograder import paths
 from autograder.config import CourseError
 from autograder.sandbox import user
 
@@ -84,6 +85,16 @@ def _python_mounts() -> list[str]:
     return args
 
 
+def _hidden() -> list[str]:
+    """An installed kit lives in the Python environment, its oracles and bundled solutions with it: the child imports
+    the staged runtime instead, so the kit's own folder is an empty tmpfs in there (mounted last, over everything)."""
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix,
+                                              str(Path(sys.executable).parent))}
+    if any(paths.PACKAGE.resolve().is_relative_to(prefix) for prefix in prefixes):
+        return ["--tmpfs", str(paths.PACKAGE)]
+    return []
+
+
 def command(argv: list[str], *, readable: list[str], writable: list[str], workdir: str) -> list[str]:
     """``argv`` run under bubblewrap, seeing ``readable`` paths read-only and ``writable`` ones read-write."""
     args = [_bwrap(), "--unshare-all", "--die-with-parent", "--new-session",
@@ -97,7 +108,7 @@ def command(argv: list[str], *, readable: list[str], writable: list[str], workdi
         args += ["--ro-bind", path, path]
     for path in writable:
         args += ["--bind", path, path]
-    return [*args, "--chdir", workdir, "--", *argv]
+    return [*args, *_hidden(), "--chdir", workdir, "--", *argv]
 
 
 def _bwrap() -> str:

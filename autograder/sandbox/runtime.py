@@ -27,6 +27,14 @@ def __getattr__(name):
 '''
 
 
+def _left_out(package: Path):
+    """What the copy leaves out: caches, the oracles, and an installed kit's bundled course (its solutions)."""
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        top = Path(folder) == package
+        return [n for n in names if n in ("__pycache__", "oracle.py") or (top and n == "bundled")]
+    return ignore
+
+
 @contextlib.contextmanager
 def staged():
     """A temporary folder holding ``autograder/`` (oracles stubbed) and ``rlkit/``, readable by any uid."""
@@ -34,7 +42,7 @@ def staged():
         root = Path(folder)
         for package in (autograder, rlkit):
             source = Path(package.__file__).parent
-            shutil.copytree(source, root / source.name, ignore=shutil.ignore_patterns("__pycache__", "oracle.py"))
+            shutil.copytree(source, root / source.name, ignore=_left_out(source))
         for oracle in Path(autograder.__file__).parent.rglob("oracle.py"):
             stub = root / "autograder" / oracle.relative_to(Path(autograder.__file__).parent)
             stub.write_text(ORACLE_STUB)

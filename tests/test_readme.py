@@ -1,0 +1,111 @@
+"""The README's command blocks, run as written: each ```bash block under a `<!-- tested: NAME -->` line is run
+verbatim by bash in a fresh course folder, so the README and the kit cannot drift apart.
+
+The folder is what a reader has after `make grade` in the kit (or `autograder init` and a venv): course.yml,
+solutions/, assignments/, nbgrader_config.py and `.venv` (here a link to the test's environment, so `source
+.venv/bin/activate` works), plus two downloaded submissions (alice: the reference of D; bob: D's stubs). Its
+course.yml keeps two quick checks of D, so the blocks run in seconds; the commands are the README's, word for word.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder import paths
+from autograder.kit import init_course
+
+README = paths.KIT_ROOT / "README.md"
+MARK = re.compile(r"^<!-- tested: (\S+) -->\n```bash\n(.*?)^```$", re.M | re.S)
+QUICK = ("D.weights", "D.kl_penalty")
+
+
+def blocks() -> dict[str, str]:
+    if not README.is_file():
+        return {}
+    found = MARK.findall(README.read_text(encoding="utf-8"))
+    names = [name for name, _ in found]
+    assert len(names) == len(set(names)), f"two README blocks share a name: {names}"
+    return dict(found)
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    folder = init_course(tmp_path_factory.mktemp("readme") / "kit")
+    data = yaml.safe_load((folder / "course.yml").read_text())
+    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items() if k in QUICK}}}
+    (folder / "course.yml").write_text(yaml.safe_dump(data))
+    (folder / ".venv").symlink_to(sys.prefix)
+    shutil.copytree(folder / "solutions" / "D_grpo", folder / "submissions" / "alice" / "D_grpo")
+    shutil.copytree(folder / "assignments" / "D_grpo", folder / "submissions" / "bob" / "D_grpo")
+    return folder
+
+
+def run_block(base: Path, where: Path, text: str) -> subprocess.CompletedProcess:
+    folder = shutil.copytree(base, where, symlinks=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "AUTOGRADER_PRIVATE")}
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if Path(p) != Path(sys.executable).parent)
+    env["HOME"] = str(folder)
+    if ".venv/bin/activate" not in text:  # the README's standing assumption: the venv is active in this shell
+        text = f"source .venv/bin/activate\n{text}"
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, f"the README's block failed:\n{text}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def scores(report: Path) -> dict:
+    data = json.loads(report.read_text())
+    return {c["id"]: c["score"] for p in data["projects"].values() for c in p["checks"]}
+
+
+def _student(folder, done):
+    assert "not implemented" in done.stdout and "assignments/D_grpo" in done.stderr
+
+
+def _install(folder, done):
+    assert (folder / "my-course" / "course.yml").is_file() and (folder / "my-course" / "solutions" / "D_grpo").is_dir()
+    assert "course.private.yml" in (folder / "my-course" / ".gitignore").read_text()
+
+
+def _instructor(folder, done):
+    assert scores(folder / "out" / "alice" / "report.json") == {"D.weights": 2, "D.kl_penalty": 1}
+    assert (folder / "out" / "alice" / "report.html").is_file()
+    rows = (folder / "grades" / "grades.csv").read_text()
+    assert "alice" in rows and "bob" in rows and (folder / "grades" / "summary.html").is_file()
+
+
+def _gradescope(folder, done):
+    with zipfile.ZipFile(folder / "autograder.zip") as archive:
+        assert {"setup.sh", "run_autograder", "course.yml"} <= set(archive.namelist())
+        assert b"2718281" in archive.read("course.private.yml")
+
+
+def _ta(folder, done):
+    page = (folder / "compare.html").read_text()
+    assert "submission</th><th>reference</th>" in page and "D.kl_penalty" in page
+    assert re.search(r"D.kl_penalty.*?0 / 1.*?1 / 1", page, re.S), "the stub scores 0 beside the reference's 1"
+
+
+CHECKS = {"student": _student, "install": _install, "instructor": _instructor, "gradescope": _gradescope,
+          "ta": _ta}
+
+
+def test_every_section_has_a_tested_block():
+    assert set(blocks()) == set(CHECKS), "each tested README block needs its check here, and each check its block"
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_the_readme_block_works_as_written(name, base, tmp_path):
+    text = blocks().get(name)
+    if text is None:
+        pytest.skip(f"no README block marked `tested: {name}`")
+    done = run_block(base, tmp_path / "kit", text)
+    CHECKS[name](tmp_path / "kit", done)
