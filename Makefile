@@ -6,8 +6,9 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: grade test release clean
 
+# An existing venv is kept: making it again over itself with another interpreter would mix two Pythons.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,test]'
 	touch $(STAMP)
