@@ -27,8 +27,8 @@ class Config:
     gamma: float = 0.99  # discount
     lam: float = 0.95  # GAE lambda
     clip_eps: float = 0.2  # clip half-width epsilon
-    epochs: int = 8  # passes over each batch
-    minibatches: int = 4  # per epoch
+    epochs: int = 6  # passes over each batch
+    minibatches: int = 8  # per epoch
     lr: float = 2.5e-3  # Adam step size, annealed linearly to 0 over training
     adam_eps: float = 1e-5
     max_grad_norm: float = 0.5  # global-norm clipping of each minibatch's gradient
