@@ -129,8 +129,11 @@ def recorded_run(student, seed: int, bar) -> dict:
 
     envs = BudgetedEnvs(make_envs(bar.num_envs), bar.n_updates, bar.n_steps)
     with only_the_given_envs():
-        explained(student, "ppo_update", lambda: run(envs, seed, bar.n_updates, bar.n_steps, recipe, after=after),
-                  train_probes())
+        try:
+            explained(student, "ppo_update", lambda: run(envs, seed, bar.n_updates, bar.n_steps, recipe, after=after),
+                      train_probes())
+        except BudgetExhausted as exc:  # the loop's own rollout found the budget spent: the pieces stepped the envs
+            raise StudentError(f"{exc}: your pieces stepped the environments themselves", "invalid") from None
     return {"seed": seed, "config": values, "snapshots": encode(snapshots)}
 
 
