@@ -19,6 +19,7 @@ import types
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 KIT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(KIT), str(KIT / "tests")]
@@ -78,12 +79,18 @@ def proof(source: str, seed: int, bar: dict, n_updates: int) -> tuple[float | No
     """(the update that departed or None, its gap, seconds training, seconds auditing) of one run."""
     student = module_of(source)
     config, values = hyperparameters(student)
-    snapshots = []
+    snapshots, actions = [], []
+
+    def after(k, agent, segment):
+        snapshots.append(parameters(agent))
+        actions.append(segment.actions.astype(np.uint8))
+
     started = time.perf_counter()
     envs = BudgetedEnvs(make_envs(bar["num_envs"]), n_updates, bar["n_steps"])
     try:
-        run(envs, seed, n_updates, bar["n_steps"], student_recipe(student, config, values, n_updates),
-            after=lambda k, agent, segment: snapshots.append(parameters(agent)))
+        with threadpool_limits(limits=1):  # as the sandboxed child
+            run(envs, seed, n_updates, bar["n_steps"], student_recipe(student, config, values, n_updates),
+                after=after)
     except Exception as exc:  # noqa: BLE001 - a cheat that breaks the loop is caught here
         return 0, float("inf"), time.perf_counter() - started, 0.0
     trained = time.perf_counter() - started
@@ -91,7 +98,7 @@ def proof(source: str, seed: int, bar: dict, n_updates: int) -> tuple[float | No
     gaps, recipe = [], reference_recipe(c, n_updates)
     started = time.perf_counter()
     try:
-        audit(np.stack(snapshots), seed, bar["num_envs"], bar["n_steps"], recipe, bar["replay_tolerance"])
+        audit(np.stack(snapshots), np.stack(actions), seed, recipe, bar["replay_tolerance"])
         departed = None
     except Departed as exc:
         departed, gaps = exc.update, [exc.gap]

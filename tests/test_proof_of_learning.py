@@ -3,15 +3,24 @@ from the student's own parameters, lands on the student's next parameters. Corre
 with a sentence naming the update that did not follow. Runs are short (12 updates, one seed) to keep the suite lean;
 ``benchmarks/a_proof_of_learning.py`` does the full 60 updates over 20 seed sets."""
 
+import base64
 import sys
 
+import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from autograder import paths
+from autograder.projects._shared.proof import encode, init_agent, parameters, run, sampled
+from autograder.projects._shared.replay import replayed
+from autograder.projects.a_ppo import audits
+from autograder.projects.a_ppo.training import (Bar450, checked_hyperparameters, hyperparameters, reference_recipe,
+                                                replay)
 from conftest import grade_checks, mutate, write_submission
+from rlkit.cartpole import Rollout, make_envs
 
 sys.path.insert(0, str(paths.KIT_ROOT / "benchmarks"))
-from a_proof_of_learning import CHEATS, IMPLEMENTATIONS, UPDATE, proof, source_of  # noqa: E402
+from a_proof_of_learning import CHEATS, IMPLEMENTATIONS, UPDATE, module_of, proof, source_of  # noqa: E402
 
 REFERENCE = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
 STUB = (paths.ASSIGNMENTS / "A_ppo" / "ppo.py").read_text()
@@ -86,3 +95,48 @@ def test_weights_loaded_from_a_file_earn_nothing(tmp_path, course):
 def test_extra_steps_of_the_environments_earn_nothing(tmp_path, course):
     result = bar_of(tmp_path, course, mutate(REFERENCE, UPDATE, CHEATS["extra steps of the environments"]))
     assert result["score"] == 0 and "more than the budget" in result["message"], result
+
+
+def reference_run(course, seed: int, n_updates: int = 4) -> tuple[dict, object]:
+    """A short run of the reference's recipe as the child hands it back, and A.bar's bar cut to ``n_updates``."""
+    config = checked_hyperparameters(hyperparameters(module_of(REFERENCE))[1])  # the reference's Config()
+    bar = Bar450.Bar.model_validate({**course.projects["A"].checks["A.bar"].bar, "n_updates": n_updates})
+    snapshots, actions = [], []
+    with threadpool_limits(limits=1):  # as the child
+        run(make_envs(bar.num_envs), seed, n_updates, bar.n_steps, reference_recipe(config, n_updates),
+            after=lambda k, agent, segment: (snapshots.append(parameters(agent)), actions.append(segment.actions)))
+    return {"seed": seed, "config": config, "snapshots": encode(snapshots), "actions": encode(actions, "u1")}, bar
+
+
+def test_the_judges_segment_from_recorded_actions_is_the_rollouts_bit_for_bit():
+    for seed in (3, 4):
+        agent = init_agent(np.random.default_rng(seed), 32)
+        for layer in agent["actor"]:
+            layer[0] *= 40  # a sharp policy: episodes end within the segments
+        child, judge = Rollout(make_envs(16), seed), Rollout(make_envs(16), seed)
+        rng_child, rng_judge = np.random.default_rng(seed), np.random.default_rng(seed)
+        for k in range(4):
+            made = sampled(child, agent, 32, rng_child)
+            again = replayed(judge, made.actions.astype(np.uint8), agent, rng_judge, k + 1)
+            for name in ("obs", "actions", "logp", "values", "rewards", "terminated", "truncated", "valid",
+                         "episode_returns"):
+                a, b = np.asarray(getattr(made, name)), np.asarray(getattr(again, name))
+                assert a.dtype == b.dtype and np.array_equal(a, b), (seed, k, name)
+        assert rng_child.random() == rng_judge.random()  # the judge's one call drew what the child's calls drew
+
+
+def test_an_action_not_sampled_from_the_parameters_is_named(course):
+    run_, bar = reference_run(course, 5)
+    assert replay(run_, 5, bar)[1] is None
+    actions = np.frombuffer(base64.b64decode(run_["actions"]), np.uint8).copy().reshape(4, bar.n_steps, bar.num_envs)
+    actions[2, 10, 3] ^= 1  # one action of update 3 flipped: the env steps differ, and the action is not sampled
+    _, failure = replay({**run_, "actions": base64.b64encode(actions.tobytes()).decode()}, 5, bar)
+    assert failure.startswith("update 3 of 4 did not follow") and f"action {10 * bar.num_envs + 3} " in failure
+
+
+def test_the_early_audit_keeps_what_the_judge_would_find_for_that_very_run(course):
+    run_, bar = reference_run(course, 6, 3)
+    audits.start(run_, 6, bar.model_dump())
+    assert audits.taken({**run_, "seed": 7}, 6, bar.model_dump()) is None  # another run finds nothing kept
+    kept = audits.taken(run_, 6, bar.model_dump())
+    assert kept == replay(run_, 6, bar) and kept[1] is None and audits.taken(run_, 6, bar.model_dump()) is None

@@ -11,8 +11,11 @@ tolerance. Everything random follows from the run's seed, in this order (the con
 3. the environments are reset once, with ``seed``, and stepped only by the rollout.
 
 Parameters are float32, updated in place; a snapshot is the actor's arrays then the critic's, flattened, in layer
-order (weights, then bias). CartPole is deterministic given its reset seed and the actions, so the judge's rollout
-from the student's parameters is the child's, bit for bit, and its batch is the one the student trained on.
+order (weights, then bias). The child also hands back the actions it took (uint8). CartPole is deterministic given its
+reset seed and the actions, so the judge steps its own environments with them and computes the segment's logits and
+values in one stacked forward pass (``replay.replayed``), which is bit for bit the per-step one; it then requires
+every action to be the one the student's parameters sample with the grader's uniforms. Its batch is the one the
+student trained on.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout
+from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment
 from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
 
 
@@ -76,8 +79,16 @@ def load(agent, snapshot: np.ndarray) -> None:
         start += p.size
 
 
-def run(envs, seed: int, n_updates: int, n_steps: int, recipe: Recipe, before=None, after=None) -> dict:
-    """The kit's PPO loop; ``before(k, agent)`` and ``after(k, agent, segment)`` are called around update k."""
+def sampled(rollout, agent, n_steps: int, rng) -> Segment:
+    """The kit's rollout of update k: ``n_steps`` vector steps, actions sampled from the actor one step at a time."""
+    return rollout.collect(lambda obs: mlp_forward(agent["actor"], obs)[0],
+                           lambda obs: mlp_forward(agent["critic"], obs)[0][:, 0], n_steps, rng)
+
+
+def run(envs, seed: int, n_updates: int, n_steps: int, recipe: Recipe, before=None, after=None,
+        collect=sampled) -> dict:
+    """The kit's PPO loop; ``before(k, agent)`` and ``after(k, agent, segment)`` are called around update k, and
+    ``collect(rollout, agent, n_steps, rng)`` makes its segment (the judge's replays the recorded actions)."""
     rng = np.random.default_rng(seed)
     agent = recipe.init(rng)
     optimizer = recipe.optimizer(agent)
@@ -86,8 +97,7 @@ def run(envs, seed: int, n_updates: int, n_steps: int, recipe: Recipe, before=No
         if before:
             before(k, agent)
         optimizer.lr = recipe.lr(k)
-        segment = rollout.collect(lambda obs: mlp_forward(agent["actor"], obs)[0],
-                                  lambda obs: mlp_forward(agent["critic"], obs)[0][:, 0], n_steps, rng)
+        segment = collect(rollout, agent, n_steps, rng)
         advantages, returns = recipe.advantages(segment)
         recipe.update(agent, optimizer, recipe.batch(segment, advantages, returns), rng)
         if after:
@@ -95,17 +105,19 @@ def run(envs, seed: int, n_updates: int, n_steps: int, recipe: Recipe, before=No
     return agent
 
 
-def encode(snapshots: list) -> str:
-    """Snapshots as text for the result file: base64 of their float32 little-endian bytes (a quarter of JSON's)."""
-    return base64.b64encode(np.asarray(snapshots, dtype="<f4").tobytes()).decode("ascii")
+def encode(arrays: list, dtype: str = "<f4") -> str:
+    """Arrays as text for the result file: base64 of their bytes as ``dtype`` (snapshots float32 little-endian,
+    actions uint8), a quarter of JSON's size or less."""
+    return base64.b64encode(np.asarray(arrays, dtype=dtype).tobytes()).decode("ascii")
 
 
-def decode(text, n_updates: int, size: int) -> np.ndarray | None:
-    """(n_updates, size) float32 snapshots from ``encode``'s text, or None when the text is not that."""
-    if not isinstance(text, str) or len(text) != 4 * ((4 * n_updates * size + 2) // 3):
+def decode(text, shape: tuple, dtype: str = "<f4") -> np.ndarray | None:
+    """The ``shape`` array of ``dtype`` from ``encode``'s text, or None when the text is not that."""
+    size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    if not isinstance(text, str) or len(text) != 4 * ((size + 2) // 3):
         return None
     try:
         raw = base64.b64decode(text.encode("ascii"), validate=True)
     except ValueError:
         return None
-    return np.frombuffer(raw, dtype="<f4").reshape(n_updates, size) if len(raw) == 4 * n_updates * size else None
+    return np.frombuffer(raw, dtype=dtype).reshape(shape) if len(raw) == size else None

@@ -97,7 +97,8 @@ def ppo_update(agent, optimizer, batch, c, rng, details=None):
             logits, a_cache = mlp_forward(agent["actor"], batch["obs"][i])
             values, c_cache = mlp_forward(agent["critic"], batch["obs"][i])
             d_logits = -clipped_surrogate(logits, batch["actions"][i], batch["logp"][i], adv, c["clip_eps"])[1]
-            d_logits -= ent_coef * entropy_bonus(logits)[1]
+            if ent_coef:  # skipped at 0: the same d_logits, and a replay of every update costs less
+                d_logits -= ent_coef * entropy_bonus(logits)[1]
             if d["clip_value_loss"]:
                 v = clipped_value_loss(values[:, 0].astype(float), batch["values"][i], batch["returns"][i],
                                        c["clip_eps"])

@@ -17,10 +17,10 @@ from autograder.checks import Bar, Check, Malformed, Verdict, pairs
 from autograder.projects._shared.proof import (Recipe, adam, annealed, decode, encode, init_agent, load, parameters,
                                                 run, transitions)
 from autograder.projects._shared.replay import Departed, audit, departure
-from autograder.projects.a_ppo import oracle
+from autograder.projects.a_ppo import audits, oracle
 from autograder.projects.a_ppo.update import train_probes
 from autograder.student import StudentError
-from rlkit.cartpole import evaluate, make_envs
+from rlkit.cartpole import N_ACTIONS, evaluate, make_envs
 
 
 class BudgetExhausted(RuntimeError):
@@ -118,9 +118,10 @@ def recorded_run(student, seed: int, bar) -> dict:
     """One graded run in the child: the kit's loop with the student's pieces on budgeted environments, and the
     parameters after every update."""
     config, values = hyperparameters(student)
-    recipe, snapshots = student_recipe(student, config, values, bar.n_updates), []
+    recipe, snapshots, actions = student_recipe(student, config, values, bar.n_updates), [], []
 
     def after(k, agent, segment):
+        actions.append(segment.actions)
         try:
             snapshots.append(parameters(agent))
         except (TypeError, ValueError, KeyError) as exc:
@@ -134,7 +135,7 @@ def recorded_run(student, seed: int, bar) -> dict:
                       train_probes())
         except BudgetExhausted as exc:  # the loop's own rollout found the budget spent: the pieces stepped the envs
             raise StudentError(f"{exc}: your pieces stepped the environments themselves", "invalid") from None
-    return {"seed": seed, "config": values, "snapshots": encode(snapshots)}
+    return {"seed": seed, "config": values, "snapshots": encode(snapshots), "actions": encode(actions, "u1")}
 
 
 class Bar450(Check):
@@ -154,6 +155,11 @@ class Bar450(Check):
 
     def collect(self, student, ctx):
         return {"runs": [recorded_run(student, seed, ctx.bar) for seed in ctx.seeds]}
+
+    def on_shard(self, data, ctx):
+        """Run by the grader as soon as one seed's child returns: audit its run now, in a process of its own."""
+        for seed, run_ in zip(ctx.seeds, data.get("runs", [])):
+            audits.start(run_, seed, ctx.bar.model_dump())
 
     def judge(self, data, ctx):
         bar = ctx.bar
@@ -182,20 +188,36 @@ class Bar450(Check):
         return Verdict(0.0, f"median return should be above {bar.threshold:g}; {figures}", details)
 
 
-def audited(run_: dict, seed: int, bar) -> tuple[list, list | None, str | None]:
-    """(episodes of the judge's own rollouts, the final actor, None), or (episodes so far, None, the departure)."""
+def unpacked(run_: dict, seed: int, bar) -> tuple[dict, np.ndarray, np.ndarray]:
+    """(hyperparameters, snapshots (updates, parameters), actions (updates, steps, envs)) of a run, or Malformed."""
     if not isinstance(run_, dict) or run_.get("seed") != seed:
         raise Malformed("one seed's run is not that seed's")
     c = checked_hyperparameters(run_.get("config"))
-    recipe = reference_recipe(c, bar.n_updates)
     size = parameters(init_agent(np.random.default_rng(0), c["hidden"])).size
-    snapshots = decode(run_.get("snapshots"), bar.n_updates, size)
-    if snapshots is None:
-        raise Malformed(f"the run did not hand back {bar.n_updates} snapshots of {size} parameters")
+    snapshots = decode(run_.get("snapshots"), (bar.n_updates, size))
+    actions = decode(run_.get("actions"), (bar.n_updates, bar.n_steps, bar.num_envs), "u1")
+    if snapshots is None or actions is None or actions.max(initial=0) >= N_ACTIONS:
+        raise Malformed(f"the run did not hand back {bar.n_updates} snapshots of {size} parameters and the actions "
+                        f"of {bar.n_updates} x {bar.n_steps} steps of {bar.num_envs} environments")
+    return c, snapshots, actions
+
+
+def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
+    """(episodes of the judge's own rollouts, None), or ([], the sentence naming the update that departed)."""
+    c, snapshots, actions = unpacked(run_, seed, bar)
     try:
-        episodes = audit(snapshots, seed, bar.num_envs, bar.n_steps, recipe, bar.replay_tolerance)
+        return audit(snapshots, actions, seed, reference_recipe(c, bar.n_updates), bar.replay_tolerance), None
     except Departed as exc:
-        return [], None, departure(exc, bar.n_updates, bar.replay_tolerance)
+        return [], departure(exc, bar.n_updates, bar.replay_tolerance)
+
+
+def audited(run_: dict, seed: int, bar) -> tuple[list, list | None, str | None]:
+    """(episodes, the final actor, None), or (episodes so far, None, the departure): the outcome the grader kept
+    from its early audit of this very run (``audits``), else a replay now."""
+    c, snapshots, _ = unpacked(run_, seed, bar)
+    episodes, failure = audits.taken(run_, seed, bar.model_dump()) or replay(run_, seed, bar)
+    if failure:
+        return [], None, failure
     agent = init_agent(np.random.default_rng(0), c["hidden"])
     load(agent, snapshots[-1])
     return episodes, agent["actor"], None
