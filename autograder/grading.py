@@ -6,7 +6,6 @@ The report is plain data in the design's schema (see ``docs/report-schema.md``);
 from __future__ import annotations
 
 import json
-import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -117,22 +116,17 @@ def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
     return None
 
 
-def _early(check, outcome: Outcome, request: dict, started: list) -> None:
-    """A check's ``on_shard`` on what one child handed back, in a thread of its own, so that the next child starts at
-    once (the threads are joined before anything is judged). It only prepares work for ``judge``, which redoes
-    whatever it finds missing, so a failure here is dropped."""
+def _early(check, outcome: Outcome, request: dict) -> None:
+    """A check's ``on_shard`` on what one child handed back, in this worker thread, before the thread takes the next
+    child: so ``jobs`` bounds the audits' processes too. It only prepares work for ``judge``, which redoes whatever it
+    finds missing, so a failure here is dropped."""
     if outcome.status != "ok" or not hasattr(check, "on_shard") or STOP.is_set():
         return
-
-    def work():
-        try:
-            check.on_shard(outcome.payload(), Context(tuple(request["seeds"]), request["seed_set"],
-                                                      check.Bar.model_validate(request["bar"])))
-        except Exception:  # noqa: BLE001 - the judge does the same work again and reports its failure
-            pass
-
-    started.append(threading.Thread(target=work, daemon=True))
-    started[-1].start()
+    try:
+        check.on_shard(outcome.payload(), Context(tuple(request["seeds"]), request["seed_set"],
+                                                  check.Bar.model_validate(request["bar"])))
+    except Exception:  # noqa: BLE001 - the judge does the same work again and reports its failure
+        pass
 
 
 def _within_budget(request: dict, limits, runtime_dir: Path, deadline: float, budget: float) -> Outcome:
@@ -174,16 +168,13 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
         outcome = _prepare(PROJECTS[pid].checks[cid], request, course.secret)
         outcome = outcome or _within_budget(request, course.limits_for(pid, cid), runtime_dir, deadline,
                                             course.limits.submission_seconds)
-        _early(PROJECTS[pid].checks[cid], outcome, request, early)
+        _early(PROJECTS[pid].checks[cid], outcome, request)
         if progress:
             progress(cid, len(tasks))
         return outcome
 
-    early: list = []  # threads of checks' on_shard work, joined before judging
     with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
         results = list(pool.map(run, tasks))
-    for thread in early:
-        thread.join()
     shards: dict[int, dict[tuple[int, ...], Outcome]] = {}
     for (i, shard, _), outcome in zip(tasks, results):
         shards.setdefault(i, {})[tuple(shard)] = outcome
