@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_limits
 from autograder import paths
 from autograder.projects._shared.proof import encode, init_agent, parameters, run, sampled
 from autograder.projects._shared.replay import replayed
-from autograder.projects.a_ppo import audits
+from autograder.projects.a_ppo import audits, training
 from autograder.projects.a_ppo.training import (Bar450, checked_hyperparameters, hyperparameters, reference_recipe,
                                                 replay)
 from conftest import grade_checks, mutate, write_submission
@@ -50,9 +50,12 @@ def test_correct_implementations_written_differently_follow_the_replay(name, cou
         assert departed is None, f"{name}, seed {seed}: update {departed} departed by {gap:.3g}"
 
 
-def test_the_reference_earns_the_replayed_run(tmp_path, course):
+def test_the_reference_earns_the_replayed_run_audited_as_soon_as_its_child_returned(tmp_path, course, monkeypatch):
+    late = []  # replays done by judge itself: none, since the grader audited the run when its child returned
+    monkeypatch.setattr(training, "replay", lambda *args: late.append(args) or replay(*args))
     result = bar_of(tmp_path, course, REFERENCE)
     assert "did not follow" not in result["message"] and len(result["details"]["curves"][0]) == N_UPDATES, result
+    assert not late
 
 
 @pytest.mark.parametrize("cheat", ["forged jump at one update", "an update skipped",
