@@ -1,6 +1,6 @@
 """Benchmark: A.bar's proof of learning on correct code and on cheats, without the sandbox.
 
-    .venv/bin/python benchmarks/a_proof_of_learning.py [--sets 20] [--updates 60] [--cheats]
+    .venv/bin/python benchmarks/a_proof_of_learning.py [--sets 20] [--first 0] [--updates 60] [--cheats]
 
 For each implementation (the reference and two correct rewrites: GAE with the TD errors as whole rows, and an update
 loop over the rows of the reshaped permutation with the ratio as a quotient of probabilities), trains --sets seed
@@ -108,13 +108,15 @@ def proof(source: str, seed: int, bar: dict, n_updates: int) -> tuple[float | No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", type=int, default=20)
+    parser.add_argument("--first", type=int, default=0, help="skip this many seed sets (to continue a sweep)")
     parser.add_argument("--updates", type=int, default=0, help="default: course.yml's n_updates")
     parser.add_argument("--cheats", action="store_true")
     parser.add_argument("--only", action="append", help="an implementation's name (repeatable); default: all")
     args = parser.parse_args()
     bar = load_course(paths.COURSE_FILE, private=False).projects["A"].checks["A.bar"].bar
     n_updates = args.updates or bar["n_updates"]
-    seeds = np.random.default_rng(15).choice(2 ** 32, size=(args.sets, 3), replace=False).tolist()
+    pool = np.random.default_rng(15).choice(2 ** 32, size=(max(20, args.first + args.sets), 3), replace=False)
+    seeds = pool[args.first:args.first + args.sets].tolist()  # --sets 20 and --first 4 --sets 4 share their sets
     for name, rewrites in IMPLEMENTATIONS.items():
         if args.only and name not in args.only:
             continue
