@@ -4,9 +4,10 @@
 
 For each implementation (the reference and two correct rewrites: GAE with the TD errors as whole rows, and an update
 loop over the rows of the reshaped permutation with the ratio as a quotient of probabilities), trains --sets seed
-triples with the kit's loop (``_shared.proof``) and audits every run as A.bar's judge does; prints, per
-implementation, the runs whose replay departed (false fails), the largest gap seen against the tolerance, and the
-time of training and of the audit. With --cheats, each cheat of ``CHEATS`` must depart (a short run of 12 updates).
+triples with the kit's loop (``_shared.proof``) and audits every run as A.bar's judge does, the implementations
+interleaved seed by seed; prints a line per run (so a sweep stopped early says exactly what it did), then, per
+implementation, the runs whose replay departed (false fails) and the median time of training and of the audit.
+``--first`` skips seed sets of the same fixed draw, to continue a sweep. With --cheats, each cheat of ``CHEATS`` must depart (a short run of 12 updates).
 Hyperparameters come from the reference's Config and course.yml, as the grader's.
 """
 
@@ -117,20 +118,21 @@ def main() -> None:
     n_updates = args.updates or bar["n_updates"]
     pool = np.random.default_rng(15).choice(2 ** 32, size=(max(20, args.first + args.sets), 3), replace=False)
     seeds = pool[args.first:args.first + args.sets].tolist()  # --sets 20 and --first 4 --sets 4 share their sets
-    for name, rewrites in IMPLEMENTATIONS.items():
-        if args.only and name not in args.only:
-            continue
-        source, fails, trained, audited = source_of(rewrites), 0, [], []
-        for triple in seeds:
-            for seed in triple:
+    chosen = {name: source_of(rewrites) for name, rewrites in IMPLEMENTATIONS.items()
+              if not args.only or name in args.only}
+    runs = {name: [] for name in chosen}  # (departed, seconds training, seconds auditing) per run
+    for triple in seeds:  # implementations interleaved, so a sweep stopped early is still balanced
+        for seed in triple:
+            for name, source in chosen.items():
                 departed, _, t, a = proof(source, seed, bar, n_updates)
-                fails += departed is not None
-                trained.append(t)
-                audited.append(a)
-                if departed is not None:
-                    print(f"  {name}: seed {seed} departed at update {departed}", flush=True)
-        print(f"{name}: {fails} false fails in {len(trained)} runs ({args.sets} sets); median training "
-              f"{np.median(trained):.2f} s, audit {np.median(audited):.2f} s per run", flush=True)
+                runs[name].append((departed, t, a))
+                print(f"  {name}: seed {seed} " + (f"departed at update {departed}" if departed is not None
+                                                      else "followed the replay"), flush=True)
+    for name, done in runs.items():
+        fails = sum(departed is not None for departed, _, _ in done)
+        print(f"{name}: {fails} false fails in {len(done)} runs ({args.sets} sets); median training "
+              f"{np.median([t for _, t, _ in done]):.2f} s, audit {np.median([a for _, _, a in done]):.2f} s per run",
+              flush=True)
     if args.cheats:
         for name, edit in CHEATS.items():
             departed, gap, _, _ = proof(REFERENCE.replace(UPDATE, edit), seeds[0][0], bar, 12)

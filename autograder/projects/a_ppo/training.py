@@ -115,8 +115,8 @@ def reference_recipe(c: dict, n_updates: int) -> Recipe:
 
 
 def recorded_run(student, seed: int, bar) -> dict:
-    """One graded run in the child: the kit's loop with the student's pieces on budgeted environments, and the
-    parameters after every update."""
+    """One graded run in the child: the kit's loop with the student's pieces on budgeted environments, the
+    parameters after every update and the actions taken (the judge's replay steps its environments with them)."""
     config, values = hyperparameters(student)
     recipe, snapshots, actions = student_recipe(student, config, values, bar.n_updates), [], []
 
@@ -212,7 +212,7 @@ def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
 
 
 def audited(run_: dict, seed: int, bar) -> tuple[list, list | None, str | None]:
-    """(episodes, the final actor, None), or (episodes so far, None, the departure): the outcome the grader kept
+    """(episodes, the final actor, None), or ([], None, the departure): the outcome the grader kept
     from its early audit of this very run (``audits``), else a replay now."""
     c, snapshots, _ = unpacked(run_, seed, bar)
     episodes, failure = audits.taken(run_, seed, bar.model_dump()) or replay(run_, seed, bar)
