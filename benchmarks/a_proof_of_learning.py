@@ -7,8 +7,9 @@ loop over the rows of the reshaped permutation with the ratio as a quotient of p
 triples with the kit's loop (``_shared.proof``) and audits every run as A.bar's judge does, the implementations
 interleaved seed by seed; prints a line per run (so a sweep stopped early says exactly what it did), then, per
 implementation, the runs whose replay departed (false fails) and the median time of training and of the audit.
-``--first`` skips seed sets of the same fixed draw, to continue a sweep. With --cheats, each cheat of ``CHEATS`` must depart (a short run of 12 updates).
-Hyperparameters come from the reference's Config and course.yml, as the grader's.
+``--first`` skips seed sets of the same fixed draw, to continue a sweep. With --cheats, each cheat of ``CHEATS``
+must depart (a short run of 12 updates). Hyperparameters come from the reference's Config and course.yml, as the
+grader's.
 """
 
 from __future__ import annotations
