@@ -17,6 +17,7 @@ from autograder.projects.a_ppo import audits, training
 from autograder.projects.a_ppo.training import (Bar450, checked_hyperparameters, hyperparameters, reference_recipe,
                                                 replay)
 from conftest import grade_checks, mutate, write_submission
+from rlkit.categorical import log_softmax
 from rlkit.cartpole import Rollout, make_envs
 
 sys.path.insert(0, str(paths.KIT_ROOT / "benchmarks"))
@@ -143,3 +144,24 @@ def test_the_early_audit_keeps_what_the_judge_would_find_for_that_very_run(cours
     assert audits.taken({**run_, "seed": 7}, 6, bar.model_dump()) is None  # another run finds nothing kept
     kept = audits.taken(run_, 6, bar.model_dump())
     assert kept == replay(run_, 6, bar) and kept[1] is None and audits.taken(run_, 6, bar.model_dump()) is None
+
+
+def test_a_ratio_on_the_clips_edge_may_fall_on_either_side_and_no_other_may():
+    from autograder.projects.a_ppo import oracle
+    from autograder.projects.a_ppo.edges import EDGE, Edges, alternatives
+
+    eps, logits = 0.2, np.array([[0.3, -0.4], [0.1, 0.2], [0.5, 0.5]])
+    actions, advantages = np.array([0, 1, 0]), np.array([1.5, -0.7, 2.0])
+    logp = log_softmax(logits)[np.arange(3), actions]
+    # ratios: just above 1 + eps (A > 0: clipped, on the edge), just below 1 - eps (A < 0: clipped, on the edge), and
+    # clearly above 1 + eps (clipped, not on the edge)
+    logp_old = logp - np.log([(1 + eps) * (1 + EDGE / 10), (1 - eps) * (1 - EDGE / 10), 1.5])
+    plain = oracle.clipped_surrogate(logits, actions, logp_old, advantages, eps)[1]
+    assert not plain.any()  # all three terms clipped
+    edges = Edges()
+    edges.surrogate(logits, actions, logp_old, advantages, eps)
+    assert edges.seen == [(0, 0), (0, 1)] and len(alternatives(edges.seen)) == 3
+    flipped = Edges({(0, 1)}).surrogate(logits, actions, logp_old, advantages, eps)[1]
+    rho = (1 - eps) * (1 - EDGE / 10)
+    live = advantages[1] * rho * (np.eye(2)[1] - np.exp(log_softmax(logits[1]))) / 3
+    assert np.allclose(flipped[1], live, rtol=1e-6) and not flipped[[0, 2]].any()

@@ -41,6 +41,9 @@ class Recipe:
     advantages: Callable  # segment -> (advantages, returns), each (T, N)
     batch: Callable  # (segment, advantages, returns) -> the flat batch
     update: Callable  # (agent, optimizer, batch, rng) -> anything; updates the agent in place
+    # the judge's only: sets of terms to take on the other side of a discontinuity, from what ``update`` returned
+    # (the terms it met there), and ``update(..., flips)`` takes them so (see ``replay.audit``)
+    alternatives: Callable = lambda seen: []
 
 
 def init_agent(rng, hidden: int) -> dict:

@@ -3,6 +3,8 @@ own parameters before it, on the batch those parameters collect (see ``proof``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -59,12 +61,20 @@ def replayed(rollout, actions: np.ndarray, agent: dict, rng, update: int) -> Seg
     return seg
 
 
+def gaps(snapshot: np.ndarray, agent) -> np.ndarray:
+    """|snapshot - the agent's parameters|, per parameter, inf where either is not finite."""
+    out = np.abs(snapshot.astype(float) - parameters(agent))
+    out[~np.isfinite(out)] = np.inf
+    return out
+
+
 def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, tolerance: float) -> list:
     """The (update, return) of every episode the run finished, from the judge's own rollouts; raises ``Departed``
     at the first update whose actions were not sampled from snapshot k - 1 (the grader's init for k = 1) or whose
     replay from it is farther than ``tolerance`` from snapshot k in some parameter. ``actions`` is (updates, T, N).
     Each replay starts from the student's snapshot, so rounding does not accumulate; the audit stops at the first
-    departure. One BLAS thread, as in the child, so the products round as the child's did."""
+    departure. One BLAS thread, as in the child, so the products round as the child's did. A replay that departs
+    after meeting terms on a discontinuity is tried again with ``recipe.alternatives`` of them (``settled``)."""
     episodes, current = [], [0]
 
     def before(k, agent):
@@ -74,15 +84,36 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
 
     def after(k, agent, segment):
         episodes.extend((k, float(r)) for r in segment.episode_returns)
-        gaps = np.abs(snapshots[k].astype(float) - parameters(agent))
-        gaps[~np.isfinite(gaps)] = np.inf
-        if not gaps.max() <= tolerance:
-            raise Departed(k + 1, float(gaps.max()), int(np.argmax(gaps)))
+        found = gaps(snapshots[k], agent)
+        if not found.max() <= tolerance:
+            raise Departed(k + 1, float(found.max()), int(np.argmax(found)))
+
+    def settled(agent, optimizer, batch, rng):
+        """``recipe.update``; if it lands farther than ``tolerance`` from the snapshot after a discontinuity was met,
+        the same update again from the same state with each alternative, keeping the first that lands within it
+        (else the plain update's result, for the report)."""
+        target = snapshots[current[0]]
+        state = parameters(agent), optimizer.m.copy(), optimizer.v.copy(), optimizer.t, rng.bit_generator.state
+
+        def again(*flips):
+            load(agent, state[0])
+            optimizer.m[...], optimizer.v[...], optimizer.t, rng.bit_generator.state = state[1:]
+            return recipe.update(agent, optimizer, batch, rng, *flips)
+
+        seen = recipe.update(agent, optimizer, batch, rng)
+        if gaps(target, agent).max() <= tolerance:
+            return
+        for flips in recipe.alternatives(seen):
+            again(flips)
+            if gaps(target, agent).max() <= tolerance:
+                return
+        if recipe.alternatives(seen):
+            again()
 
     envs = make_envs(actions.shape[2])
     try:
         with threadpool_limits(limits=1):
-            run(envs, seed, len(snapshots), actions.shape[1], recipe, before, after,
+            run(envs, seed, len(snapshots), actions.shape[1], replace(recipe, update=settled), before, after,
                 collect=lambda rollout, agent, _, rng: replayed(rollout, actions[current[0]], agent, rng,
                                                                 current[0] + 1))
     finally:

@@ -18,6 +18,7 @@ from autograder.projects._shared.proof import (Recipe, adam, annealed, decode, e
                                                 run, transitions)
 from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects.a_ppo import audits, oracle
+from autograder.projects.a_ppo.edges import Edges, alternatives
 from autograder.projects.a_ppo.update import train_probes
 from autograder.student import StudentError
 from rlkit.cartpole import N_ACTIONS, evaluate, make_envs
@@ -108,10 +109,14 @@ def reference_recipe(c: dict, n_updates: int) -> Recipe:
         adv = oracle.gae(s.rewards, s.values, s.terminated, s.truncated, c["gamma"], c["lam"])
         return adv, adv + s.values[:-1]
 
+    def update(agent, optimizer, b, rng, flips=frozenset()):  # returns the terms met on the clip's edge
+        edges = Edges(flips)
+        oracle.ppo_update(agent, optimizer, b, c, rng, surrogate=edges.surrogate)
+        return edges.seen
+
     return Recipe(init=lambda rng: init_agent(rng, c["hidden"]),
                   optimizer=lambda agent: adam(agent, c["lr"], c["adam_eps"]), lr=annealed(c["lr"], n_updates),
-                  advantages=advantages, batch=transitions,
-                  update=lambda agent, optimizer, b, rng: oracle.ppo_update(agent, optimizer, b, c, rng))
+                  advantages=advantages, batch=transitions, update=update, alternatives=alternatives)
 
 
 def recorded_run(student, seed: int, bar) -> dict:
