@@ -117,9 +117,8 @@ def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
 
 
 def _early(check, outcome: Outcome, request: dict) -> None:
-    """A check's ``on_shard`` on what one child handed back, in this worker thread, before the thread takes the next
-    child: so ``jobs`` bounds the audits' processes too. It only prepares work for ``judge``, which redoes whatever it
-    finds missing, so a failure here is dropped."""
+    """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too); it only prepares work
+    ``judge`` redoes when missing, so a failure here is dropped."""
     if outcome.status != "ok" or not hasattr(check, "on_shard") or STOP.is_set():
         return
     try:
