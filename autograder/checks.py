@@ -159,6 +159,9 @@ class Check:
 
     # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs.
+    # on_shard(data, ctx), optional: runs in the grader as soon as one child (one seed of a per-seed check) hands its
+    # data back, while other children still run; it may start work ``judge`` will need (A.bar audits the run) but
+    # never decides a grade: judge must redo whatever it finds missing. Runs no student code.
 
     def collect(self, student, ctx: Context) -> dict:
         raise NotImplementedError

@@ -118,6 +118,18 @@ def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
     return None
 
 
+def _early(check, outcome: Outcome, request: dict) -> None:
+    """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too); it only prepares work
+    ``judge`` redoes when missing, so a failure here is dropped."""
+    if outcome.status != "ok" or not hasattr(check, "on_shard") or STOP.is_set():
+        return
+    try:
+        check.on_shard(outcome.payload(), Context(tuple(request["seeds"]), request["seed_set"],
+                                                  check.Bar.model_validate(request["bar"])))
+    except Exception:  # noqa: BLE001 - the judge does the same work again and reports its failure
+        pass
+
+
 def _within_budget(request: dict, limits, runtime_dir: Path, deadline: float, budget: float) -> Outcome:
     """``run_check`` with its wall-time limit cut to what is left of the submission's budget; a check the budget
     does not reach is not started, and one it cuts short says so."""
@@ -157,6 +169,7 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
         outcome = _prepare(PROJECTS[pid].checks[cid], request, course.secret)
         outcome = outcome or _within_budget(request, course.limits_for(pid, cid), runtime_dir, deadline,
                                             course.limits.submission_seconds)
+        _early(PROJECTS[pid].checks[cid], outcome, request)
         if progress:
             progress(cid, len(tasks))
         return outcome

@@ -10,6 +10,8 @@ from autograder.grading import grade
 from conftest import grade_checks, mutate, write_submission
 
 REFERENCE = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
+FIND_ENVS = ("    import gc\n    from autograder.projects.a_ppo.training import BudgetedEnvs\n"
+             "    envs = next(o for o in gc.get_objects() if isinstance(o, BudgetedEnvs))\n")
 
 
 @pytest.fixture(scope="module")
@@ -32,27 +34,30 @@ def test_pristine_stubs_score_zero_with_not_implemented_messages(tmp_path):
     assert all("is not implemented yet" in c["message"] for c in report["projects"]["A"]["checks"])
 
 
-def test_training_past_the_budget_is_refused(tmp_path, course):
-    root = write_submission(tmp_path, mutate(REFERENCE, "for update in range(n_updates):",
-                                             "for update in range(n_updates + 1):"), "A_ppo", "ppo.py")
+def test_stepping_the_environments_past_the_budget_is_refused(tmp_path, course):
+    root = write_submission(tmp_path, mutate(REFERENCE, '    B = len(batch["actions"])\n',
+                                             '    B = len(batch["actions"])\n' + FIND_ENVS
+                                             + "    envs.step(np.zeros(envs.num_envs, dtype=int))\n"),
+                            "A_ppo", "ppo.py")
     result = grade_checks(root, course, ["A.bar"])["A.bar"]
     assert result["score"] == 0 and "more than the budget of 1920 vector steps" in result["message"]
 
 
-def test_making_a_private_environment_inside_train_is_refused(tmp_path, course):
-    root = write_submission(tmp_path, mutate(REFERENCE, "    rng = np.random.default_rng(seed)\n    agent = init_agent",
+def test_making_a_private_environment_inside_a_piece_is_refused(tmp_path, course):
+    root = write_submission(tmp_path, mutate(REFERENCE, '    B = len(batch["actions"])\n',
                                              "    import gymnasium\n    gymnasium.make_vec('CartPole-v1', num_envs=8)\n"
-                                             "    rng = np.random.default_rng(seed)\n    agent = init_agent"),
+                                             '    B = len(batch["actions"])\n'),
                             "A_ppo", "ppo.py")
     result = grade_checks(root, course, ["A.bar"])["A.bar"]
     assert result["score"] == 0 and "only from the environments it is given" in result["message"]
 
 
-def test_a_returned_agent_of_the_wrong_shape_is_described(tmp_path, course):
-    root = write_submission(tmp_path, mutate(REFERENCE, "    return agent, log\n", "    return agent['actor'], log\n"),
+def test_an_agent_cut_short_by_the_update_is_refused(tmp_path, course):
+    root = write_submission(tmp_path, mutate(REFERENCE, '    B = len(batch["actions"])\n',
+                                             '    agent["actor"] = agent["actor"][:1]\n    B = len(batch["actions"])\n'),
                             "A_ppo", "ppo.py")
     result = grade_checks(root, course, ["A.bar"])["A.bar"]
-    assert result["score"] == 0 and "agent['actor']" in result["message"]
+    assert result["score"] == 0, result
 
 
 def test_grading_twice_gives_the_same_report(reference_report, course):

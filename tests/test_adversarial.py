@@ -98,12 +98,12 @@ def test_a_process_bomb_is_capped_and_leaves_no_process_behind(tmp_path, course,
     assert processes_with(marker) == 0
 
 
-@pytest.mark.parametrize("exit_call, phrase", [("sys.exit(0)", "`train` called sys.exit(0)"),
+@pytest.mark.parametrize("exit_call, phrase", [("sys.exit(0)", "`ppo_update` called sys.exit(0)"),
                                                ("os._exit(0)", "exited with code 0 before the check finished")])
 def test_exiting_in_the_middle_of_training_costs_the_bar_only(tmp_path, course, exit_call, phrase):
-    source = mutate(REFERENCE_A, "        log.append(entry)\n",
-                    f"        log.append(entry)\n        if update == 1:\n"
-                    f"            import os, sys\n            {exit_call}\n")
+    source = mutate(REFERENCE_A, '    B = len(batch["actions"])\n',
+                    f"    global CALLS\n    CALLS = globals().get('CALLS', 0) + 1\n    if CALLS == 3:\n"
+                    f"        import os, sys\n        {exit_call}\n" '    B = len(batch["actions"])\n')
     root = write_submission(tmp_path, source, "A_ppo", "ppo.py")
     only_fails(grade_checks(root, course, ["A.gae", "A.bar"]), "A.bar", phrase)
 
@@ -147,11 +147,11 @@ def test_a_result_file_written_by_student_code_gains_nothing(tmp_path, course, f
 
 
 RANDOM_TRAIN = """
-def train(envs, n_updates, n_steps, seed, config=Config(), progress=None):
+def ppo_update(agent, optimizer, batch, config, rng):
     import json, os, sys
     actor = [[np.zeros((4, 8)), np.zeros(8)], [np.zeros((8, 2)), np.zeros(2)]]  # a coin-flipping policy
 {attack}
-    return {{"actor": actor, "critic": []}}, []
+    return {{}}
 """
 A_BAR_ATTACKS = {
     "forged result": """
@@ -172,12 +172,12 @@ A_BAR_ATTACKS = {
 
 
 @pytest.mark.parametrize("attack", A_BAR_ATTACKS)
-def test_claimed_returns_do_not_reach_the_bar_the_grader_evaluates_the_policy(tmp_path, course, attack):
+def test_claimed_returns_do_not_reach_the_bar_the_grader_replays_the_run(tmp_path, course, attack):
     root = write_submission(tmp_path, REFERENCE_A + RANDOM_TRAIN.format(attack=A_BAR_ATTACKS[attack]),
                             "A_ppo", "ppo.py")
     result = grade_checks(root, course, ["A.bar"])["A.bar"]
-    assert result["score"] == 0 and "median return should be above 450" in result["message"], result
-    assert max(result["details"]["evaluated"]) < 100
+    assert result["score"] == 0, result
+    assert "update 1 of 60 did not follow" in result["message"] or result["details"] == {"status": "malformed"}
 
 
 # ------------------------------------------------------------------------------------------------ monkeypatching

@@ -132,7 +132,8 @@ def echoing_submission(root: Path) -> Path:
     a = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
     leak = "    raise RuntimeError(f'my seed is {seed}, my env is {dict(__import__(\"os\").environ)}')\n"
     (root / "A_ppo").mkdir(parents=True)
-    (root / "A_ppo" / "ppo.py").write_text(mutate(a, "    rng = np.random.default_rng(seed)\n", leak))
+    seed_of_rng = leak.replace("{seed}", "{rng.bit_generator.seed_seq.entropy}")  # A.bar runs the kit's loop
+    (root / "A_ppo" / "ppo.py").write_text(mutate(a, '    B = len(batch["actions"])\n', seed_of_rng))
     (root / "B_ablations").mkdir()
     for name in ("ablation.py", "results.json"):
         (root / "B_ablations" / name).write_text((paths.SOLUTIONS / "B_ablations" / name).read_text())

@@ -128,7 +128,8 @@ def explained_variance(predicted, target) -> float:
 
 
 def train(envs, n_updates: int, n_steps: int, seed: int, config: Config = Config(), progress=None):
-    """PPO on the vector env ``envs`` for ``n_updates`` updates of ``n_steps`` steps per env.
+    """PPO on the vector env ``envs`` for ``n_updates`` updates of ``n_steps`` steps per env. Given, whole: A.bar runs
+    the kit's copy of this loop with your pieces and replays every update (README, "How the bar is run").
 
     Returns the agent (its layers, as data) and a log with one dict per update. ``progress``, if given, is called
     with each update's log entry (the notebook passes a progress bar).
@@ -141,8 +142,14 @@ def train(envs, n_updates: int, n_steps: int, seed: int, config: Config = Config
         optimizer.lr = config.lr * (1 - update / n_updates)
         segment = rollout.collect(lambda obs: policy_logits(agent, obs), lambda obs: state_value(agent, obs),
                                   n_steps, rng)
-        # YOUR CODE HERE
-        raise NotImplementedError()
+        advantages, returns = gae(segment.rewards, segment.values, segment.terminated, segment.truncated,
+                                  config.gamma, config.lam)
+        batch = flatten_batch(segment, advantages, returns)
+        stats = ppo_update(agent, optimizer, batch, config, rng)
+        episodes = segment.episode_returns
+        entry = {"update": update + 1, "episode_return": float(np.mean(episodes)) if episodes else float("nan"),
+                 "explained_variance": explained_variance(batch["values"], batch["returns"]),
+                 **{key: float(value) for key, value in stats.items()}}
         log.append(entry)
         if progress:
             progress(entry)

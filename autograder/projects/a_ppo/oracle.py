@@ -79,10 +79,11 @@ A_DETAILS = {"normalize_advantages": True, "clip_value_loss": False, "clip_gradi
 ENTROPY_COEF = 0.01  # Project B's ent_coef when the entropy bonus is switched on
 
 
-def ppo_update(agent, optimizer, batch, c, rng, details=None):
+def ppo_update(agent, optimizer, batch, c, rng, details=None, surrogate=None):
     """The minibatch-epoch update, in the README's order of random draws; updates ``agent`` in place.
 
-    ``details`` (Project B) may switch the update's details away from Project A's choices, ``A_DETAILS``."""
+    ``details`` (Project B) may switch the update's details away from Project A's choices, ``A_DETAILS``;
+    ``surrogate`` replaces ``clipped_surrogate`` (the replay's, which settles ratios on the clip's edge)."""
     d = {**A_DETAILS, **(details or {})}
     B = len(batch["actions"])
     size = B // c["minibatches"]
@@ -96,8 +97,10 @@ def ppo_update(agent, optimizer, batch, c, rng, details=None):
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             logits, a_cache = mlp_forward(agent["actor"], batch["obs"][i])
             values, c_cache = mlp_forward(agent["critic"], batch["obs"][i])
-            d_logits = -clipped_surrogate(logits, batch["actions"][i], batch["logp"][i], adv, c["clip_eps"])[1]
-            d_logits -= ent_coef * entropy_bonus(logits)[1]
+            d_logits = -(surrogate or clipped_surrogate)(logits, batch["actions"][i], batch["logp"][i], adv,
+                                                        c["clip_eps"])[1]
+            if ent_coef:  # skipped at 0: the same d_logits, and a replay of every update costs less
+                d_logits -= ent_coef * entropy_bonus(logits)[1]
             if d["clip_value_loss"]:
                 v = clipped_value_loss(values[:, 0].astype(float), batch["values"][i], batch["returns"][i],
                                        c["clip_eps"])

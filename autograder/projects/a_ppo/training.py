@@ -1,5 +1,7 @@
-"""Project A's bar: the student's ``train`` on environments the grader hands it, under a step budget the
-environments enforce; the grader evaluates the returned policy itself, in its own process, with its own seeds.
+"""Project A's bar: the kit's training loop (the stub's given ``train``) with the student's pieces, in the child, on
+budgeted environments; the judge replays every update with the reference (``_shared.replay``) and evaluates the final
+policy itself, in its own process, with its own seeds. Only a run whose every update follows from the one before
+earns the bar.
 """
 
 from __future__ import annotations
@@ -11,10 +13,15 @@ import numpy as np
 
 import rlkit.cartpole
 from autograder.cascade import explained
-from autograder.checks import Bar, Check, Verdict, pairs
+from autograder.checks import Bar, Check, Malformed, Verdict, pairs
+from autograder.projects._shared.proof import (Recipe, adam, annealed, decode, encode, init_agent, load, parameters,
+                                                run, transitions)
+from autograder.projects._shared.replay import Departed, audit, departure
+from autograder.projects.a_ppo import audits, oracle
+from autograder.projects.a_ppo.edges import Edges, alternatives
 from autograder.projects.a_ppo.update import train_probes
-from autograder.student import StudentError, as_array, describe
-from rlkit.cartpole import N_ACTIONS, OBS_DIM, evaluate, make_envs
+from autograder.student import StudentError
+from rlkit.cartpole import N_ACTIONS, evaluate, make_envs
 
 
 class BudgetExhausted(RuntimeError):
@@ -58,22 +65,82 @@ def only_the_given_envs():
         gymnasium.make, gymnasium.make_vec, rlkit.cartpole.make_envs = saved
 
 
-def as_actor(agent) -> list:
-    """The returned agent's actor: layers [[W, b], ...] mapping 4 observations to 2 logits, finite."""
-    if not isinstance(agent, dict) or "actor" not in agent:
-        raise StudentError(f"train should return (agent, log) with agent['actor'] the policy's layers; found agent "
-                           f"{describe(agent)}", "invalid")
-    layers, width = [], OBS_DIM
-    for i, layer in enumerate(agent["actor"]):
-        if not isinstance(layer, (list, tuple)) or len(layer) != 2:
-            raise StudentError(f"agent['actor'][{i}]: expected [W, b], found {describe(layer)}", "invalid")
-        W = np.asarray(layer[0]) if hasattr(layer[0], "shape") else np.array(layer[0], dtype=float)
-        W = as_array(W, (width, W.shape[1] if W.ndim == 2 else -1), f"agent['actor'][{i}] weights")
-        layers.append([W, as_array(layer[1], (W.shape[1],), f"agent['actor'][{i}] bias")])
-        width = W.shape[1]
-    if width != N_ACTIONS:
-        raise StudentError(f"agent['actor'] should end in {N_ACTIONS} logits, ends in {width}", "invalid")
-    return layers
+FIELDS = ("gamma", "lam", "clip_eps", "epochs", "minibatches", "lr", "adam_eps", "max_grad_norm", "vf_coef",
+          "ent_coef", "hidden")  # the Config fields a run depends on; their values are the student's Config()'s
+CAPS = {"epochs": 64, "minibatches": 512, "hidden": 256}  # bound what the judge's replay can be made to cost
+
+
+def hyperparameters(student) -> tuple[object, dict]:
+    """The student's ``Config()`` (the stub's defaults unless they changed them) and its values as plain numbers."""
+    config_class = getattr(student.modules[0], "Config", None)
+    if config_class is None:
+        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
+    config = student.fn("Config")()
+    try:
+        return config, {name: float(getattr(config, name)) for name in FIELDS}
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise StudentError(f"Config() should hold the numbers {', '.join(FIELDS)}: {exc}", "invalid") from None
+
+
+def checked_hyperparameters(values) -> dict:
+    """The hyperparameters a child reported, refused unless they are numbers a run can have."""
+    if not isinstance(values, dict) or set(values) != set(FIELDS) \
+            or not all(isinstance(v, (int, float)) and np.isfinite(v) for v in values.values()):
+        raise Malformed("the run did not report its Config as numbers")
+    for name, cap in CAPS.items():
+        if not (values[name] % 1 == 0 and 1 <= values[name] <= cap):
+            raise StudentError(f"Config.{name} should be a whole number from 1 to {cap}, found {values[name]:g}",
+                               "invalid")
+    return {k: int(v) if k in CAPS else float(v) for k, v in values.items()}
+
+
+def student_recipe(student, config, c: dict, n_updates: int) -> Recipe:
+    """The kit's loop with the student's ``gae``, ``flatten_batch`` and ``ppo_update`` (the given ``train``)."""
+    gae, batch, update = student.fn("gae"), student.fn("flatten_batch"), student.fn("ppo_update")
+    return Recipe(init=lambda rng: init_agent(rng, int(c["hidden"])),
+                  optimizer=lambda agent: adam(agent, c["lr"], c["adam_eps"]), lr=annealed(c["lr"], n_updates),
+                  advantages=lambda s: gae(s.rewards, s.values, s.terminated, s.truncated, c["gamma"], c["lam"]),
+                  batch=batch, update=lambda agent, optimizer, b, rng: update(agent, optimizer, b, config, rng))
+
+
+def reference_recipe(c: dict, n_updates: int) -> Recipe:
+    """The same loop with the reference's pieces, for the judge's replay."""
+    def advantages(s):
+        adv = oracle.gae(s.rewards, s.values, s.terminated, s.truncated, c["gamma"], c["lam"])
+        return adv, adv + s.values[:-1]
+
+    def update(agent, optimizer, b, rng, flips=frozenset()):  # returns the terms met on the clip's edge
+        edges = Edges(flips)
+        oracle.ppo_update(agent, optimizer, b, c, rng, surrogate=edges.surrogate)
+        return edges.seen
+
+    return Recipe(init=lambda rng: init_agent(rng, c["hidden"]),
+                  optimizer=lambda agent: adam(agent, c["lr"], c["adam_eps"]), lr=annealed(c["lr"], n_updates),
+                  advantages=advantages, batch=transitions, update=update, alternatives=alternatives)
+
+
+def recorded_run(student, seed: int, bar) -> dict:
+    """One graded run in the child: the kit's loop with the student's pieces on budgeted environments, the
+    parameters after every update and the actions taken (the judge's replay steps its environments with them)."""
+    config, values = hyperparameters(student)
+    recipe, snapshots, actions = student_recipe(student, config, values, bar.n_updates), [], []
+
+    def after(k, agent, segment):
+        actions.append(segment.actions)
+        try:
+            snapshots.append(parameters(agent))
+        except (TypeError, ValueError, KeyError) as exc:
+            raise StudentError(f"after update {k + 1} the agent's parameters are not arrays ({exc}); ppo_update "
+                               "must update the agent's arrays in place", "invalid") from None
+
+    envs = BudgetedEnvs(make_envs(bar.num_envs), bar.n_updates, bar.n_steps)
+    with only_the_given_envs():
+        try:
+            explained(student, "ppo_update", lambda: run(envs, seed, bar.n_updates, bar.n_steps, recipe, after=after),
+                      train_probes())
+        except BudgetExhausted as exc:  # the loop's own rollout found the budget spent: the pieces stepped the envs
+            raise StudentError(f"{exc}: your pieces stepped the environments themselves", "invalid") from None
+    return {"seed": seed, "config": values, "snapshots": encode(snapshots), "actions": encode(actions, "u1")}
 
 
 class Bar450(Check):
@@ -89,38 +156,76 @@ class Bar450(Check):
         threshold: float
         eval_episodes: int
         last_updates: int
+        replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
 
     def collect(self, student, ctx):
-        bar, runs = ctx.bar, []
-        for seed in ctx.seeds:
-            envs = BudgetedEnvs(make_envs(bar.num_envs), bar.n_updates, bar.n_steps)
-            with only_the_given_envs():
-                result = explained(student, "train", lambda: student.fn("train")(envs, bar.n_updates, bar.n_steps,
-                                                                                 seed), train_probes())
-            if not isinstance(result, (tuple, list)) or len(result) != 2:
-                raise StudentError(f"train should return (agent, log), found {describe(result)}", "invalid")
-            runs.append({"actor": as_actor(result[0]), "steps": envs.steps, "episodes": envs.finished})
-        return {"runs": runs}
+        return {"runs": [recorded_run(student, seed, ctx.bar) for seed in ctx.seeds]}
+
+    def on_shard(self, data, ctx):
+        """Run by the grader as soon as one seed's child returns: audit its run now, in a process of its own."""
+        for seed, run_ in zip(ctx.seeds, data.get("runs", [])):
+            audits.start(run_, seed, ctx.bar.model_dump())
 
     def judge(self, data, ctx):
         bar = ctx.bar
-        evaluated, curves, recent = [], [], []
-        for seed, run in pairs(ctx.seeds, data["runs"], "seeds"):
-            actor = [[W.astype(np.float32), b.astype(np.float32)] for W, b in as_actor({"actor": run["actor"]})]
-            evaluated.append(float(np.median(evaluate(actor, bar.eval_episodes, seed=10_007 * seed + 1))))
-            curve = per_update_returns(run["episodes"], bar.n_updates)
-            curves.append(curve)
-            tail = [ret for update, ret in run["episodes"] if update >= bar.n_updates - bar.last_updates]
+        evaluated, curves, recent, departed = [], [], [], []
+        for seed, run_ in pairs(ctx.seeds, data["runs"], "seeds"):
+            episodes, actor, failure = audited(run_, seed, bar)
+            if failure:
+                departed.append(f"{ctx.seed_shown(seed)}: {failure}")
+                evaluated.append(0.0)
+            else:
+                evaluated.append(float(np.median(evaluate(actor, bar.eval_episodes, seed=10_007 * seed + 1))))
+            curves.append(per_update_returns(episodes, bar.n_updates))
+            tail = [ret for update, ret in episodes if update >= bar.n_updates - bar.last_updates]
             recent.append(float(np.mean(tail)) if tail else float("nan"))
         median = float(np.median(evaluated))
         details = {"evaluated": evaluated, "median": median, "training_tail": recent, "curves": curves,
                    "threshold": bar.threshold}
+        if departed:
+            return Verdict(0.0, "no training run can be credited whose updates do not all follow from the pieces: "
+                           + "; ".join(departed), details)
         figures = (f"the grader's evaluation of your three policies ({bar.eval_episodes} episodes each): "
                    f"{', '.join(f'{v:.0f}' for v in evaluated)}; median {median:.0f}. Training returns of the last "
                    f"{bar.last_updates} updates: {', '.join(f'{v:.0f}' for v in recent)}")
         if median > bar.threshold:
             return Verdict(1.0, figures, details)
         return Verdict(0.0, f"median return should be above {bar.threshold:g}; {figures}", details)
+
+
+def unpacked(run_: dict, seed: int, bar) -> tuple[dict, np.ndarray, np.ndarray]:
+    """(hyperparameters, snapshots (updates, parameters), actions (updates, steps, envs)) of a run, or Malformed."""
+    if not isinstance(run_, dict) or run_.get("seed") != seed:
+        raise Malformed("one seed's run is not that seed's")
+    c = checked_hyperparameters(run_.get("config"))
+    size = parameters(init_agent(np.random.default_rng(0), c["hidden"])).size
+    snapshots = decode(run_.get("snapshots"), (bar.n_updates, size))
+    actions = decode(run_.get("actions"), (bar.n_updates, bar.n_steps, bar.num_envs), "u1")
+    if snapshots is None or actions is None or actions.max(initial=0) >= N_ACTIONS:
+        raise Malformed(f"the run did not hand back {bar.n_updates} snapshots of {size} parameters and the actions "
+                        f"of {bar.n_updates} x {bar.n_steps} steps of {bar.num_envs} environments")
+    return c, snapshots, actions
+
+
+def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
+    """(episodes of the judge's own rollouts, None), or ([], the sentence naming the update that departed)."""
+    c, snapshots, actions = unpacked(run_, seed, bar)
+    try:
+        return audit(snapshots, actions, seed, reference_recipe(c, bar.n_updates), bar.replay_tolerance), None
+    except Departed as exc:
+        return [], departure(exc, bar.n_updates, bar.replay_tolerance)
+
+
+def audited(run_: dict, seed: int, bar) -> tuple[list, list | None, str | None]:
+    """(episodes, the final actor, None), or ([], None, the departure): the outcome the grader kept
+    from its early audit of this very run (``audits``), else a replay now."""
+    c, snapshots, _ = unpacked(run_, seed, bar)
+    episodes, failure = audits.taken(run_, seed, bar.model_dump()) or replay(run_, seed, bar)
+    if failure:
+        return [], None, failure
+    agent = init_agent(np.random.default_rng(0), c["hidden"])
+    load(agent, snapshots[-1])
+    return episodes, agent["actor"], None
 
 
 def per_update_returns(episodes, n_updates: int) -> list:

@@ -1,0 +1,135 @@
+"""The judge's half of the proof of learning: every update of a run replayed with the reference, from the student's
+own parameters before it, on the batch those parameters collect (see ``proof``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from autograder.projects._shared.proof import Recipe, load, parameters, run
+from rlkit.categorical import log_softmax
+from rlkit.cartpole import Segment, make_envs
+from rlkit.nn import mlp_forward
+
+BOUNDARY = 1e-6  # an action is refused only when its uniform is farther than this from the CDF's step (see replayed)
+
+
+class Departed(Exception):
+    """Update ``update`` (from 1) did not follow from the one before: its parameters are ``gap`` away from the
+    replay's at ``index`` (``what`` = "parameters"), or its actions are not the ones sampled (``what`` = "actions",
+    ``index`` = step * num_envs + env)."""
+
+    def __init__(self, update: int, gap: float, index: int, what: str = "parameters"):
+        super().__init__(update, gap, index, what)
+        self.update, self.gap, self.index, self.what = update, gap, index, what
+
+
+def replayed(rollout, actions: np.ndarray, agent: dict, rng, update: int) -> Segment:
+    """The segment ``Rollout.collect`` makes, from the recorded (T, N) ``actions``: the judge's own environments are
+    stepped with them, logits and values come from one forward pass over the (T, N) observations (numpy's stacked
+    product runs the per-step (N, .) product T times, so it is the child's bit for bit), and the T * N uniforms from
+    one ``rng.random`` call (the stream is the child's T calls of N). Raises ``Departed`` unless every action is
+    ``sample``'s: the first index a with u * cdf[-1] < cdf[a], u = the action's uniform; within ``BOUNDARY`` of a
+    step either side is taken, which no forger can steer."""
+    T, N = actions.shape
+    seg = Segment(None, actions.astype(np.int64), None, None, np.zeros((T, N)), np.zeros((T, N), bool),
+                  np.zeros((T, N), bool), np.zeros((T, N), bool))
+    obs = []
+    for t in range(T):
+        obs.append(rollout.obs)
+        seg.valid[t] = ~rollout.resetting
+        rollout.obs, seg.rewards[t], seg.terminated[t], seg.truncated[t], _ = rollout.envs.step(seg.actions[t])
+        rollout.running_return += seg.rewards[t]
+        done = seg.terminated[t] | seg.truncated[t]
+        seg.episode_returns += rollout.running_return[done].tolist()
+        rollout.running_return[done] = 0.0
+        rollout.resetting = done
+    states = np.stack(obs + [rollout.obs])
+    logits = mlp_forward(agent["actor"], states[:T])[0]
+    seg.obs, seg.values = states[:T].astype(np.float32), mlp_forward(agent["critic"], states)[0][..., 0].astype(float)
+    logp = log_softmax(logits)
+    cdf = np.cumsum(np.exp(logp), axis=-1)
+    u = rng.random(T * N).reshape(T, N, 1) * cdf[..., -1:]
+    expected = np.minimum((u >= cdf).sum(-1), logits.shape[-1] - 1)
+    near = (np.abs(u - cdf[..., :-1]) <= BOUNDARY).any(-1)
+    wrong = np.flatnonzero((expected != seg.actions) & ~near)
+    if wrong.size:
+        raise Departed(update, 1.0, int(wrong[0]), "actions")
+    seg.logp = np.take_along_axis(logp, seg.actions[..., None], axis=-1)[..., 0].astype(float)
+    return seg
+
+
+def gaps(snapshot: np.ndarray, agent) -> np.ndarray:
+    """|snapshot - the agent's parameters|, per parameter, inf where either is not finite."""
+    out = np.abs(snapshot.astype(float) - parameters(agent))
+    out[~np.isfinite(out)] = np.inf
+    return out
+
+
+def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, tolerance: float) -> list:
+    """The (update, return) of every episode the run finished, from the judge's own rollouts; raises ``Departed``
+    at the first update whose actions were not sampled from snapshot k - 1 (the grader's init for k = 1) or whose
+    replay from it is farther than ``tolerance`` from snapshot k in some parameter. ``actions`` is (updates, T, N).
+    Each replay starts from the student's snapshot, so rounding does not accumulate; the audit stops at the first
+    departure. One BLAS thread, as in the child, so the products round as the child's did. A replay that departs
+    after meeting terms on a discontinuity is tried again with ``recipe.alternatives`` of them (``settled``)."""
+    episodes, current = [], [0]
+
+    def before(k, agent):
+        current[0] = k
+        if k:
+            load(agent, snapshots[k - 1])
+
+    def after(k, agent, segment):
+        episodes.extend((k, float(r)) for r in segment.episode_returns)
+        found = gaps(snapshots[k], agent)
+        if not found.max() <= tolerance:
+            raise Departed(k + 1, float(found.max()), int(np.argmax(found)))
+
+    def settled(agent, optimizer, batch, rng):
+        """``recipe.update``; if it lands farther than ``tolerance`` from the snapshot after a discontinuity was met,
+        the same update again from the same state with each alternative, keeping the first that lands within it
+        (else the plain update's result, for the report)."""
+        target = snapshots[current[0]]
+        state = parameters(agent), optimizer.m.copy(), optimizer.v.copy(), optimizer.t, rng.bit_generator.state
+
+        def again(*flips):
+            load(agent, state[0])
+            optimizer.m[...], optimizer.v[...], optimizer.t, rng.bit_generator.state = state[1:]
+            return recipe.update(agent, optimizer, batch, rng, *flips)
+
+        seen = recipe.update(agent, optimizer, batch, rng)
+        if gaps(target, agent).max() <= tolerance:
+            return
+        for flips in recipe.alternatives(seen):
+            again(flips)
+            if gaps(target, agent).max() <= tolerance:
+                return
+        if recipe.alternatives(seen):
+            again()
+
+    envs = make_envs(actions.shape[2])
+    try:
+        with threadpool_limits(limits=1):
+            run(envs, seed, len(snapshots), actions.shape[1], replace(recipe, update=settled), before, after,
+                collect=lambda rollout, agent, _, rng: replayed(rollout, actions[current[0]], agent, rng,
+                                                                current[0] + 1))
+    finally:
+        envs.close()
+    return episodes
+
+
+def departure(exc: Departed, n_updates: int, tolerance: float) -> str:
+    """The sentence a student reads: which update did not follow from the one before, and by how much."""
+    start = "the grader's initial parameters" if exc.update == 1 else f"your parameters after update {exc.update - 1}"
+    if exc.what == "actions":
+        return (f"update {exc.update} of {n_updates} did not follow from the one before: its action {exc.index} "
+                f"(step * environments + environment) is not the one {start} sample with the grader's random "
+                "numbers. Only training done by your pieces in the kit's loop, from the grader's initial parameters "
+                "and seed, counts")
+    return (f"update {exc.update} of {n_updates} did not follow from the one before: the reference's update from "
+            f"{start}, on the batch they collect, gives parameters {exc.gap:.3g} away from yours after update "
+            f"{exc.update} (parameter {exc.index}; tolerance {tolerance:g}). Only training done by your pieces in "
+            "the kit's loop, from the grader's initial parameters and seed, counts")
