@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -122,6 +123,22 @@ for _name, _address in (('path', {path!r}), ('abstract', {abstract!r})):
     finally:
         for server in servers:
             server.close()
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None or sys.platform != "linux", reason="no bubblewrap here")
+def test_a_python_environment_under_tmp_stays_visible_inside_the_jail(monkeypatch):
+    """The jail's /tmp is private; a venv that lives under /tmp (a CI checkout, say) must still start in there."""
+    env_dir = Path(tempfile.mkdtemp(prefix="venv-", dir="/tmp"))
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
+        monkeypatch.setattr(sys, "prefix", str(env_dir))  # what the jail binds is this interpreter's environment
+        monkeypatch.setattr(sys, "exec_prefix", str(env_dir))
+        argv = jail.command([str(env_dir / "bin" / "python"), "-S", "-c", "print('ok')"], readable=[], writable=[],
+                            workdir="/")
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={}, cwd="/")
+        assert done.stdout.strip() == "ok", done.stderr
+    finally:
+        shutil.rmtree(env_dir, ignore_errors=True)
 
 
 @needs_bwrap

@@ -97,11 +97,14 @@ def _hidden() -> list[str]:
 
 def command(argv: list[str], *, readable: list[str], writable: list[str], workdir: str) -> list[str]:
     """``argv`` run under bubblewrap, seeing ``readable`` paths read-only and ``writable`` ones read-write."""
+    # The private /tmp first, the interpreter's folders after it: a Python environment that lives under /tmp stays
+    # visible (bubblewrap applies mounts in order, a later one over an earlier one).
     args = [_bwrap(), "--unshare-all", "--die-with-parent", "--new-session",
-            *_system_mounts(), *_python_mounts(),
+            *_system_mounts(),
             "--proc", "/proc", "--dev", "/dev",
             "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
-            "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm"]
+            "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
+            *_python_mounts()]
     if os.geteuid() == 0:  # a grader that could not drop to a uid of its own: no capability survives either
         args += ["--cap-drop", "ALL"]
     for path in readable:
