@@ -22,10 +22,11 @@ from autograder.release import release
 
 SECRET_SEEDS = [3_918_273_645, 564_738_291]  # unsorted, large, distinctive
 SECRET = "nb-course-secret-5d2c8e1a"
-ECHO = "    raise RuntimeError(f'my seed is {seed}')\n"  # a student who prints the seed their train is handed
+# a student whose update prints the seed of the generator the grader's training loop hands it
+ECHO = "    raise RuntimeError(f'my seed is {rng.bit_generator.seed_seq.entropy}')\n"
 # One student per project, cheap where the project is expensive: a full reference run of every notebook would cost
 # minutes each (the notebooks themselves are run in test_notebooks).
-STUDENTS = {"A": "mallory",  # the reference, except that train prints its seed instead of training
+STUDENTS = {"A": "mallory",  # the reference, except that ppo_update prints its generator's seed instead of training
             "B": "bob", "C": "bob",  # the pristine stubs
             "D": "carol"}  # the reference, with one check cell deleted and the experiments left out of the notebook
 
@@ -63,6 +64,7 @@ def graded_cells_only(notebook, drop: str | None = None) -> None:
 def course_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     shutil.copy(paths.KIT_ROOT / "nbgrader_config.py", root)
+    shutil.copy(paths.COURSE_FILE, root)  # a course folder is the one holding course.yml
     for project in STUDENTS:
         shutil.copytree(paths.SOLUTIONS / PROJECTS[project].folder, root / "solutions" / PROJECTS[project].folder)
     overlay = root / "private.yml"
@@ -73,7 +75,7 @@ def course_root(tmp_path_factory):
         echoing = root / "echoing" / "ppo.py"
         echoing.parent.mkdir()
         echoing.write_text((paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text().replace(
-            "    rng = np.random.default_rng(seed)\n", ECHO))
+            '    B = len(batch["actions"])\n', ECHO, 1))
         submit(root, "mallory", "A_ppo", echoing, edit_notebook=graded_cells_only)
         submit(root, "bob", "B_ablations")
         submit(root, "bob", "C_diagnosis")
