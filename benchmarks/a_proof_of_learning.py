@@ -93,7 +93,7 @@ def proof(source: str, seed: int, bar: dict, n_updates: int) -> tuple[float | No
         with threadpool_limits(limits=1):  # as the sandboxed child
             run(envs, seed, n_updates, bar["n_steps"], student_recipe(student, config, values, n_updates),
                 after=after)
-    except Exception as exc:  # noqa: BLE001 - a cheat that breaks the loop is caught here
+    except Exception:  # noqa: BLE001 - a cheat that breaks the loop is caught here
         return 0, float("inf"), time.perf_counter() - started, 0.0
     trained = time.perf_counter() - started
     c = checked_hyperparameters(values)
