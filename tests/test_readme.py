@@ -4,9 +4,11 @@ verbatim by bash in a fresh course folder, so the README and the kit cannot drif
 The folder is what a reader has after `make grade` in the kit (or `autograder init` and a venv): course.yml,
 solutions/, assignments/, nbgrader_config.py and `.venv` (here a link to the test's environment, so `source
 .venv/bin/activate` works), plus two downloaded submissions (alice: the reference of D; bob: D's stubs). Its
-course.yml keeps two quick checks of D, so the blocks run in seconds; the commands are the README's, word for word.
+course.yml keeps two quick checks of D, and D is its only project, so the blocks run in seconds; the commands
+are the README's, word for word.
 """
 
+import csv
 import json
 import os
 import re
@@ -42,6 +44,10 @@ def base(tmp_path_factory):
     data = yaml.safe_load((folder / "course.yml").read_text())
     data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items() if k in QUICK}}}
     (folder / "course.yml").write_text(yaml.safe_dump(data))
+    for kind in ("solutions", "assignments"):  # D alone, so `autograder release` releases D alone
+        for project in (folder / kind).iterdir():
+            if project.name != "D_grpo":
+                shutil.rmtree(project)
     (folder / ".venv").symlink_to(sys.prefix)
     shutil.copytree(folder / "solutions" / "D_grpo", folder / "submissions" / "alice" / "D_grpo")
     shutil.copytree(folder / "assignments" / "D_grpo", folder / "submissions" / "bob" / "D_grpo")
@@ -94,8 +100,17 @@ def _ta(folder, done):
     assert re.search(r"D.kl_penalty.*?0 / 1.*?1 / 1", page, re.S), "the stub scores 0 beside the reference's 1"
 
 
+def _nbgrader(folder, done):
+    assert "raise NotImplementedError()" in (folder / "autograded" / "bob" / "D_grpo" / "grpo.py").read_text()
+    assert (folder / "feedback" / "bob" / "D_grpo" / "D_grpo.html").is_file()
+    with open(folder / "grades.csv", newline="") as handle:
+        row = next(row for row in csv.DictReader(handle) if (row["student_id"], row["assignment"]) == ("bob", "D_grpo"))
+    assert float(row["score"]) == 0, "the stubs, submitted and graded, score nothing"
+    assert float(row["max_score"]) >= 3, "D.weights (2) and D.kl_penalty (1) are graded cells"
+
+
 CHECKS = {"student": _student, "install": _install, "instructor": _instructor, "gradescope": _gradescope,
-          "ta": _ta}
+          "ta": _ta, "nbgrader": _nbgrader}
 
 
 def test_every_section_has_a_tested_block():
