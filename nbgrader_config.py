@@ -7,8 +7,6 @@ import os
 import sys
 
 from autograder.projects import PROJECTS
-from autograder.projects.c_diagnosis.runs import NAMES
-from autograder.release import MADE_BY_STUDENTS
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
@@ -20,13 +18,11 @@ c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "assignments"
 
 # Students edit and submit the project's .py modules: grade theirs, never overwrite them with the source (solution) copy.
-# Project C's logs are each student's own too (the source holds only the example set).
-keep = {p.folder: [f"{module}.py" for module in p.modules] for p in PROJECTS.values()}
-keep["C_diagnosis"] = keep.get("C_diagnosis", []) + [f"logs/{name}.npz" for name in NAMES]
-# What the reference's own run left in the source (B's results.json) is never copied into a student's folder: a
-# student who did not make their own would otherwise be graded, and given feedback, on the reference's.
-for folder, made in MADE_BY_STUDENTS.items():
-    keep[folder] = keep.get(folder, []) + list(made)
+# So too the files each student is handed personally (C's logs: the source holds only the example set), and what the
+# reference's own run left in the source (B's results.json): a student who did not make their own would otherwise be
+# graded, and given feedback, on the reference's.
+keep = {p.folder: [f"{module}.py" for module in p.modules] + list(p.own_files) + list(p.made_by_students)
+        for p in PROJECTS.values()}
 c.Autograde.exclude_overwriting = keep
 
 # nbgrader's OverwriteCells, without its checksum warning on every check cell that has a hidden block (see

@@ -172,7 +172,17 @@ class Check:
 
 @dataclass(frozen=True)
 class Project:
-    """One capstone: its folder in a submission, the student modules to load, its checks and its plots."""
+    """One capstone: its folder in a submission, the student modules to load, its checks and its plots, and what the
+    rest of the kit must know about it (the core names no project: release, nbgrader and the CLI ask these fields).
+
+    ``made_by_students``: files the reference's own run leaves in its folder that each student makes from their own
+    run (B's results.json): never released, never copied from the source into a student's folder.
+    ``copies``: files of the folder that are copies of another project's (B's ``ppo.py`` is A's), kept equal on release.
+    ``own_files``: files each student is handed personally (C's logs): nbgrader keeps the student's, never the source's.
+    ``knows_student``: the checks judge with the student's id and the course secret (C's own logs); other projects'
+    checks are never told either.
+    ``commands``: ``commands(subparsers, course_option)`` adds the project's own CLI commands (C's ``c-logs``).
+    """
 
     id: str
     title: str
@@ -180,8 +190,13 @@ class Project:
     modules: tuple[str, ...]
     checks: dict[str, Check]
     plots: Callable[..., list] | None = None  # plots(details by check id, reference=None) -> [(caption, png)]
+    made_by_students: tuple[str, ...] = ()
+    copies: dict[str, str] = field(default_factory=dict)  # file in this folder -> "<folder>/<file>" it copies
+    own_files: tuple[str, ...] = ()
+    knows_student: bool = False
+    commands: Callable[..., None] | None = None
 
     @classmethod
     def of(cls, id: str, title: str, folder: str, modules: tuple[str, ...], checks: list[type[Check]],
-           plots=None) -> "Project":
-        return cls(id, title, folder, modules, {c.id: c() for c in checks}, plots)
+           plots=None, **specifics) -> "Project":
+        return cls(id, title, folder, modules, {c.id: c() for c in checks}, plots, **specifics)

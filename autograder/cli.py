@@ -17,6 +17,7 @@ from autograder.projects import PROJECTS
 from autograder.report import print_table, write_html, write_json
 
 err = Console(stderr=True, soft_wrap=True)
+FOLDERS = ", ".join(f"{p.folder}/" for p in PROJECTS.values())
 
 
 class UsageError(Exception):
@@ -67,7 +68,7 @@ def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool
     return 0
 
 
-def _course_file(args, fallback: bool = False) -> Path:
+def course_file_of(args, fallback: bool = False) -> Path:
     """The course file of ``--course`` (a course folder, or a course file), else of the course folder at or above the
     working directory; with ``fallback``, the kit's bundled course where there is none."""
     return paths.course_file(getattr(args, "course", None), fallback=fallback)
@@ -81,11 +82,11 @@ def cmd_grade(args) -> int:
     path = Path(args.path)
     if not path.is_dir():
         raise UsageError(f"PATH should be a folder of project folders or one project folder; {path} is not a folder")
-    return _grade_and_report(path, load_course(_course_file(args), args.private), args, args.seeds, public_only=False)
+    return _grade_and_report(path, load_course(course_file_of(args), args.private), args, args.seeds, public_only=False)
 
 
 def cmd_check(args) -> int:
-    course_file = _course_file(args, fallback=True)  # a student's folder needs no course: the public checks suffice
+    course_file = course_file_of(args, fallback=True)  # a student's folder needs no course: the public checks suffice
     if args.course is None and paths.find_course(Path.cwd()) is None:
         err.print("[yellow]note:[/] no course folder here: checking with the kit's own course.yml")
     course = load_course(course_file, args.private)
@@ -110,7 +111,7 @@ def cmd_grade_all(args) -> int:
     if not root.is_dir():
         raise UsageError(f"ROOT should be a class folder (submitted/<student>/<project>/ or <student>/<project>/); "
                          f"{root} is not a folder")
-    course = load_course(_course_file(args), args.private)
+    course = load_course(course_file_of(args), args.private)
     projects = assigned_projects(root, course, _projects_option(args.projects, course))
     _note_placeholder_seeds(course, args.seeds)
     err.print(f"grading project{'s' if len(projects) > 1 else ''} {', '.join(projects)}"
@@ -140,7 +141,7 @@ def cmd_grade_all(args) -> int:
 def cmd_gradescope(args) -> int:
     from autograder.gradescope import build_zip
 
-    course_file = _course_file(args)
+    course_file = course_file_of(args)
     course = load_course(course_file, args.private)  # the same overlay as every other command; a bad one fails here
     if course.private_overlay is None:
         err.print("[yellow]note:[/] no private overlay: Gradescope will grade with the placeholder grading seeds")
@@ -156,7 +157,7 @@ def cmd_compare(args) -> int:
     path = Path(args.path)
     if not path.is_dir():
         raise UsageError(f"PATH should be a submission folder; {path} is not a folder")
-    course = load_course(_course_file(args), args.private)
+    course = load_course(course_file_of(args), args.private)
     solutions = _course_root(args) / "solutions"
     if not solutions.is_dir():
         raise UsageError(f"compare grades the course's reference beside the submission: expected {solutions}, "
@@ -177,33 +178,6 @@ def cmd_compare(args) -> int:
     page = write_compare(student.report, reference.report, figures, course, Path(args.out))
     print_table(student.report)
     err.print(f"side-by-side page written to {page}")
-    return 0
-
-
-def cmd_c_logs(args) -> int:
-    from concurrent.futures import ProcessPoolExecutor  # training is numpy in Python loops: processes, not threads
-
-    from autograder.projects.c_diagnosis import runs
-
-    course = load_course(_course_file(args), args.private)
-    bar = course.projects["C"].checks["C.own_labels"].bar
-    students = list(args.students)
-    if args.roster:
-        students += [line.strip() for line in Path(args.roster).read_text(encoding="utf-8").splitlines()
-                     if line.strip() and not line.startswith("#")]
-    if not students and not args.example:
-        raise UsageError("name the students (or --roster FILE), or pass --example for the bundled example set")
-    if students and not course.secret:
-        raise UsageError("no course secret: put `secret: <long random text>` in course.private.yml first (without it "
-                         "anyone with the kit could work out which log holds which fault)")
-    out = Path(args.out)
-    jobs = [(out, runs.student_key(None, None, bar["example_seed"]))] if args.example else []
-    jobs += [(out / student, runs.student_key(student, course.secret, 0)) for student in students]
-    with progress_bar("training logs", total=len(jobs), console=err) as progress, \
-            ProcessPoolExecutor(max_workers=args.jobs or 1) as pool:
-        for (folder, _), paths in zip(jobs, pool.map(runs.write_student_set, *zip(*jobs)) if jobs else []):
-            err.print(f"wrote {', '.join(str(p) for p in paths)}")
-            progress.advance(f"{folder.name} done")
     return 0
 
 
@@ -256,7 +230,7 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--report", help="write report.json and report.html into this folder")
 
     g = commands.add_parser("grade", help="grade one submission and print the score table")
-    g.add_argument("path", help="a folder of project folders (A_ppo/, D_grpo/, ...) or one project folder")
+    g.add_argument("path", help=f"a folder of project folders ({FOLDERS}) or one project folder")
     g.add_argument("--projects", help="comma-separated project ids, e.g. A,D (default: those present)")
     g.add_argument("--seeds", choices=["public", "grading"], default="grading")
     g.add_argument("--student", help="the student's id, for checks that depend on it (C's own logs)")
@@ -303,24 +277,17 @@ def parser() -> argparse.ArgumentParser:
                                      "$AUTOGRADER_PRIVATE, then course.private.yml)")
     z.set_defaults(run=cmd_gradescope)
 
-    lg = commands.add_parser("c-logs", help="Project C: write each student's three logs (or the example set)")
-    lg.add_argument("students", nargs="*", help="student ids (nbgrader's ids, or Gradescope emails)")
-    lg.add_argument("--roster", help="a file with one student id per line")
-    lg.add_argument("--example", action="store_true", help="write the bundled example set (no student) into --out")
-    lg.add_argument("--out", required=True, help="where <student>/agent_*.npz (or, with --example, agent_*.npz) go")
-    course_option(lg)
-    lg.add_argument("--private", help="private overlay with the course secret")
-    lg.add_argument("--jobs", type=int, help="sets written in parallel (default 1)")
-    lg.set_defaults(run=cmd_c_logs)
-
     r = commands.add_parser("release", help="regenerate assignments/ from solutions/")
-    r.add_argument("projects", nargs="*", help="project folders, e.g. D_grpo (default: all)")
+    r.add_argument("projects", nargs="*", help=f"project folders, of {FOLDERS} (default: all)")
     course_option(r)
     r.set_defaults(run=cmd_release)
 
     i = commands.add_parser("init", help="make a new course folder from the kit's own course")
     i.add_argument("folder", help="the folder to make (it may exist, if empty)")
     i.set_defaults(run=cmd_init)
+    for project in PROJECTS.values():  # a project's own commands (C: c-logs)
+        if project.commands:
+            project.commands(commands, course_option)
     return top
 
 

@@ -167,9 +167,11 @@ def run(root: Path) -> dict:
             present = [pid for pid in course.projects if (layout / PROJECTS[pid].folder).is_dir()]
             if not present:
                 found = ", ".join(sorted(p.name for p in (root / "submission").iterdir())) or "nothing"
+                folders = ", ".join(f"{PROJECTS[pid].folder}/" for pid in course.projects)
+                modules = ", ".join(f"{m}.py" for pid in course.projects for m in PROJECTS[pid].modules)
                 results = {"score": 0.0, "execution_time": round(time.perf_counter() - started, 1), "tests": [],
-                           "output": "No project found in the upload: expected a project folder (A_ppo/, D_grpo/, ...) "
-                                     f"or a project's module (ppo.py, grpo.py, ...); found {found}."}
+                           "output": f"No project found in the upload: expected a project folder ({folders}) or a "
+                                     f"project's module ({modules}); found {found}."}
             else:
                 report = grade(layout, course, seed_set="grading", projects=present,
                                student=submitter(root)).report

@@ -20,11 +20,10 @@ from autograder import paths
 from autograder.config import load_course
 from autograder.kit import KitError
 from autograder.nbcells import project_for_folder, sync_check_cells
+from autograder.projects import PROJECTS
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = ["# YOUR CODE HERE", "raise NotImplementedError()"]  # nbgrader's own stub, so both kinds of file agree
-# Files the reference run leaves beside the code that each student must make from their own run: never released
-MADE_BY_STUDENTS = {"B_ablations": ("results.json", "ablation.png")}
 
 
 class ReleaseError(KitError):
@@ -80,13 +79,21 @@ def sync_notebook_checks(source: Path, course=None) -> None:
         sync_check_cells(notebook, project_id, course)
 
 
-# Files a project carries as a copy of another project's (B builds on the student's own A): real files, not links,
-# so that copying a project folder never leaves one dangling; release keeps each equal to its original.
-COPIES = {"B_ablations/ppo.py": "A_ppo/ppo.py"}
+def made_by_students(folder: str) -> tuple[str, ...]:
+    """Files the reference's run leaves in ``folder`` that each student makes from their own: never released."""
+    project = PROJECTS.get(project_for_folder(folder) or "")
+    return project.made_by_students if project else ()
+
+
+def copies() -> dict[str, str]:
+    """``"<folder>/<file>" -> "<folder>/<file>"``: files a project carries as a copy of another project's (B builds on
+    the student's own A). Real files, not links, so that copying a project folder never leaves one dangling; release
+    keeps each equal to its original."""
+    return {f"{p.folder}/{name}": original for p in PROJECTS.values() for name, original in p.copies.items()}
 
 
 def _sync_copies(solutions: Path, project: str) -> None:
-    for copy, original in COPIES.items():
+    for copy, original in copies().items():
         if copy.startswith(project + "/") and (solutions / original).is_file():
             target = solutions / copy
             if target.is_symlink():
@@ -105,7 +112,7 @@ def release_project(project: str, solutions: Path, assignments: Path, course=Non
     sync_notebook_checks(source, course)
     _sync_copies(solutions, project)
     target = assignments / project
-    ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", *MADE_BY_STUDENTS.get(project, ()))
+    ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", *made_by_students(project))
     with tempfile.TemporaryDirectory(prefix="release-") as workdir:
         has_notebooks = any(source.glob("*.ipynb"))  # nbgrader refuses a folder without one
         released = _generate_with_nbgrader(solutions, project, Path(workdir), gradebook) if has_notebooks else source

@@ -1,8 +1,24 @@
-"""The registry of capstone projects: id -> Project (folder, modules, checks, plots)."""
+"""The registry of capstone projects: id -> Project (folder, modules, checks, plots, specifics).
 
-from autograder.projects.a_ppo import PROJECT as A
-from autograder.projects.b_ablations import PROJECT as B
-from autograder.projects.c_diagnosis import PROJECT as C
-from autograder.projects.d_grpo import PROJECT as D
+Every package in this folder that defines ``PROJECT`` is a project (packages whose name starts with ``_`` hold shared
+machinery): adding a project is adding its folder (docs/adding-a-project.md). Projects are listed by id.
+"""
 
-PROJECTS = {project.id: project for project in (A, B, C, D)}
+from importlib import import_module
+from pkgutil import iter_modules
+
+
+def _discover() -> dict:
+    found = {}
+    for info in iter_modules(__path__):
+        if info.ispkg and not info.name.startswith("_"):
+            project = getattr(import_module(f"{__name__}.{info.name}"), "PROJECT", None)
+            if project is not None:
+                if project.id in found:
+                    raise RuntimeError(f"two project packages claim the id {project.id!r}: "
+                                       f"{found[project.id].folder} and {project.folder}")
+                found[project.id] = project
+    return dict(sorted(found.items()))
+
+
+PROJECTS = _discover()
