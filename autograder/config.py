@@ -68,6 +68,8 @@ class CheckConfig(_Strict):
 
 class ProjectConfig(_Strict):
     checks: dict[str, CheckConfig]
+    skip: list[str] = Field(default_factory=list, description="the project's checks this course leaves out: every "
+                            "check the project has is either listed under checks or named here")
 
 
 MAX_SEED = 2**32 - 1  # the largest seed every numpy generator (legacy RandomState included) accepts
@@ -193,6 +195,7 @@ def load_course(path: str | Path | None = None, private: str | Path | None | boo
         problems = "\n".join(f"  {_describe(e)}{_from_overlay(e, overlay_file)}" for e in exc.errors())
         raise CourseError(f"{path} is not valid:\n{problems}") from None
     _check_against_registry(course, path)
+    _check_nothing_left_out(course, path)
     return course
 
 
@@ -214,5 +217,29 @@ def _check_against_registry(course: Course, path: Path) -> None:
                 known[cid].Bar.model_validate(ccfg.bar)
             except ValidationError as exc:
                 problems += [f"projects.{pid}.checks.{cid}.bar.{_describe(e)}" for e in exc.errors()]
+    if problems:
+        raise CourseError(f"{path} is not valid:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def _check_nothing_left_out(course: Course, path: Path) -> None:
+    """The other way round: each project's every check is listed, or left out by name under ``skip``. A check the
+    course forgot would otherwise never run, and nothing would say so."""
+    from autograder.projects import PROJECTS
+
+    problems = []
+    for pid, pcfg in course.projects.items():
+        if pid not in PROJECTS:
+            continue  # already reported
+        known = PROJECTS[pid].checks
+        unknown = [cid for cid in pcfg.skip if cid not in known]
+        both = [cid for cid in pcfg.skip if cid in pcfg.checks]
+        missing = [cid for cid in known if cid not in pcfg.checks and cid not in pcfg.skip]
+        if unknown:
+            problems.append(f"projects.{pid}.skip: unknown check {', '.join(unknown)} (known: {', '.join(known)})")
+        if both:
+            problems.append(f"projects.{pid}.skip: {', '.join(both)} is also listed under checks; keep one")
+        if missing:
+            problems.append(f"projects.{pid}.checks: {', '.join(missing)} missing; give each its points and bar, or "
+                            f"name it under projects.{pid}.skip to leave it out of this course")
     if problems:
         raise CourseError(f"{path} is not valid:\n" + "\n".join(f"  {p}" for p in problems))

@@ -27,7 +27,7 @@ from autograder.config import load_course
 from autograder.sandbox import user
 from autograder.sandbox.child import plain
 from autograder.sandbox.limits import network_isolation_available
-from conftest import grade_checks, mutate, write_submission
+from conftest import grade_checks, mutate, quick_course_data, write_submission
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 REFERENCE_A = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
@@ -357,8 +357,7 @@ _subprocess.Popen([_sys.executable, "-c", _later], start_new_session=True, stdou
 
 
 def quick_course_file(folder: Path) -> Path:
-    data = yaml.safe_load(paths.COURSE_FILE.read_text())
-    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items() if k in CHEAP}}}
+    data = quick_course_data({"D": CHEAP})
     (folder / "course.yml").write_text(yaml.safe_dump(data))
     return folder / "course.yml"
 

@@ -11,7 +11,7 @@ from autograder import paths
 from autograder.classroom import grade_all
 from autograder.cli import main
 from autograder.config import load_course
-from conftest import mutate
+from conftest import mutate, quick_course_data
 
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 STUB = (paths.ASSIGNMENTS / "D_grpo" / "grpo.py").read_text()
@@ -33,9 +33,7 @@ CLASS = {
 
 @pytest.fixture()
 def quick_course(tmp_path):
-    data = yaml.safe_load(paths.COURSE_FILE.read_text())
-    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items()
-                                         if k in ("D.weights", "D.kl_penalty", "D.price_exploit")}}}
+    data = quick_course_data({"D": ("D.weights", "D.kl_penalty", "D.price_exploit")})
     data["limits"]["wall_seconds"] = 5
     path = tmp_path / "course.yml"
     path.write_text(yaml.safe_dump(data))
@@ -128,10 +126,7 @@ def test_reports_never_show_the_grading_seeds(classroom, quick_course, tmp_path)
 @pytest.fixture()
 def two_project_course(tmp_path):
     """A course of A and D with a few quick checks each."""
-    data = yaml.safe_load(paths.COURSE_FILE.read_text())
-    data["projects"] = {"A": {"checks": {"A.gae": data["projects"]["A"]["checks"]["A.gae"]}},
-                        "D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items()
-                                         if k in ("D.weights", "D.kl_penalty")}}}
+    data = quick_course_data({"A": ("A.gae",), "D": ("D.weights", "D.kl_penalty")})
     path = tmp_path / "two.yml"
     path.write_text(yaml.safe_dump(data))
     return path

@@ -59,6 +59,25 @@ def test_an_unknown_project_is_named(tmp_path):
     assert "projects.Z: unknown project" in message
 
 
+def test_a_check_the_course_forgot_is_an_error_naming_the_way_out(tmp_path):
+    message = error_of(course_file(tmp_path, lambda d: d["projects"]["D"]["checks"].pop("D.k_sweep")))
+    assert "projects.D.checks: D.k_sweep missing" in message and "projects.D.skip" in message
+
+
+def test_a_check_left_out_by_name_is_not_graded(tmp_path):
+    def leave_out(data):
+        data["projects"]["D"]["checks"].pop("D.k_sweep")
+        data["projects"]["D"]["skip"] = ["D.k_sweep"]
+    course = load_course(course_file(tmp_path, leave_out), private=False)
+    assert "D.k_sweep" not in course.projects["D"].checks and "D.beta_sweep" in course.projects["D"].checks
+
+
+@pytest.mark.parametrize("skip, named", [(["D.nope"], "projects.D.skip: unknown check D.nope"),
+                                         (["D.weights"], "D.weights is also listed under checks")])
+def test_a_skip_list_that_names_nothing_or_a_listed_check_is_an_error(tmp_path, skip, named):
+    assert named in error_of(course_file(tmp_path, lambda d: d["projects"]["D"].update(skip=skip)))
+
+
 def test_a_missing_overlay_file_is_an_error_not_a_silent_default(tmp_path):
     assert "cannot read private overlay" in error_of(paths.COURSE_FILE, private=tmp_path / "absent.yml")
 

@@ -9,6 +9,8 @@ from autograder import paths
 from autograder.cli import main
 from autograder.kit import GITIGNORE, init_course
 
+from conftest import quick_course_data
+
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
@@ -66,8 +68,7 @@ def test_without_a_course_folder_the_error_says_where_it_looked_and_what_to_do(t
 
 
 def test_course_is_a_global_option_before_or_after_the_command(course, tmp_path, monkeypatch):
-    data = yaml.safe_load((course / "course.yml").read_text())
-    data["projects"] = {"D": {"checks": {"D.weights": data["projects"]["D"]["checks"]["D.weights"]}}}
+    data = quick_course_data({"D": ("D.weights",)}, course / "course.yml")
     other = tmp_path / "other"
     other.mkdir()
     (other / "course.yml").write_text(yaml.safe_dump(data))

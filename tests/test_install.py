@@ -15,6 +15,8 @@ import yaml
 from autograder import paths
 from autograder.sandbox import jail
 
+from conftest import quick_course_data
+
 KIT = paths.KIT_ROOT
 SOURCES = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "course.yml", "nbgrader_config.py",
            "autograder", "rlkit", "solutions", "assignments"]
@@ -70,9 +72,7 @@ def test_init_grade_and_release_in_a_course_folder_never_write_the_install_locat
     before = snapshot(installed["package"])
     course = installed["base"] / "my-course"
     run([str(installed["autograder"]), "init", str(course)], installed["base"], env=installed["env"])
-    data = yaml.safe_load((course / "course.yml").read_text())  # a fast course: D's quick checks, the uid drop
-    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items()
-                                         if k in ("D.weights", "D.kl_penalty")}}}
+    data = quick_course_data({"D": ("D.weights", "D.kl_penalty")}, course / "course.yml")  # fast: D's quick checks
     data["limits"]["isolation"] = "uid"  # the dependencies' path entry lies outside what bubblewrap would mount
     (course / "course.yml").write_text(yaml.safe_dump(data))
     (course / "solutions" / "D_grpo" / "D_grpo.ipynb").unlink()  # release without nbgrader's run: quick

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from autograder import paths
-from conftest import write_submission
+from conftest import quick_course_data, write_submission
 
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 BAR = re.compile(r"\d+/\d+ .*\d:\d\d:\d\d elapsed, +(\d:\d\d:\d\d|-:--:--) left")  # done/total, what, times
@@ -20,9 +20,7 @@ BAR = re.compile(r"\d+/\d+ .*\d:\d\d:\d\d elapsed, +(\d:\d\d:\d\d|-:--:--) left"
 
 @pytest.fixture()
 def quick(tmp_path):
-    data = yaml.safe_load(paths.COURSE_FILE.read_text())
-    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items()
-                                         if k in ("D.weights", "D.kl_penalty")}}}
+    data = quick_course_data({"D": ("D.weights", "D.kl_penalty")})
     course = tmp_path / "course.yml"
     course.write_text(yaml.safe_dump(data))
     write_submission(tmp_path / "class" / "ada", REFERENCE)

@@ -24,6 +24,8 @@ import yaml
 from autograder import paths
 from autograder.kit import init_course
 
+from conftest import quick_course_data
+
 README = paths.KIT_ROOT / "README.md"
 MARK = re.compile(r"^<!-- tested: (\S+) -->\n```bash\n(.*?)^```$", re.M | re.S)
 QUICK = ("D.weights", "D.kl_penalty")
@@ -41,8 +43,7 @@ def blocks() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
     folder = init_course(tmp_path_factory.mktemp("readme") / "kit")
-    data = yaml.safe_load((folder / "course.yml").read_text())
-    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items() if k in QUICK}}}
+    data = quick_course_data({"D": QUICK}, folder / "course.yml")
     (folder / "course.yml").write_text(yaml.safe_dump(data))
     for kind in ("solutions", "assignments"):  # D alone, so `autograder release` releases D alone
         for project in (folder / kind).iterdir():
