@@ -1,0 +1,10 @@
+"""Project Z, the template: discounted returns (D2L §15.7's return, G_t = r_t + gamma * G_{t+1}).
+
+Copy this folder to ``autograder/projects/<name>/``, rename the id, title, folder and module, and replace the check;
+docs/adding-a-project.md says what else a project needs (its course.yml section, its solution folder).
+"""
+
+from autograder.checks import Project
+from autograder.projects.z_returns.checks import Returns
+
+PROJECT = Project.of("Z", "Discounted returns (template)", "Z_returns", ("returns",), [Returns])
