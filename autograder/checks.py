@@ -40,8 +40,35 @@ def close(got, want, tolerance: float) -> bool:
     """Same shape, finite, and every entry within ``tolerance`` (absolute below 1, relative above): how judges
     compare."""
     got, want = numbers(got), np.asarray(want, dtype=float)
-    return (got is not None and got.shape == want.shape
-            and bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want)))))
+    return got is not None and got.shape == want.shape and _within(got, want, tolerance)
+
+
+def close_where_defined(got, want, tolerance: float) -> bool:
+    """``close`` for statistics that are undefined on some inputs: ``want`` may hold NaN, and ``got`` must hold NaN
+    exactly there and be close everywhere else."""
+    try:
+        got, want = np.asarray(got, float), np.asarray(want, float)
+    except (TypeError, ValueError):  # ragged or not numbers: close to nothing
+        return False
+    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
+        return False
+    defined = ~np.isnan(want)
+    return _within(got[defined], want[defined], tolerance)
+
+
+def _within(got: np.ndarray, want: np.ndarray, tolerance: float) -> bool:
+    return bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
+
+
+def all_close(got, want: list, tolerance: float) -> bool:
+    """A list with one entry per entry of ``want``, each ``close`` to it."""
+    return isinstance(got, list) and len(got) == len(want) and all(close(g, w, tolerance) for g, w in zip(got, want))
+
+
+def difference(got, want) -> str:
+    """The largest absolute difference, as a message says it (NaN entries, where both are undefined, left out)."""
+    gaps = np.abs(np.asarray(got, float) - np.asarray(want, float))
+    return f"max |difference| {np.nanmax(gaps) if np.any(~np.isnan(gaps)) else float('nan'):.3g}"
 
 
 def apart(got, want, tolerance: float) -> bool:

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Verdict, apart, close, pairs
+from autograder.checks import Bar, Check, Verdict, apart, close, difference, pairs
 from autograder.projects.a_ppo import oracle
 from autograder.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
 from rlkit.nn import mlp_forward, mlp_init
-
-
-def worst(got, want) -> str:
-    return f"max |difference| {np.abs(np.asarray(got, float) - np.asarray(want, float)).max():.3g}"
 
 
 def pair(value, shapes, what):
@@ -70,7 +66,7 @@ class GAE(Check):
             else:
                 want, label, what = oracle.gae(r, v, term, trunc, gamma, lam), "general lambda", "the GAE recursion"
             if label not in failed and not close(adv, want, tol):
-                failed[label] = f"{label} (T = {T}, N = {N}): advantages should equal {what}; {worst(adv, want)}"
+                failed[label] = f"{label} (T = {T}, N = {N}): advantages should equal {what}; {difference(adv, want)}"
             if "returns" not in failed and not close(ret, np.array(adv) + v[:T], tol):
                 failed["returns"] = "returns should be advantages + V(s_t)"
         return Verdict.of(list(failed.values()), 4, "matches at lambda = 1, lambda = 0 and in general, across "
@@ -155,7 +151,7 @@ class Batch(Check):
 # ------------------------------------------------------------------------------------------------ the pieces of the loss
 
 
-def logits_cases(seed: int, n: int = 6):
+def surrogate_cases(seed: int, n: int = 6):
     """(logits, actions, logp_old, advantages, eps, kind): at theta_old, beyond the clip, and anywhere."""
     rng = np.random.default_rng(seed)
     for i in range(n):
@@ -174,7 +170,7 @@ def logits_cases(seed: int, n: int = 6):
             yield logits, actions, at_old + rng.normal(0, 0.4, B), advantages, eps, "mixed ratios"
 
 
-class ClipGradient(Check):
+class ClippedSurrogateGradient(Check):
     id = "A.clip_gradient"
     name = "Clipped surrogate: at theta_old its gradient is the plain policy gradient; beyond the clip it is zero"
 
@@ -184,7 +180,7 @@ class ClipGradient(Check):
     def collect(self, student, ctx):
         fn = student.fn("clipped_surrogate")
         out = []
-        for logits, actions, old, adv, eps, _ in logits_cases(ctx.seed):
+        for logits, actions, old, adv, eps, _ in surrogate_cases(ctx.seed):
             value = fn(logits.copy(), actions.copy(), old.copy(), adv.copy(), eps)
             if not isinstance(value, (tuple, list)) or len(value) != 2:
                 raise StudentError(f"clipped_surrogate: expected (objective, gradient), found {describe(value)}",
@@ -195,19 +191,19 @@ class ClipGradient(Check):
 
     def judge(self, data, ctx):
         failed = {}
-        for (logits, actions, old, adv, eps, kind), (objective, grad) in pairs(logits_cases(ctx.seed), data["out"]):
+        for (logits, actions, old, adv, eps, kind), (objective, grad) in pairs(surrogate_cases(ctx.seed), data["out"]):
             want_objective, want_grad = oracle.clipped_surrogate(logits, actions, old, adv, eps)
             if kind == "at theta = theta_old":
                 plain = oracle.plain_policy_gradient(logits, actions, adv)
                 if not close(grad, plain, ctx.bar.tolerance):
                     failed.setdefault(kind, f"at theta = theta_old the gradient should equal the plain policy "
-                                            f"gradient mean_i A_i (onehot(a_i) - pi); {worst(grad, plain)}")
+                                            f"gradient mean_i A_i (onehot(a_i) - pi); {difference(grad, plain)}")
             elif kind.startswith("beyond") and not close(grad, np.zeros_like(logits), ctx.bar.tolerance):
                 failed.setdefault(kind, "beyond the clip on the favourable side (A > 0 and rho > 1 + eps, or A < 0 "
-                                        f"and rho < 1 - eps) the gradient should be zero; {worst(grad, np.zeros_like(logits))}")
+                                        f"and rho < 1 - eps) the gradient should be zero; {difference(grad, np.zeros_like(logits))}")
             if not close(grad, want_grad, ctx.bar.tolerance) or apart(objective, want_objective, ctx.bar.tolerance):
                 failed.setdefault("values", f"{kind}: objective {objective:.6g} (expected {want_objective:.6g}), "
-                                            f"gradient {worst(grad, want_grad)}")
+                                            f"gradient {difference(grad, want_grad)}")
         return Verdict.of(list(failed.values()), 3, "the plain policy gradient at theta_old, zero beyond the clip, "
                           "and the right objective everywhere")
 

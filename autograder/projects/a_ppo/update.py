@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.cascade import Probe, explained
-from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, require
+from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, difference, require
 from autograder.projects.a_ppo import oracle
-from autograder.projects.a_ppo.pieces import expected_batch, worst
+from autograder.projects.a_ppo.pieces import expected_batch
 from autograder.student import StudentError, as_array
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, make_envs
 from rlkit.categorical import log_prob
@@ -114,7 +114,7 @@ class Ratio(Check):
         if not close(data["ratio"], np.exp(new - old), ctx.bar.tolerance):
             flipped = close(data["ratio"], np.exp(old - new), 1e-9)
             failures.append("importance_ratio should be exp(logp_new - logp_old)"
-                            + (" (it returned exp(old - new))" if flipped else f"; {worst(data['ratio'], np.exp(new - old))}"))
+                            + (" (it returned exp(old - new))" if flipped else f"; {difference(data['ratio'], np.exp(new - old))}"))
         if "update_failed" in data:
             failures.append("the ratio on ppo_update's first minibatch could not be read: "
                             + require(data, "update_failed", str))
@@ -189,7 +189,7 @@ def first_difference(got, want, tolerance) -> str | None:
             return f"parameter array {k} holds NaN or inf"
         index = np.unravel_index(np.argmax(np.abs(g - w)), w.shape)
         return (f"parameter array {k}, entry {tuple(int(i) for i in index)}: {g[index]:.6g}, expected {w[index]:.6g} "
-                f"({worst(g, w)} in that array)")
+                f"({difference(g, w)} in that array)")
     return None
 
 

@@ -1,8 +1,8 @@
 """Project C: diagnose faulty agents from their training logs (D2L §15.7.6 C)."""
 
 from autograder.checks import Project
-from autograder.projects.c_diagnosis.checks import (Entropy, ExplainedVariance, FreshRuns, KLClip, OwnLabels,
-                                                    ReturnDrop, TDAndQ)
+from autograder.projects.c_diagnosis.pieces import Entropy, ExplainedVariance, KLClip, ReturnDrop, TDAndQ
+from autograder.projects.c_diagnosis.verdicts import FreshRuns, OwnLabels
 from autograder.projects.c_diagnosis.command import add_commands
 from autograder.projects.c_diagnosis.plots import plots
 from autograder.projects.c_diagnosis.runs import NAMES

@@ -196,7 +196,7 @@ def clip_cases(seed: int, n: int):
         yield REGIONS[region], pi, pi_old, np.array([y]), np.array([A]), eps
 
 
-class ClipGradient(Check):
+class GroupClippedGradient(Check):
     id = "D.clip_gradient"
     name = "Clipped surrogate gradient: plain policy gradient at theta_old, none beyond the clip"
 

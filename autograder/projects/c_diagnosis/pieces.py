@@ -1,18 +1,15 @@
-"""Project C's checks: each diagnostic against the oracle on crafted data, the student's verdict on their own three
-logs, and ``diagnose`` on fresh runs the grader trains itself with the seeds of the chosen set."""
+"""Project C's checks of single diagnostics: each against the oracle on crafted data made from the seed."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
-from autograder.checks import Bar, Check, Malformed, Verdict, pairs
-from autograder.projects.c_diagnosis import fresh, oracle, runs
+from autograder.checks import Bar, Check, Verdict, close_where_defined, difference, pairs
+from autograder.projects.c_diagnosis import oracle
 from autograder.student import StudentError, as_array, describe
 
 
-def numbers(value, shape: tuple, what: str) -> np.ndarray:
+def raw_array(value, shape: tuple, what: str) -> np.ndarray:
     """``value`` as a float array of ``shape``; NaN and inf are kept (some cases expect them)."""
     return as_array(value, shape, what, finite=False)
 
@@ -20,24 +17,7 @@ def numbers(value, shape: tuple, what: str) -> np.ndarray:
 def stats(value, keys: tuple, what: str) -> dict:
     if not isinstance(value, dict) or set(value) != set(keys):
         raise StudentError(f"{what}: expected a dict with keys {', '.join(keys)}, found {describe(value)}", "invalid")
-    return {key: float(numbers(value[key], (), f"{what}['{key}']")) for key in keys}
-
-
-def agree(got, want, tolerance: float) -> bool:
-    """Same shape; NaN where NaN is expected, and within ``tolerance`` (absolute below 1, relative above) elsewhere."""
-    try:
-        got, want = np.asarray(got, float), np.asarray(want, float)
-    except (TypeError, ValueError):  # ragged or non-numeric: agrees with nothing
-        return False
-    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
-        return False
-    ok = ~np.isnan(want)
-    return bool(np.all(np.abs(got[ok] - want[ok]) <= tolerance * np.maximum(1, np.abs(want[ok]))))
-
-
-def gap(got, want) -> str:
-    diff = np.abs(np.asarray(got, float) - np.asarray(want, float))
-    return f"max |difference| {np.nanmax(diff) if np.any(~np.isnan(diff)) else float('nan'):.3g}"
+    return {key: float(raw_array(value[key], (), f"{what}['{key}']")) for key in keys}
 
 
 class Tolerance(Bar):
@@ -47,7 +27,7 @@ class Tolerance(Bar):
 # ------------------------------------------------------------------------------------------------ policy diagnostics
 
 
-def logits_cases(seed: int):
+def entropy_logits_cases(seed: int):
     """(kind, logits): ordinary rows at several scales and widths, and one-hot rows (huge logits, -inf, big shifts)."""
     rng = np.random.default_rng([seed, 31])
     for A, scale in [(2, 0.3), (2, 3.0), (3, 1.0), (5, 10.0)]:
@@ -65,30 +45,30 @@ class Entropy(Check):
     def collect(self, student, ctx):
         H, M = student.fn("policy_entropy"), student.fn("logit_magnitude")
         out = []
-        for kind, logits in logits_cases(ctx.seed):
-            out.append([numbers(H(logits.copy()), (len(logits),), f"policy_entropy ({kind} logits)"),
-                        numbers(M(np.where(np.isinf(logits), 0.0, logits)), (len(logits),),
+        for kind, logits in entropy_logits_cases(ctx.seed):
+            out.append([raw_array(H(logits.copy()), (len(logits),), f"policy_entropy ({kind} logits)"),
+                        raw_array(M(np.where(np.isinf(logits), 0.0, logits)), (len(logits),),
                                 f"logit_magnitude ({kind} logits)")])
         return {"out": out}
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
-        for (kind, logits), (H, M) in pairs(logits_cases(ctx.seed), data["out"], "logits cases"):
+        for (kind, logits), (H, M) in pairs(entropy_logits_cases(ctx.seed), data["out"], "logits cases"):
             want = oracle.entropy_nats(logits)
             label = "one-hot entropy" if kind == "one-hot" else "entropy"
-            if label not in failed and not agree(H, want, tol):
+            if label not in failed and not close_where_defined(H, want, tol):
                 hint = ""
-                if agree(H, want / np.log(2), 1e-6):
+                if close_where_defined(H, want / np.log(2), 1e-6):
                     hint = " (these are bits: use the natural logarithm, entropy is measured in nats here)"
                 elif np.any(np.isnan(np.asarray(H, float))):
                     hint = (" (NaN: 0 log 0 must count as 0, and exp of a large logit overflows unless you subtract "
                             "the max)")
-                failed[label] = f"{label}, {kind} logits: expected -sum pi log pi in nats; {gap(H, want)}{hint}"
+                failed[label] = f"{label}, {kind} logits: expected -sum pi log pi in nats; {difference(H, want)}{hint}"
             want_m = oracle.logit_magnitude(np.where(np.isinf(logits), 0.0, logits))
             label = "magnitude under a shift" if kind == "shifted" else "magnitude"
-            if label not in failed and not agree(M, want_m, tol):
+            if label not in failed and not close_where_defined(M, want_m, tol):
                 failed[label] = (f"logit_magnitude, {kind} logits: expected mean_a |z_a - mean z| per row; "
-                                 f"{gap(M, want_m)}" + (" (a shift common to all actions must not change it)"
+                                 f"{difference(M, want_m)}" + (" (a shift common to all actions must not change it)"
                                                          if kind == "shifted" else ""))
         return Verdict.of(list(failed.values()), 4, "entropy in nats (one-hot rows included) and logit magnitude match")
 
@@ -114,8 +94,8 @@ class KLClip(Check):
 
     def collect(self, student, ctx):
         kl, cf = student.fn("approx_kl"), student.fn("clip_fraction")
-        return {"out": [[float(numbers(kl(new.copy(), old.copy()), (), "approx_kl")),
-                         float(numbers(cf(new.copy(), old.copy(), eps), (), "clip_fraction"))]
+        return {"out": [[float(raw_array(kl(new.copy(), old.copy()), (), "approx_kl")),
+                         float(raw_array(cf(new.copy(), old.copy(), eps), (), "clip_fraction"))]
                         for new, old, eps in ratio_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
@@ -123,13 +103,13 @@ class KLClip(Check):
         for (new, old, eps), (kl, cf) in pairs(ratio_cases(ctx.seed), data["out"], "log-prob cases"):
             want = oracle.approx_kl(new, old)
             label = "KL of an unchanged policy" if np.all(new == old) else "KL"
-            if label not in failed and not agree(kl, want, tol):
+            if label not in failed and not close_where_defined(kl, want, tol):
                 naive = np.mean(old - new)
                 hint = (" (that is mean(log old - log new), which can be negative; use (rho - 1) - log rho)"
-                        if agree(kl, naive, 1e-9) or agree(kl, -naive, 1e-9) else "")
+                        if close_where_defined(kl, naive, 1e-9) or close_where_defined(kl, -naive, 1e-9) else "")
                 failed[label] = f"{label}: expected mean((rho - 1) - log rho) = {want:.6g}, found {kl:.6g}{hint}"
             want_cf = oracle.clip_fraction(new, old, eps)
-            if "clip" not in failed and not agree(cf, want_cf, tol):
+            if "clip" not in failed and not close_where_defined(cf, want_cf, tol):
                 failed["clip"] = (f"clip fraction at eps = {eps}: expected the share of |rho - 1| > eps, "
                                   f"{want_cf:.4g}, found {cf:.4g}")
         return Verdict.of(list(failed.values()), 3, "approximate KL and clip fraction match, 0 for an unchanged policy")
@@ -157,7 +137,7 @@ class ExplainedVariance(Check):
 
     def collect(self, student, ctx):
         fn = student.fn("explained_variance")
-        return {"out": [float(numbers(fn(v.copy(), r.copy()), (), f"explained_variance ({kind})"))
+        return {"out": [float(raw_array(fn(v.copy(), r.copy()), (), f"explained_variance ({kind})"))
                         for kind, v, r in variance_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
@@ -165,14 +145,14 @@ class ExplainedVariance(Check):
         for (kind, v, r), got in pairs(variance_cases(ctx.seed), data["out"], "critic cases"):
             want = oracle.explained_variance(v, r)
             label = kind if kind == "constant returns" else "ordinary"
-            if label in failed or agree(got, want, tol):
+            if label in failed or close_where_defined(got, want, tol):
                 continue
             if kind == "constant returns":
                 failed[label] = (f"with constant returns Var(R) = 0 and the ratio is undefined: expected NaN, "
                                  f"found {got:.6g}")
             else:
                 inverted = 1 - np.var(r) / np.var(r - v) if np.var(r - v) > 0 else np.nan
-                hint = " (the ratio is upside down: Var(R - V) goes on top)" if agree(got, inverted, 1e-9) else ""
+                hint = " (the ratio is upside down: Var(R - V) goes on top)" if close_where_defined(got, inverted, 1e-9) else ""
                 failed[label] = f"{kind}: expected 1 - Var(R - V) / Var(R) = {want:.6g}, found {got:.6g}{hint}"
         return Verdict.of(list(failed.values()), 2, "matches, and is NaN for constant returns")
 
@@ -210,7 +190,7 @@ class TDAndQ(Check):
             for key, want, got, what in [(k, want_td[k], got_td[k], "td_error_stats") for k in TD_KEYS] + \
                                         [(k, want_q[k], got_q[k], "q_overestimation") for k in Q_KEYS]:
                 label = f"{what}['{key}']"
-                if label not in failed and not agree(got, want, tol):
+                if label not in failed and not close_where_defined(got, want, tol):
                     hint = " (with reward 1 per step no return exceeds 1 / (1 - gamma))" if key == "above_bound" else ""
                     failed[label] = f"{label} at gamma = {gamma}: expected {want:.6g}, found {got:.6g}{hint}"
         return Verdict.of(list(failed.values()), 6, "TD-error statistics and overestimation match")
@@ -236,7 +216,7 @@ class ReturnDrop(Check):
 
     def collect(self, student, ctx):
         fn = student.fn("return_drop")
-        return {"out": [float(numbers(fn(curve.copy()), (), f"return_drop ({kind})"))
+        return {"out": [float(raw_array(fn(curve.copy()), (), f"return_drop ({kind})"))
                         for kind, curve in curve_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
@@ -244,77 +224,6 @@ class ReturnDrop(Check):
         for (kind, curve), got in pairs(curve_cases(ctx.seed), data["out"], "return curves"):
             want = oracle.return_drop(curve)
             label = "ordinary" if kind == "ordinary" else "edge"
-            if label not in failed and not agree(got, want, tol):
+            if label not in failed and not close_where_defined(got, want, tol):
                 failed[label] = f"{kind} curve: expected 1 - mean(after the peak) / peak = {want:.6g}, found {got:.6g}"
         return Verdict.of(list(failed.values()), 2, "matches, gaps, a final peak and an empty curve included")
-
-
-# ------------------------------------------------------------------------------------------------ the verdicts
-
-
-def label_of(value, what: str) -> str:
-    if not isinstance(value, str) or value not in runs.LABELS:
-        raise StudentError(f"{what}: expected one of {', '.join(runs.LABELS)}, found {describe(value)}", "invalid")
-    return value
-
-
-class OwnLabels(Check):
-    id = "C.own_labels"
-    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
-    name = "Your verdict on your own three agents"
-
-    class Bar(Bar):
-        per_student: bool
-        example_seed: int
-
-    def collect(self, student, ctx):
-        got = student.fn("my_labels")()
-        if not isinstance(got, dict) or set(got) != set(runs.NAMES):
-            raise StudentError(f"my_labels: expected a dict with keys {', '.join(runs.NAMES)}, found "
-                               f"{describe(got) if not isinstance(got, dict) else sorted(map(str, got))}", "invalid")
-        return {"labels": {name: label_of(got[name], f"my_labels()['{name}']") for name in runs.NAMES}}
-
-    def judge(self, data, ctx):
-        labels = data.get("labels")
-        if not isinstance(labels, dict) or set(labels) != set(runs.NAMES):
-            raise Malformed(f"expected a label for each of {', '.join(runs.NAMES)}")
-        student = ctx.student if ctx.bar.per_student else None
-        truth = runs.student_set(runs.student_key(student, ctx.secret, ctx.bar.example_seed))
-        whose = f"student {student}'s logs" if student else "the bundled example logs"
-        failures = [f"{name} is not {data['labels'][name]}" for name in runs.NAMES
-                    if data["labels"][name] != truth[name].label]
-        return Verdict.of(failures, len(runs.NAMES), f"all three right ({whose})", graded_against=whose)
-
-
-class FreshRuns(Check):
-    id = "C.fresh_runs"
-    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
-    name = "diagnose names the fault of fresh runs the grader trains: every fault at two severities, and healthy"
-    cost, per_seed = 12.0, True
-
-    def prepare(self, ctx) -> str:
-        """Grader side, before the child starts: the logs of this seed's runs, trained where no student code runs."""
-        return str(fresh.fresh_logs(ctx.seed, ctx.secret))
-
-    def collect(self, student, ctx):
-        fn = student.fn("diagnose")
-        labels = [label_of(fn(log), f"diagnose (run {i + 1})") for i, log in enumerate(fresh.unbundle(ctx.inputs))]
-        return {"labels": labels}
-
-    def judge(self, data, ctx):
-        wrong, shown = Counter(), []
-        planned = [run for seed in ctx.seeds for run in runs.fresh_plan(seed, ctx.secret)]
-        labels = [label for _, label in pairs(planned, data.get("labels"), "fresh runs")]
-        if not all(isinstance(label, str) and label in runs.LABELS for label in labels):  # before training anything
-            raise Malformed(f"expected one of {', '.join(runs.LABELS)} per run")
-        logs = [log for seed in ctx.seeds for log in fresh.unbundle(fresh.fresh_logs(seed, ctx.secret))]
-        for run, log, label in zip(planned, logs, labels):
-            if label != run.label:
-                wrong[(run.label, run.severity, label)] += 1
-            shown.append({"run": len(shown) + 1, "label": label, "truth": run.label, "severity": run.severity,
-                          "panel": oracle.panel(log)})
-        # counted, never by position: feedback must not tell which call of diagnose was which run
-        failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
-                    for (truth, severity, label), n in sorted(wrong.items())]
-        return Verdict(1 - sum(wrong.values()) / len(shown), "; ".join(failures) or
-                       f"all {len(shown)} fresh runs labelled right", {"runs": shown})

@@ -1,0 +1,78 @@
+"""Project C's verdicts: the student's labels for their own three logs, and ``diagnose`` on fresh runs the grader
+trains itself with the seeds of the chosen set."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from autograder.checks import Bar, Check, Malformed, Verdict, pairs
+from autograder.projects.c_diagnosis import fresh, oracle, runs
+from autograder.student import StudentError, describe
+
+
+def label_of(value, what: str) -> str:
+    if not isinstance(value, str) or value not in runs.LABELS:
+        raise StudentError(f"{what}: expected one of {', '.join(runs.LABELS)}, found {describe(value)}", "invalid")
+    return value
+
+
+class OwnLabels(Check):
+    id = "C.own_labels"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
+    name = "Your verdict on your own three agents"
+
+    class Bar(Bar):
+        per_student: bool
+        example_seed: int
+
+    def collect(self, student, ctx):
+        got = student.fn("my_labels")()
+        if not isinstance(got, dict) or set(got) != set(runs.NAMES):
+            raise StudentError(f"my_labels: expected a dict with keys {', '.join(runs.NAMES)}, found "
+                               f"{describe(got) if not isinstance(got, dict) else sorted(map(str, got))}", "invalid")
+        return {"labels": {name: label_of(got[name], f"my_labels()['{name}']") for name in runs.NAMES}}
+
+    def judge(self, data, ctx):
+        labels = data.get("labels")
+        if not isinstance(labels, dict) or set(labels) != set(runs.NAMES):
+            raise Malformed(f"expected a label for each of {', '.join(runs.NAMES)}")
+        student = ctx.student if ctx.bar.per_student else None
+        truth = runs.student_set(runs.student_key(student, ctx.secret, ctx.bar.example_seed))
+        whose = f"student {student}'s logs" if student else "the bundled example logs"
+        failures = [f"{name} is not {data['labels'][name]}" for name in runs.NAMES
+                    if data["labels"][name] != truth[name].label]
+        return Verdict.of(failures, len(runs.NAMES), f"all three right ({whose})", graded_against=whose)
+
+
+class FreshRuns(Check):
+    id = "C.fresh_runs"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
+    name = "diagnose names the fault of fresh runs the grader trains: every fault at two severities, and healthy"
+    cost, per_seed = 12.0, True
+
+    def prepare(self, ctx) -> str:
+        """Grader side, before the child starts: the logs of this seed's runs, trained where no student code runs."""
+        return str(fresh.fresh_logs(ctx.seed, ctx.secret))
+
+    def collect(self, student, ctx):
+        fn = student.fn("diagnose")
+        labels = [label_of(fn(log), f"diagnose (run {i + 1})") for i, log in enumerate(fresh.unbundle(ctx.inputs))]
+        return {"labels": labels}
+
+    def judge(self, data, ctx):
+        wrong, shown = Counter(), []
+        planned = [run for seed in ctx.seeds for run in runs.fresh_plan(seed, ctx.secret)]
+        labels = [label for _, label in pairs(planned, data.get("labels"), "fresh runs")]
+        if not all(isinstance(label, str) and label in runs.LABELS for label in labels):  # before training anything
+            raise Malformed(f"expected one of {', '.join(runs.LABELS)} per run")
+        logs = [log for seed in ctx.seeds for log in fresh.unbundle(fresh.fresh_logs(seed, ctx.secret))]
+        for run, log, label in zip(planned, logs, labels):
+            if label != run.label:
+                wrong[(run.label, run.severity, label)] += 1
+            shown.append({"run": len(shown) + 1, "label": label, "truth": run.label, "severity": run.severity,
+                          "panel": oracle.panel(log)})
+        # counted, never by position: feedback must not tell which call of diagnose was which run
+        failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
+                    for (truth, severity, label), n in sorted(wrong.items())]
+        return Verdict(1 - sum(wrong.values()) / len(shown), "; ".join(failures) or
+                       f"all {len(shown)} fresh runs labelled right", {"runs": shown})
