@@ -18,9 +18,15 @@ scheduler is named.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
+import socket
 import uuid
 from pathlib import Path
+
+import autograder
+import rlkit
 
 from autograder.classroom import (Interrupted, Row, assigned_projects, before_grading, grade_one, keep, students_in,
                                   write_grades)
@@ -51,10 +57,22 @@ def dask_distributed():
     return distributed
 
 
-def grade_on_worker(student: str, folder: str, course: Course, seed_set: str, projects: list[str]):
-    """The task: one student graded on the worker it runs on (``classroom.grade_one``)."""
-    import socket
+@functools.cache
+def kit_digest() -> str:
+    """A digest of the kit's code (``autograder`` and ``rlkit``): a worker with other code would grade otherwise."""
+    digest = hashlib.sha256()
+    for package in (Path(autograder.__file__).parent, Path(rlkit.__file__).parent):
+        for path in sorted(package.rglob("*.py")):
+            digest.update(f"{path.relative_to(package.parent)}\0".encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
 
+
+def grade_on_worker(student: str, folder: str, course: Course, seed_set: str, projects: list[str], kit: str):
+    """The task: one student graded on the worker it runs on (``classroom.grade_one``), with the kit's code the
+    submitting process has (``kit``, its ``kit_digest``), on the folder at the path it named."""
+    if kit != kit_digest():
+        return Row(student, f"error: the worker on {socket.gethostname()} runs another version of the kit (its code "
+                            f"{kit_digest()}, here {kit}): install the same one on every worker", None)
     if not Path(folder).is_dir():
         return Row(student, f"error: the worker on {socket.gethostname()} cannot see {folder}: every worker needs the "
                             "class folder at the path grade-all was given (a shared file system)", None)
@@ -117,8 +135,8 @@ def _grade_all_on(distributed, address, root, out, course, seed_set, progress, p
         if todo:  # one graph: the scheduler sees the whole class at once and queues it, rather than handing every
             # student out at once to a worker's own queue, where that worker's death would count against them all
             futures = client.map(grade_on_worker, [t[0] for t in todo], [t[1] for t in todo], course=course,
-                                 seed_set=seed_set, projects=projects, key=[f"grade-{run}-{t[0]}" for t in todo],
-                                 pure=False)
+                                 seed_set=seed_set, projects=projects, kit=kit_digest(),
+                                 key=[f"grade-{run}-{t[0]}" for t in todo], pure=False)
             pending.update((future, (t[0], t[2], t[3])) for future, t in zip(futures, todo))
         for future in distributed.as_completed(list(pending), loop=client.loop):
             student, stamp, status = pending.pop(future)

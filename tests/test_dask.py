@@ -201,3 +201,17 @@ def test_jobs_and_insecure_are_refused_beside_a_scheduler(tmp_path, capsys, monk
                      *extra]) == 2
     said = capsys.readouterr().err
     assert "--jobs and --scheduler do not go together" in said and "AUTOGRADER_INSECURE=1" in said
+
+
+def test_a_worker_with_other_kit_code_or_without_the_class_folder_refuses_with_a_row(tmp_path, course_file):
+    from autograder.cluster import grade_on_worker, kit_digest
+    from autograder.config import load_course
+
+    course = load_course(course_file, private=False)
+    root = make_class(tmp_path / "class", {"ada": REFERENCE})
+    other = grade_on_worker("ada", str(root / "ada"), course, "public", ["D"], kit="0" * 16)
+    assert other.report is None and other.status.startswith("error: the worker on ")
+    assert f"runs another version of the kit (its code {kit_digest()}, here {'0' * 16})" in other.status
+    unseen = grade_on_worker("ada", str(tmp_path / "elsewhere" / "ada"), course, "public", ["D"], kit=kit_digest())
+    assert unseen.report is None and "cannot see" in unseen.status and "shared file system" in unseen.status
+    assert len(kit_digest()) == 16 and kit_digest() == kit_digest()
