@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,test]'
+	$(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,dask,test]'
 	touch $(STAMP)
 
 grade: $(STAMP)  ## grade the bundled reference solutions and print the score table

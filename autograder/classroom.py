@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.config import Course
-from autograder.grading import Stopped, grade
+from autograder.grading import Graded, Stopped, grade
 from autograder.projects import PROJECTS
 from autograder.report import score_text, write_html
 from autograder.sandbox.runner import STOP
@@ -109,21 +109,29 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
-def grade_student(student: str, folder: Path, out: Path, course: Course, seed_set: str,
-                  projects: list[str] | None = None) -> Row:
-    projects = projects or list(course.projects)
+def before_grading(student: str, folder: Path, out: Path, course: Course, seed_set: str,
+                   projects: list[str]) -> tuple[Row | None, str, str]:
+    """What the submitting process decides before any grading: (the row when there is nothing to grade, the
+    fingerprint, the status a graded student gets). A student unchanged since their report, or without any of the
+    graded projects, has their row here."""
     target = out / student
     stamp = fingerprint(folder, course, seed_set, projects)
     if (target / FINGERPRINT).exists() and (target / FINGERPRINT).read_text() == stamp:
         report = json.loads((target / "report.json").read_text())
         problems = what_happened(report)
-        return Row(student, f"unchanged ({problems})" if problems else "unchanged", report)
+        return Row(student, f"unchanged ({problems})" if problems else "unchanged", report), stamp, ""
     status = "regraded" if (target / "report.json").exists() else "graded"
     present = [pid for pid in projects if (folder / PROJECTS[pid].folder).is_dir()]
     if not present:
         found = ", ".join(sorted(p.name for p in folder.iterdir())) or "nothing"
         expected = " or ".join(f"{PROJECTS[pid].folder}/" for pid in projects)
-        return Row(student, f"no submission (expected {expected}; found {found})", None)
+        return Row(student, f"no submission (expected {expected}; found {found})", None), stamp, status
+    return None, stamp, status
+
+
+def grade_one(student: str, folder: Path, course: Course, seed_set: str, projects: list[str]) -> Graded | Row:
+    """One student's grading, where it runs (a thread of this process, or a cluster's worker): the report and its
+    figures, or an ``error: ...`` row when the grader itself failed on them."""
     try:
         graded = grade(folder, course, seed_set=seed_set, projects=projects, jobs=1, student=student)
     except Stopped:
@@ -132,12 +140,29 @@ def grade_student(student: str, folder: Path, out: Path, course: Course, seed_se
         return Row(student, f"error: {type(exc).__name__}: {exc} ({traceback.extract_tb(exc.__traceback__)[-1].name})",
                    None)
     graded.report["submission"] = student
+    return graded
+
+
+def keep(student: str, out: Path, graded: Graded | Row, stamp: str, status: str) -> Row:
+    """Write a graded student's report.json, report.html and fingerprint (in the submitting process); their row."""
+    if isinstance(graded, Row):
+        return graded
+    target = out / student
     target.mkdir(parents=True, exist_ok=True)
     write_html(graded.report, graded.figures, target / "report.html",
                {pid: PROJECTS[pid].title for pid in graded.report["projects"]})
     _write_atomically(target / "report.json", json.dumps(graded.report, indent=2) + "\n")
     _write_atomically(target / FINGERPRINT, stamp)  # last: a report without it is regraded on resume
     return Row(student, what_happened(graded.report) or status, graded.report)
+
+
+def grade_student(student: str, folder: Path, out: Path, course: Course, seed_set: str,
+                  projects: list[str] | None = None) -> Row:
+    projects = projects or list(course.projects)
+    row, stamp, status = before_grading(student, folder, out, course, seed_set, projects)
+    if row is not None:
+        return row
+    return keep(student, out, grade_one(student, folder, course, seed_set, projects), stamp, status)
 
 
 def write_grades(rows: list[Row], course: Course, path: Path, projects: list[str] | None = None) -> None:

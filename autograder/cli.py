@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from autograder import paths
+from autograder.cluster import ClusterError, SchedulerLost  # imports no Dask: that waits for --scheduler
 from autograder.config import CourseError, load_course
 from autograder.grading import figures_of, grade
 from autograder.kit import KitError
@@ -103,11 +105,25 @@ def cmd_check(args) -> int:
     return _grade_and_report(folder, course, args, "public", public_only=True)
 
 
+def _grade_all_on_cluster(args, root, out, course, advance, projects):
+    from autograder.cluster import dask_distributed, grade_all_on
+
+    dask_distributed()  # Dask installed, else a clear error before anything else is said
+    err.print(f"grading on the Dask cluster at {args.scheduler}, a task per student", highlight=False)
+    return grade_all_on(args.scheduler, root, out, course, seed_set=args.seeds, progress=advance, projects=projects)
+
+
 def cmd_grade_all(args) -> int:
     from autograder.classroom import Interrupted, assigned_projects, grade_all
     from autograder.report.summary import write_summary
 
     root, out = Path(args.root), Path(args.out)
+    if args.scheduler and args.jobs:
+        raise UsageError("--jobs and --scheduler do not go together: on a cluster each worker grades as many "
+                         "students at once as it has threads (dask worker --nthreads)")
+    if args.scheduler and args.insecure:
+        raise UsageError("--insecure does not reach a cluster's workers: start the workers with "
+                         "AUTOGRADER_INSECURE=1 in their environment if you accept unisolated grading there")
     if not root.is_dir():
         raise UsageError(f"ROOT should be a class folder (submitted/<student>/<project>/ or <student>/<project>/); "
                          f"{root} is not a folder")
@@ -122,12 +138,19 @@ def cmd_grade_all(args) -> int:
             bar.advance(f"{student} done")
 
         try:
-            rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance,
-                             projects=projects)
+            if args.scheduler:
+                rows = _grade_all_on_cluster(args, root, out, course, advance, projects)
+            else:
+                rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance,
+                                 projects=projects)
         except Interrupted as stopped:
             bar.stop()
             err.print(str(stopped), highlight=False)
             return 130
+        except SchedulerLost as lost:
+            bar.stop()
+            err.print(f"[red]error:[/] {escape(str(lost))}", highlight=False)
+            return 3
     summary = write_summary(rows, course, out / "summary.html", projects)
     counts = {}
     for row in rows:
@@ -266,6 +289,8 @@ def parser() -> argparse.ArgumentParser:
     course_option(a)
     a.add_argument("--private", help="private overlay with the grading seeds")
     a.add_argument("--jobs", type=int, help="students graded in parallel (default 1)")
+    a.add_argument("--scheduler", metavar="ADDRESS", help="grade on the Dask cluster whose scheduler is at ADDRESS "
+                   "(e.g. tcp://head:8786), a task per student; needs the dask extra")
     a.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
                    "student code cannot be isolated (no bubblewrap, not root)")
     a.set_defaults(run=cmd_grade_all)
@@ -297,8 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["AUTOGRADER_INSECURE"] = "1"
     try:
         return args.run(args)
-    except (UsageError, CourseError, KitError, paths.CourseNotFound) as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False)
+    except (UsageError, CourseError, KitError, paths.CourseNotFound, ClusterError) as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
         return 2
     except KeyboardInterrupt:  # a second Ctrl-C, or one outside a class run: a line, not a traceback
         err.print("stopped", highlight=False)
