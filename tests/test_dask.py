@@ -17,7 +17,7 @@ import yaml
 
 from autograder import paths
 from autograder.cli import main
-from conftest import mutate
+from conftest import mutate, quick_course_data
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 
@@ -71,9 +71,7 @@ def cluster(tmp_path_factory):
 @pytest.fixture(scope="module")
 def course_file(tmp_path_factory):
     """D's three cheap checks, with short limits so the hanging student costs seconds."""
-    data = yaml.safe_load(paths.COURSE_FILE.read_text())
-    data["projects"] = {"D": {"checks": {k: v for k, v in data["projects"]["D"]["checks"].items()
-                                         if k in ("D.weights", "D.kl_penalty", "D.price_exploit")}}}
+    data = quick_course_data({"D": ("D.weights", "D.kl_penalty", "D.price_exploit")})
     data["limits"]["wall_seconds"] = 4
     path = tmp_path_factory.mktemp("course") / "course.yml"
     path.write_text(yaml.safe_dump(data))
