@@ -1,6 +1,7 @@
 """Grade one submission: find its project folders, run every configured check in the sandbox, score, report.
 
-The report is plain data in the design's schema (see ``docs/report-schema.md``); figures travel beside it.
+The report is a ``Report`` (``autograder.report.model``) whose JSON form is ``docs/report-schema.md``'s; figures travel
+beside it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
+from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, Outcome, run_check
 from autograder.secrecy import Hidden, redact, redact_text
@@ -34,9 +36,9 @@ class Stopped(Exception):
 
 @dataclass
 class Graded:
-    """The report (JSON-ready) and each project's figures as (title, png) pairs."""
+    """The report and each project's figures as (title, png) pairs."""
 
-    report: dict
+    report: Report
     figures: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)
 
 
@@ -57,7 +59,7 @@ def projects_in(path: Path, course: Course, wanted: list[str] | None) -> list[st
 
 
 def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, verdict=None,
-           missing: str = "", credit: str = "per_case") -> dict:
+           missing: str = "", credit: str = "per_case") -> CheckResult:
     if verdict is not None:
         fraction, message, details = min(max(verdict.fraction, 0.0), 1.0), verdict.message, verdict.details
         if credit == "all_or_nothing" and fraction < 1.0:
@@ -65,12 +67,11 @@ def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, ver
     elif outcome is None:
         fraction, message, details = 0.0, missing, {}
     else:
-        fraction, message, details = 0.0, _failure_message(outcome), {"status": outcome.status}
-        if outcome.kind in ("syntax", "import"):  # the project's modules failed at import: grade-all names it
-            details["kind"] = outcome.kind
-    return {"id": check_id, "name": name, "score": round(points * fraction, 2), "max_score": float(points),
-            "passed": fraction >= 1.0, "message": message, "details": details,
-            "seconds": round(outcome.seconds, 3) if outcome else 0.0}
+        # a project whose modules failed at import says how (grade-all names it)
+        kind = outcome.kind if outcome.kind in ("syntax", "import") else None
+        fraction, message, details = 0.0, _failure_message(outcome), not_run(outcome.status, kind)
+    return CheckResult(check_id, name, round(points * fraction, 2), float(points), fraction >= 1.0, message, details,
+                       round(outcome.seconds, 3) if outcome else 0.0)
 
 
 def _failure_message(outcome: Outcome) -> str:
@@ -239,25 +240,24 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
     if STOP.is_set():
         raise Stopped()
 
-    report = {"submission": str(path), "seeds": seed_set, "score": 0.0, "max_score": 0.0, "projects": {}}
+    report = Report(str(path), seed_set)
     for (pid, cid, folder), outcome in zip(plan, outcomes):
         missing = f"no {PROJECTS[pid].folder} folder found in {path} (expected {path / PROJECTS[pid].folder}/)"
         entry = judged(pid, cid, outcome, course, seed_set, student, missing)
-        report["projects"].setdefault(pid, {"score": 0.0, "max_score": 0.0, "checks": []})["checks"].append(entry)
-    for pid, section in report["projects"].items():
+        report.projects.setdefault(pid, ProjectResult()).checks.append(entry)
+    for pid, section in report.projects.items():
         folder = project_folder(path, pid)
         left_out = staging.stage(folder, None) if folder else []
-        if left_out:  # the same for every check of the project, so said once, beside them
-            section["notes"] = [f"left out of the graded copy of {PROJECTS[pid].folder}/: {n}" for n in left_out]
-    figures = totalled(report)
+        # the same for every check of the project, so said once, beside them
+        section.notes = [f"left out of the graded copy of {PROJECTS[pid].folder}/: {n}" for n in left_out]
     hidden = Hidden.of(course, seed_set)
     figures = {pid: [(redact_text(caption, hidden), image) for caption, image in shown]
-               for pid, shown in figures.items()}
-    return Graded(redact(report, hidden), figures)
+               for pid, shown in figures_for(report).items()}
+    return Graded(Report.from_json(redact(report.to_json(), hidden)), figures)
 
 
 def judged(pid: str, cid: str, outcome: Outcome | None, course: Course, seed_set: SeedSet,
-           student: str | None = None, missing: str = "") -> dict:
+           student: str | None = None, missing: str = "") -> CheckResult:
     """One check's report entry from what its child handed back: judged when the run was ok, else its failure."""
     check, ccfg = PROJECTS[pid].checks[cid], course.projects[pid].checks[cid]
     verdict = None
@@ -268,13 +268,13 @@ def judged(pid: str, cid: str, outcome: Outcome | None, course: Course, seed_set
         try:
             verdict = check.judge(outcome.payload(), ctx)
         except (Malformed, StudentError) as exc:
-            verdict = Verdict(0.0, MALFORMED.format(exc), {"status": "malformed"})
+            verdict = Verdict(0.0, MALFORMED.format(exc), not_run("malformed"))
         except SHAPE_ERRORS as exc:  # data of a shape the judge did not expect: the reference never makes it
-            verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), {"status": "malformed"})
+            verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), not_run("malformed"))
         except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
             outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
     entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing, ccfg.credit or check.credit)
-    entry["message"] = cut(entry["message"], course.limits.message_chars)
+    entry.message = cut(entry.message, course.limits.message_chars)
     return entry
 
 
@@ -297,14 +297,6 @@ def figures_of(pid: str, details: dict, reference: dict | None = None) -> list[t
                  f"{str(exc)[:200]})", None)]
 
 
-def totalled(report: dict) -> dict[str, list]:
-    """Fill in the report's totals; return each project's figures."""
-    figures = {}
-    for pid, section in report["projects"].items():
-        section["score"] = round(sum(c["score"] for c in section["checks"]), 2)
-        section["max_score"] = round(sum(c["max_score"] for c in section["checks"]), 6)
-        figures[pid] = figures_of(pid, {c["id"]: c["details"] for c in section["checks"]
-                                        if c["details"] and "status" not in c["details"]})
-    report["score"] = round(sum(s["score"] for s in report["projects"].values()), 2)
-    report["max_score"] = round(sum(s["max_score"] for s in report["projects"].values()), 6)
-    return figures
+def figures_for(report: Report) -> dict[str, list]:
+    """Each project's figures, drawn from its judged checks' details."""
+    return {pid: figures_of(pid, section.figures_data()) for pid, section in report.projects.items()}

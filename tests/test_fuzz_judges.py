@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from autograder.grading import figures_of, judged, totalled
+from autograder.grading import figures_for, figures_of, judged
 from autograder.projects import PROJECTS
-from autograder.report import write_html, write_json
+from autograder.report import ProjectResult, Report, write_html, write_json
 from autograder.sandbox.runner import Outcome
 
 NAN, INF = float("nan"), float("inf")
@@ -73,12 +73,11 @@ def test_a_judge_fed_malformed_data_fails_the_check_and_the_report_is_written(tm
     cases = [{}, *(malformed(keys, rng) for _ in range(1 if cid in HEAVY else 12))]
     for data in cases:
         entry = judged(pid, cid, Outcome("ok", 0.0, json.loads(json.dumps(data))), course, "public")
-        assert entry["score"] == 0 and not entry["passed"], (data, entry)
-        assert "grader itself failed" not in entry["message"], (data, entry["message"])
-        assert len(entry["message"]) <= course.limits.message_chars + 60
-        report = {"submission": "fuzz", "seeds": "public", "score": 0.0, "max_score": 0.0,
-                  "projects": {pid: {"score": 0.0, "max_score": 0.0, "checks": [entry]}}}
-        figures = totalled(report)
+        assert entry.score == 0 and not entry.passed, (data, entry)
+        assert "grader itself failed" not in entry.message, (data, entry.message)
+        assert len(entry.message) <= course.limits.message_chars + 60
+        report = Report("fuzz", "public", {pid: ProjectResult([entry])})
+        figures = figures_for(report)
         write_json(report, tmp_path / "report.json")
         write_html(report, figures, tmp_path / "report.html", {pid: PROJECTS[pid].title})
-        assert figures_of(pid, {cid: entry["details"]}) is not None
+        assert figures_of(pid, {cid: entry.details}) is not None
