@@ -12,6 +12,7 @@ import random
 import pytest
 
 from autograder.grading import figures_for, figures_of, judged
+from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.report import ProjectResult, Report, write_html, write_json
 from autograder.sandbox.runner import Outcome
@@ -48,7 +49,7 @@ def keys_read_by(pid: str, cid: str, course) -> list[str]:
     values, rng = {}, random.Random(0)
     for _ in range(6):
         asked: set = set()
-        judged(pid, cid, Outcome("ok", 0.0, Recording(values, asked)), course, "public")
+        judged(planned(course, pid, cid, "public"), Outcome("ok", 0.0, Recording(values, asked)), course)
         if asked <= set(values):
             break
         values.update({key: rng.choice(GARBAGE)(rng) for key in asked - set(values)})
@@ -72,7 +73,8 @@ def test_a_judge_fed_malformed_data_fails_the_check_and_the_report_is_written(tm
     keys = keys_read_by(pid, cid, course)
     cases = [{}, *(malformed(keys, rng) for _ in range(1 if cid in HEAVY else 12))]
     for data in cases:
-        entry = judged(pid, cid, Outcome("ok", 0.0, json.loads(json.dumps(data))), course, "public")
+        item = planned(course, pid, cid, "public")
+        entry = judged(item, Outcome("ok", 0.0, json.loads(json.dumps(data))), course)
         assert entry.score == 0 and not entry.passed, (data, entry)
         assert "grader itself failed" not in entry.message, (data, entry.message)
         assert len(entry.message) <= course.limits.message_chars + 60
