@@ -127,6 +127,19 @@ class Context:
     student: str | None = None
     secret: str | None = None
 
+    def plain(self) -> dict:
+        """What crosses to the sandboxed child: seeds, seed set, bar and inputs, never ``student`` or ``secret``."""
+        return {"seeds": list(self.seeds), "seed_set": self.seed_set, "bar": self.bar.model_dump(mode="json"),
+                "inputs": self.inputs}
+
+    @classmethod
+    def from_plain(cls, check: "Check", plain: dict) -> "Context":
+        """The child's copy of the grader's context, its bar validated as every bar is (``config.validated_bar``)."""
+        from autograder.config import validated_bar
+
+        return cls(tuple(plain["seeds"]), plain["seed_set"], validated_bar(check, plain["bar"], check.id),
+                   inputs=plain.get("inputs"))
+
     @property
     def seed(self) -> int:
         """The seed of a check that makes its inputs from one: the smallest, so that the order in which a course lists

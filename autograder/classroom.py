@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import os
 import stat
 import traceback
@@ -20,7 +19,7 @@ from pathlib import Path
 from autograder.config import Course
 from autograder.grading import Graded, Stopped, grade
 from autograder.projects import PROJECTS
-from autograder.report import score_text, write_html
+from autograder.report import Report, score_text, write_html
 from autograder.sandbox.runner import STOP
 
 FINGERPRINT = ".fingerprint"
@@ -30,7 +29,7 @@ FINGERPRINT = ".fingerprint"
 class Row:
     student: str
     status: str  # see ``what_happened``; "no submission (...)" and "error: ..." when there is no report
-    report: dict | None
+    report: Report | None
 
 
 def students_in(root: Path) -> list[tuple[str, Path]]:
@@ -49,25 +48,24 @@ def assigned_projects(root: Path, course: Course, wanted: list[str] | None = Non
     return found or list(course.projects)
 
 
-# What went wrong in a report, worst first: (status, does this check entry show it)
+# What went wrong in a report, worst first: (status, does this check (a CheckResult) show it)
 PROBLEMS = [
-    ("does not compile", lambda d: d.get("kind") == "syntax"),
-    ("timed out", lambda d: d.get("status") == "timeout"),
-    ("crashed", lambda d: d.get("status") in ("crashed", "memory")
-     or (d.get("status") == "student_error" and d.get("kind") == "import")),
+    ("does not compile", lambda c: c.kind == "syntax"),
+    ("timed out", lambda c: c.status == "timeout"),
+    ("crashed", lambda c: c.status in ("crashed", "memory") or (c.status == "student_error" and c.kind == "import")),
 ]
 
 
-def what_happened(report: dict) -> str:
+def what_happened(report: Report) -> str:
     """"" for a report whose every check ran to a verdict; else each problem with what it hit, worst first:
     ``does not compile: D`` (a project whose modules do not compile: every check), ``timed out: D.k_sweep``,
     ``crashed: A.bar`` (killed, out of memory, exited, or the module failed at import)."""
     said = []
     for status, shows in PROBLEMS:
         hit = []
-        for pid, project in report["projects"].items():
-            failed = [c["id"] for c in project["checks"] if "status" in c["details"] and shows(c["details"])]
-            if failed and any("kind" in c["details"] for c in project["checks"] if c["id"] in failed):
+        for pid, project in report.projects.items():
+            failed = [c.id for c in project.checks if c.outcome == "error" and shows(c)]
+            if failed and any(c.kind for c in project.checks if c.id in failed):
                 hit.append(pid)  # at import: the whole project, named once
             else:
                 hit += failed
@@ -117,7 +115,7 @@ def before_grading(student: str, folder: Path, out: Path, course: Course, seed_s
     target = out / student
     stamp = fingerprint(folder, course, seed_set, projects)
     if (target / FINGERPRINT).exists() and (target / FINGERPRINT).read_text() == stamp:
-        report = json.loads((target / "report.json").read_text())
+        report = Report.load(target / "report.json")
         problems = what_happened(report)
         return Row(student, f"unchanged ({problems})" if problems else "unchanged", report), stamp, ""
     status = "regraded" if (target / "report.json").exists() else "graded"
@@ -139,7 +137,7 @@ def grade_one(student: str, folder: Path, course: Course, seed_set: str, project
     except Exception as exc:  # noqa: BLE001 - one student's failure must not stop the class
         return Row(student, f"error: {type(exc).__name__}: {exc} ({traceback.extract_tb(exc.__traceback__)[-1].name})",
                    None)
-    graded.report["submission"] = student
+    graded.report.submission = student
     return graded
 
 
@@ -150,8 +148,8 @@ def keep(student: str, out: Path, graded: Graded | Row, stamp: str, status: str)
     target = out / student
     target.mkdir(parents=True, exist_ok=True)
     write_html(graded.report, graded.figures, target / "report.html",
-               {pid: PROJECTS[pid].title for pid in graded.report["projects"]})
-    _write_atomically(target / "report.json", json.dumps(graded.report, indent=2) + "\n")
+               {pid: PROJECTS[pid].title for pid in graded.report.projects})
+    _write_atomically(target / "report.json", graded.report.dumps())
     _write_atomically(target / FINGERPRINT, stamp)  # last: a report without it is regraded on resume
     return Row(student, what_happened(graded.report) or status, graded.report)
 
@@ -173,7 +171,7 @@ def write_grades(rows: list[Row], course: Course, path: Path, projects: list[str
         writer.writerow(["student", *projects, "total", "max", "status"])
         maximum = sum(c.points for p in projects for c in course.projects[p].checks.values())
         for row in sorted(rows, key=lambda r: r.student):
-            scores = [row.report["projects"].get(p, {}).get("score", 0.0) if row.report else 0.0 for p in projects]
+            scores = [row.report.project_score(p) if row.report else 0.0 for p in projects]
             writer.writerow([row.student, *map(score_text, scores), score_text(sum(scores)), score_text(maximum),
                              row.status])
     os.replace(path.with_name(path.name + ".partial"), path)

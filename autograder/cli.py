@@ -65,7 +65,7 @@ def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool
         out = Path(args.report)
         write_json(graded.report, out / "report.json")
         page = write_html(graded.report, graded.figures, out / "report.html",
-                          {pid: PROJECTS[pid].title for pid in graded.report["projects"]})
+                          {pid: PROJECTS[pid].title for pid in graded.report.projects})
         err.print(f"report written to {page}")
     return 0
 
@@ -174,6 +174,11 @@ def cmd_gradescope(args) -> int:
     return 0
 
 
+def _judged_details(report, pid: str) -> dict[str, dict]:
+    """Project ``pid``'s checks' details, those that failed to run left out: what its figures overlay."""
+    return {c.id: c.details for c in report.projects[pid].checks if c.status is None}
+
+
 def cmd_compare(args) -> int:
     from autograder.report.compare import write_compare
 
@@ -189,15 +194,14 @@ def cmd_compare(args) -> int:
     with progress_bar("grading the submission", console=err) as bar:
         advance = _advance_per_check(bar)
         student = grade(path, course, seed_set=args.seeds, projects=projects, jobs=args.jobs, progress=advance)
-        wanted = list(student.report["projects"])
+        wanted = list(student.report.projects)
         bar.restart("grading the reference")
         reference = grade(solutions, course, seed_set=args.seeds, projects=wanted, jobs=args.jobs,
                           progress=advance)
     figures = {}
     for pid in wanted:
-        details = {c["id"]: c["details"] for c in student.report["projects"][pid]["checks"] if "status" not in c["details"]}
-        ref = {c["id"]: c["details"] for c in reference.report["projects"][pid]["checks"] if "status" not in c["details"]}
-        figures[pid] = figures_of(pid, details, reference=ref)
+        figures[pid] = figures_of(pid, _judged_details(student.report, pid),
+                                  reference=_judged_details(reference.report, pid))
     page = write_compare(student.report, reference.report, figures, course, Path(args.out))
     print_table(student.report)
     err.print(f"side-by-side page written to {page}")

@@ -199,6 +199,24 @@ def load_course(path: str | Path | None = None, private: str | Path | None | boo
     return course
 
 
+class BarError(CourseError):
+    """A bar that does not fit its check's ``Bar`` model; ``problems`` names each bad key, one line each."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def validated_bar(check, bar: dict, where: str):
+    """``bar`` as ``check``'s ``Bar`` model, or BarError naming each bad key below ``where`` (e.g.
+    ``projects.D.checks.D.weights``). The one place a bar is validated: the course's loading, the plan and the
+    sandboxed child all call it, so they cannot disagree on what a bar may hold."""
+    try:
+        return check.Bar.model_validate(bar)
+    except ValidationError as exc:
+        raise BarError([f"{where}.bar.{_describe(e)}" for e in exc.errors()]) from None
+
+
 def _check_against_registry(course: Course, path: Path) -> None:
     """Every project and check id must exist, and every bar must fit its check's Bar model."""
     from autograder.projects import PROJECTS
@@ -214,9 +232,9 @@ def _check_against_registry(course: Course, path: Path) -> None:
                 problems.append(f"projects.{pid}.checks.{cid}: unknown check (known: {', '.join(known)})")
                 continue
             try:
-                known[cid].Bar.model_validate(ccfg.bar)
-            except ValidationError as exc:
-                problems += [f"projects.{pid}.checks.{cid}.bar.{_describe(e)}" for e in exc.errors()]
+                validated_bar(known[cid], ccfg.bar, f"projects.{pid}.checks.{cid}")
+            except BarError as exc:
+                problems += exc.problems
     if problems:
         raise CourseError(f"{path} is not valid:\n" + "\n".join(f"  {p}" for p in problems))
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from autograder import paths
 from autograder.kit import KitError
+from autograder.report.model import Report
 from autograder.report.table import score_text
 
 SETUP = """#!/usr/bin/env bash
@@ -108,17 +109,16 @@ def arrange(submission: Path, workdir: Path) -> Path:
     return layout
 
 
-def results_from(report: dict, seconds: float) -> dict:
+def results_from(report: Report, seconds: float) -> dict:
     tests = []
-    for project in report["projects"].values():
-        for check in project["checks"]:
-            tests.append({"name": f"{check['id']}: {check['name']}", "score": check["score"],
-                          "max_score": check["max_score"], "status": "passed" if check["passed"] else "failed",
-                          "output": check["message"], "visibility": "visible"})
-    found = ", ".join(report["projects"]) or "none"
-    notes = "".join(f"\n{note}" for project in report["projects"].values() for note in project.get("notes", []))
-    return {"score": report["score"], "execution_time": round(seconds, 1), "tests": tests,
-            "output": f"Graded projects: {found}. Score {score_text(report['score'])} / {score_text(report['max_score'])}.{notes}",
+    for check in report.checks():
+        tests.append({"name": f"{check.id}: {check.name}", "score": check.score, "max_score": check.max_score,
+                      "status": "passed" if check.passed else "failed", "output": check.message,
+                      "visibility": "visible"})
+    found = ", ".join(report.projects) or "none"
+    notes = "".join(f"\n{note}" for project in report.projects.values() for note in project.notes)
+    return {"score": report.score, "execution_time": round(seconds, 1), "tests": tests,
+            "output": f"Graded projects: {found}. Score {score_text(report.score)} / {score_text(report.max_score)}.{notes}",
             "stdout_visibility": "hidden"}
 
 

@@ -1,6 +1,7 @@
 """Grade one submission: find its project folders, run every configured check in the sandbox, score, report.
 
-The report is plain data in the design's schema (see ``docs/report-schema.md``); figures travel beside it.
+The report is a ``Report`` (``autograder.report.model``) whose JSON form is ``docs/report-schema.md``'s; figures travel
+beside it.
 """
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ import json
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
+from autograder.plan import PlannedCheck, plan, project_folder
 from autograder.projects import PROJECTS
+from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, Outcome, run_check
 from autograder.secrecy import Hidden, redact, redact_text
@@ -34,30 +37,14 @@ class Stopped(Exception):
 
 @dataclass
 class Graded:
-    """The report (JSON-ready) and each project's figures as (title, png) pairs."""
+    """The report and each project's figures as (title, png) pairs."""
 
-    report: dict
+    report: Report
     figures: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)
 
 
-def project_folder(path: Path, project_id: str) -> Path | None:
-    """PATH/<folder> for a folder of projects, or PATH itself when it is the project's folder."""
-    folder = PROJECTS[project_id].folder
-    if path.name == folder and path.is_dir():
-        return path
-    return path / folder if (path / folder).is_dir() else None
-
-
-def projects_in(path: Path, course: Course, wanted: list[str] | None) -> list[str]:
-    """The projects to grade: those asked for, else those whose folder PATH holds, else all of the course."""
-    if wanted:
-        return wanted
-    present = [pid for pid in course.projects if project_folder(path, pid)]
-    return present or list(course.projects)
-
-
 def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, verdict=None,
-           missing: str = "", credit: str = "per_case") -> dict:
+           missing: str = "", credit: str = "per_case") -> CheckResult:
     if verdict is not None:
         fraction, message, details = min(max(verdict.fraction, 0.0), 1.0), verdict.message, verdict.details
         if credit == "all_or_nothing" and fraction < 1.0:
@@ -65,12 +52,11 @@ def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, ver
     elif outcome is None:
         fraction, message, details = 0.0, missing, {}
     else:
-        fraction, message, details = 0.0, _failure_message(outcome), {"status": outcome.status}
-        if outcome.kind in ("syntax", "import"):  # the project's modules failed at import: grade-all names it
-            details["kind"] = outcome.kind
-    return {"id": check_id, "name": name, "score": round(points * fraction, 2), "max_score": float(points),
-            "passed": fraction >= 1.0, "message": message, "details": details,
-            "seconds": round(outcome.seconds, 3) if outcome else 0.0}
+        # a project whose modules failed at import says how (grade-all names it)
+        kind = outcome.kind if outcome.kind in ("syntax", "import") else None
+        fraction, message, details = 0.0, _failure_message(outcome), not_run(outcome.status, kind)
+    return CheckResult(check_id, name, round(points * fraction, 2), float(points), fraction >= 1.0, message, details,
+                       round(outcome.seconds, 3) if outcome else 0.0)
 
 
 def _failure_message(outcome: Outcome) -> str:
@@ -103,29 +89,27 @@ def _merge(shards: dict[tuple[int, ...], Outcome], seeds: list[int]) -> Outcome:
     return Outcome("ok", seconds, raw=json.dumps({"data": data}).encode())  # held as text again until judged
 
 
-def _prepare(check, request: dict, secret: str | None) -> Outcome | None:
-    """Let a check with a ``prepare`` make its child's input file in the grader; a failure there is the grader's."""
+def _prepare(check, ctx: Context) -> Context | Outcome:
+    """Let a check with a ``prepare`` make its child's input file in the grader: the child's context with that file
+    as ``inputs``, or the outcome of a failure there, which is the grader's."""
     if not hasattr(check, "prepare"):
-        return None
+        return ctx
     if STOP.is_set():  # preparing trains in this process, where Ctrl-C could not stop it for seconds
         return Outcome("stopped", 0.0, message="grading was stopped before this check started")
     started = time.perf_counter()
     try:
-        request["inputs"] = check.prepare(Context(tuple(request["seeds"]), request["seed_set"],
-                                                  check.Bar.model_validate(request["bar"]), secret=secret))
+        return replace(ctx, inputs=check.prepare(ctx))
     except Exception:  # noqa: BLE001 - costs this check, never the report
         return Outcome("internal_error", time.perf_counter() - started, message=traceback.format_exc(limit=-3))
-    return None
 
 
-def _early(check, outcome: Outcome, request: dict) -> None:
+def _early(check, outcome: Outcome, ctx: Context) -> None:
     """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too); it only prepares work
     ``judge`` redoes when missing, so a failure here is dropped."""
     if outcome.status != "ok" or not hasattr(check, "on_shard") or STOP.is_set():
         return
     try:
-        check.on_shard(outcome.payload(), Context(tuple(request["seeds"]), request["seed_set"],
-                                                  check.Bar.model_validate(request["bar"])))
+        check.on_shard(outcome.payload(), ctx)
     except Exception:  # noqa: BLE001 - the judge does the same work again and reports its failure
         pass
 
@@ -145,33 +129,24 @@ def _within_budget(request: dict, limits, runtime_dir: Path, deadline: float, bu
     return outcome
 
 
-def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, progress) -> list[Outcome | None]:
-    """Run every planned check in the sandbox, per-seed checks split across children, longest first, all within
-    the submission's time budget."""
+def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) -> list[Outcome | None]:
+    """Run every planned check that has a folder in the sandbox, per-seed checks split across children, longest
+    first, all within the submission's time budget."""
     deadline = time.monotonic() + course.limits.submission_seconds
-    def seeds_of(i: int) -> list[int]:
-        return course.seeds_for(PROJECTS[plan[i][0]].checks[plan[i][1]].fixed_seeds or seed_set)
-
-    tasks = []  # (plan index, seeds for this child, cost)
-    for i, (pid, cid, folder) in enumerate(plan):
-        check, seeds = PROJECTS[pid].checks[cid], seeds_of(i)
-        if folder is not None:
-            shards = [[seed] for seed in seeds] if check.per_seed else [seeds]
-            tasks += [(i, shard, check.cost * len(shard)) for shard in shards]
+    tasks = [(i, shard, item.check.cost * len(shard))  # (index in checks, seeds for this child, cost)
+             for i, item in enumerate(checks) if item.folder is not None for shard in item.shards()]
     tasks.sort(key=lambda task: -task[2])
 
     def run(task):
         i, shard, _ = task
-        pid, cid, folder = plan[i]
-        request = {"project": pid, "check": cid, "folder": str(folder.resolve()), "seeds": shard,
-                   "seed_set": PROJECTS[pid].checks[cid].fixed_seeds or seed_set,
-                   "bar": course.projects[pid].checks[cid].bar}
-        outcome = _prepare(PROJECTS[pid].checks[cid], request, course.secret)
-        outcome = outcome or _within_budget(request, course.limits_for(pid, cid), runtime_dir, deadline,
-                                            course.limits.submission_seconds)
-        _early(PROJECTS[pid].checks[cid], outcome, request)
+        item = checks[i]
+        ctx = _prepare(item.check, item.context_for(shard))
+        outcome = ctx if isinstance(ctx, Outcome) else _within_budget(
+            item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, deadline,
+            course.limits.submission_seconds)
+        _early(item.check, outcome, item.context_for(shard))
         if progress:
-            progress(cid, len(tasks))
+            progress(item.check_id, len(tasks))
         return outcome
 
     with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
@@ -179,14 +154,14 @@ def _sandbox_runs(path: Path, course: Course, seed_set: SeedSet, plan, jobs, pro
     shards: dict[int, dict[tuple[int, ...], Outcome]] = {}
     for (i, shard, _), outcome in zip(tasks, results):
         shards.setdefault(i, {})[tuple(shard)] = outcome
-    return [_merge(shards[i], seeds_of(i)) if i in shards else None for i in range(len(plan))]
+    return [_merge(shards[i], list(checks[i].seeds)) if i in shards else None for i in range(len(checks))]
 
 
-def _failed_imports(course: Course, plan, jobs: int | None) -> dict[str, Outcome]:
+def _failed_imports(course: Course, checks: list[PlannedCheck], jobs: int | None) -> dict[str, Outcome]:
     """Import each planned project's modules once, in one child limited to ``limits.import_seconds``: a module that
     hangs, crashes, exits or fails to compile at import then costs every check of its project that one short run,
     with one sentence, and none of their children is started. Returns the failed projects' outcomes."""
-    folders = {pid: folder for pid, _, folder in plan if folder is not None}
+    folders = {item.project: item.folder for item in checks if item.folder is not None}
     seconds = course.limits.import_seconds
     limits = course.limits.model_copy(update={"wall_seconds": seconds,
                                               "cpu_seconds": min(seconds, course.limits.cpu_seconds)})
@@ -225,56 +200,48 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
     """
     path = Path(path)
     jail.check_isolation(course, seed_set)
-    plan = []  # (project id, check id, folder or None)
-    for pid in projects_in(path, course, projects):
-        folder = project_folder(path, pid)
-        for cid, ccfg in course.projects[pid].checks.items():
-            if (checks and cid not in checks) or (public_only and not ccfg.public):
-                continue
-            plan.append((pid, cid, folder))
-    failed = _failed_imports(course, plan, jobs)
-    runnable = [(pid, cid, None if pid in failed else folder) for pid, cid, folder in plan]
-    outcomes = _sandbox_runs(path, course, seed_set, runnable, jobs, progress)
-    outcomes = [failed.get(pid, outcome) for (pid, _, _), outcome in zip(plan, outcomes)]
+    planned_checks = plan(path, course, seed_set, projects, checks, public_only, student)
+    failed = _failed_imports(course, planned_checks, jobs)
+    runnable = [item.without_folder() if item.project in failed else item for item in planned_checks]
+    outcomes = _sandbox_runs(course, runnable, jobs, progress)
+    outcomes = [failed.get(item.project, outcome) for item, outcome in zip(planned_checks, outcomes)]
     if STOP.is_set():
         raise Stopped()
-
-    report = {"submission": str(path), "seeds": seed_set, "score": 0.0, "max_score": 0.0, "projects": {}}
-    for (pid, cid, folder), outcome in zip(plan, outcomes):
-        missing = f"no {PROJECTS[pid].folder} folder found in {path} (expected {path / PROJECTS[pid].folder}/)"
-        entry = judged(pid, cid, outcome, course, seed_set, student, missing)
-        report["projects"].setdefault(pid, {"score": 0.0, "max_score": 0.0, "checks": []})["checks"].append(entry)
-    for pid, section in report["projects"].items():
-        folder = project_folder(path, pid)
-        left_out = staging.stage(folder, None) if folder else []
-        if left_out:  # the same for every check of the project, so said once, beside them
-            section["notes"] = [f"left out of the graded copy of {PROJECTS[pid].folder}/: {n}" for n in left_out]
-    figures = totalled(report)
+    report = _report(path, course, seed_set, planned_checks, outcomes)
     hidden = Hidden.of(course, seed_set)
     figures = {pid: [(redact_text(caption, hidden), image) for caption, image in shown]
-               for pid, shown in figures.items()}
-    return Graded(redact(report, hidden), figures)
+               for pid, shown in figures_for(report).items()}
+    return Graded(Report.from_json(redact(report.to_json(), hidden)), figures)
 
 
-def judged(pid: str, cid: str, outcome: Outcome | None, course: Course, seed_set: SeedSet,
-           student: str | None = None, missing: str = "") -> dict:
+def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedCheck], outcomes) -> Report:
+    """The report of every planned check, before redaction; a project's left-out files are noted once for it."""
+    report = Report(str(path), seed_set)
+    for item, outcome in zip(checks, outcomes):
+        folder = PROJECTS[item.project].folder
+        missing = f"no {folder} folder found in {path} (expected {path / folder}/)"
+        report.projects.setdefault(item.project, ProjectResult()).checks.append(judged(item, outcome, course, missing))
+    for pid, section in report.projects.items():
+        folder = project_folder(path, pid)
+        left_out = staging.stage(folder, None) if folder else []
+        section.notes = [f"left out of the graded copy of {PROJECTS[pid].folder}/: {n}" for n in left_out]
+    return report
+
+
+def judged(item: PlannedCheck, outcome: Outcome | None, course: Course, missing: str = "") -> CheckResult:
     """One check's report entry from what its child handed back: judged when the run was ok, else its failure."""
-    check, ccfg = PROJECTS[pid].checks[cid], course.projects[pid].checks[cid]
-    verdict = None
+    check, verdict = item.check, None
     if outcome is not None and outcome.status == "ok":
-        used = check.fixed_seeds or seed_set
-        ctx = Context(tuple(course.seeds_for(used)), used, check.Bar.model_validate(ccfg.bar),
-                      student=student, secret=course.secret)
         try:
-            verdict = check.judge(outcome.payload(), ctx)
+            verdict = check.judge(outcome.payload(), item.context)
         except (Malformed, StudentError) as exc:
-            verdict = Verdict(0.0, MALFORMED.format(exc), {"status": "malformed"})
+            verdict = Verdict(0.0, MALFORMED.format(exc), not_run("malformed"))
         except SHAPE_ERRORS as exc:  # data of a shape the judge did not expect: the reference never makes it
-            verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), {"status": "malformed"})
+            verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), not_run("malformed"))
         except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
             outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
-    entry = _entry(cid, check.name, ccfg.points, outcome, verdict, missing, ccfg.credit or check.credit)
-    entry["message"] = cut(entry["message"], course.limits.message_chars)
+    entry = _entry(item.check_id, check.name, item.points, outcome, verdict, missing, item.credit)
+    entry.message = cut(entry.message, course.limits.message_chars)
     return entry
 
 
@@ -297,14 +264,6 @@ def figures_of(pid: str, details: dict, reference: dict | None = None) -> list[t
                  f"{str(exc)[:200]})", None)]
 
 
-def totalled(report: dict) -> dict[str, list]:
-    """Fill in the report's totals; return each project's figures."""
-    figures = {}
-    for pid, section in report["projects"].items():
-        section["score"] = round(sum(c["score"] for c in section["checks"]), 2)
-        section["max_score"] = round(sum(c["max_score"] for c in section["checks"]), 6)
-        figures[pid] = figures_of(pid, {c["id"]: c["details"] for c in section["checks"]
-                                        if c["details"] and "status" not in c["details"]})
-    report["score"] = round(sum(s["score"] for s in report["projects"].values()), 2)
-    report["max_score"] = round(sum(s["max_score"] for s in report["projects"].values()), 6)
-    return figures
+def figures_for(report: Report) -> dict[str, list]:
+    """Each project's figures, drawn from its judged checks' details."""
+    return {pid: figures_of(pid, section.figures_data()) for pid, section in report.projects.items()}

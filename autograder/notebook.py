@@ -16,6 +16,7 @@ from autograder import paths
 from autograder.config import load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
+from autograder.report.model import CheckResult
 from autograder.report.table import score_text
 
 
@@ -59,14 +60,18 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = grade(folder, course, seed_set="public", projects=[project], checks=[check_id]).report
-    _print_verdict(report["projects"][project]["checks"][0], check_id, "public seeds")
-    return report["projects"][project]["checks"][0]["score"]
+    _print_verdict(report.projects[project].checks[0], check_id, "public seeds")
+    return report.projects[project].checks[0].score
 
 
-def _print_verdict(result: dict, check_id: str, which: str) -> None:
-    status = "passed" if result["passed"] else ("partly passed" if result["score"] > 0 else "failed")
-    print(f"{check_id} {status} on the {which}: {score_text(result['score'])} / {score_text(result['max_score'])} points")
-    print(f"  {result['message']}")
+# a check's outcome as the check cell says it
+SAID = {"passed": "passed", "partial": "partly passed", "failed": "failed", "error": "failed"}
+
+
+def _print_verdict(result: CheckResult, check_id: str, which: str) -> None:
+    print(f"{check_id} {SAID[result.outcome]} on the {which}: {score_text(result.score)} / "
+          f"{score_text(result.max_score)} points")
+    print(f"  {result.message}")
 
 
 def _grade_elsewhere(check_id: str, folder: Path) -> float:
@@ -94,11 +99,11 @@ def main(check_id: str, folder: str) -> None:
         course = load_course(_course_of(folder_path))
         report = grade(folder_path, course, seed_set="grading", projects=[project], checks=[check_id],
                        student=student_of(folder_path)).report
-    result = report["projects"][project]["checks"][0]
+    result = report.projects[project].checks[0]
     _print_verdict(result, check_id, "grading seeds")
     if course.private_overlay is None:
         print("  (note: graded with the kit's placeholder grading seeds; the instructor's overlay was not found)")
-    print(f"{_POINTS}{result['score']!r}")
+    print(f"{_POINTS}{result.score!r}")
 
 
 if __name__ == "__main__":

@@ -45,13 +45,12 @@ def main() -> None:
         started = time.perf_counter()
         report = grade(paths.SOLUTIONS, course, seed_set="grading", projects=projects, jobs=args.jobs).report
         missed = []
-        for project in report["projects"].values():
-            for check in project["checks"]:
-                graded[check["id"]] += 1
-                if not check["passed"]:
-                    fails[check["id"]] += 1
-                    missed.append(f"{check['id']} {check['score']:g}/{check['max_score']:g}: {check['message'][:160]}")
-        print(f"set {i + 1:2d} {seeds}: {report['score']:g}/{report['max_score']:g} "
+        for check in report.checks():
+            graded[check.id] += 1
+            if not check.passed:
+                fails[check.id] += 1
+                missed.append(f"{check.id} {check.score:g}/{check.max_score:g}: {check.message[:160]}")
+        print(f"set {i + 1:2d} {seeds}: {report.score:g}/{report.max_score:g} "
               f"in {time.perf_counter() - started:.0f} s" + "".join(f"\n    {m}" for m in missed), flush=True)
     print(f"\nfalse fails of the reference over {args.sets} random sets of {args.size} seeds (draw seed {args.rng}):")
     for check_id in graded:

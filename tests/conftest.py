@@ -60,13 +60,13 @@ def checks_by_id(report: dict) -> dict[str, dict]:
 
 
 def grade_checks(path: Path, course, checks: list[str] | None = None, seed_set: str = "public") -> dict[str, dict]:
-    return checks_by_id(grade(path, course, seed_set=seed_set, checks=checks).report)
+    return checks_by_id(grade(path, course, seed_set=seed_set, checks=checks).report.to_json())
 
 
 def grade_in_a_fresh_process(projects: list[str], seed_set: str = "grading") -> dict:
     """The reference's report from a new Python process, so nothing cached by this one is reused."""
     code = ("import json; from autograder import paths; from autograder.config import load_course; "
             "from autograder.grading import grade; course = load_course(paths.COURSE_FILE, private=False); "
-            f"print(json.dumps(grade(paths.SOLUTIONS, course, seed_set={seed_set!r}, projects={projects!r}).report))")
+            f"print(json.dumps(grade(paths.SOLUTIONS, course, seed_set={seed_set!r}, projects={projects!r}).report.to_json()))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)

@@ -379,7 +379,7 @@ def test_a_class_run_keeps_its_grades_reports_and_other_students_intact(open_fol
 
     rows = {row.student: row for row in grade_all(open_folder / "class", out, course)}
     assert alice.read_text() == REFERENCE_D
-    assert rows["alice"].report["score"] == rows["mallory"].report["score"] == 3.0
+    assert rows["alice"].report.score == rows["mallory"].report.score == 3.0
     assert processes_with(f"  # {marker}") == 0
     for target in targets:
         assert "1000" not in target.read_text() and "forged" not in target.read_text()

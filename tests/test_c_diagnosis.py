@@ -21,7 +21,7 @@ from conftest import grade_in_a_fresh_process
 
 @pytest.fixture(scope="module")
 def reference_report(course):
-    return grade(paths.SOLUTIONS, course, seed_set="grading", projects=["C"]).report
+    return grade(paths.SOLUTIONS, course, seed_set="grading", projects=["C"]).report.to_json()
 
 
 def test_the_reference_earns_full_marks_on_the_grading_seeds(reference_report, course):
@@ -135,11 +135,11 @@ def test_grade_all_grades_each_student_against_their_own_logs(tmp_path, course):
     (folder / "diagnostics.py").write_text(source.replace(
         '    return {path.stem: diagnose(load_log(path)) for path in sorted(LOGS.glob("*.npz"))}',
         f"    return {truth!r}"))
-    as_alice = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"], student="alice").report
+    as_alice = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"], student="alice").report.to_json()
     assert as_alice["projects"]["C"]["checks"][0]["passed"]
     others = [s for s in ("bob", "carol", "dave", "erin") if runs.student_set(runs.student_key(s, course.secret, 0))
               != runs.student_set(key)]
-    as_other = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"], student=others[0]).report
+    as_other = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"], student=others[0]).report.to_json()
     assert not as_other["projects"]["C"]["checks"][0]["passed"]
 
 

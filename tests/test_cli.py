@@ -4,9 +4,14 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+import jsonschema
 
 from autograder import paths
 from autograder.cli import main
+
+REPORT_SCHEMA = json.loads((Path(__file__).parent / "data" / "report.schema.json").read_text())
 
 
 def test_check_finds_the_project_folder_from_where_the_student_stands(tmp_path, monkeypatch, capsys):
@@ -16,6 +21,7 @@ def test_check_finds_the_project_folder_from_where_the_student_stands(tmp_path, 
         assert main(["check", "D", "--json", str(tmp_path / "r.json")]) == 0
         report = json.loads((tmp_path / "r.json").read_text())
         assert report["seeds"] == "public" and report["score"] == 0
+        jsonschema.validate(report, REPORT_SCHEMA)  # the report as docs/report-schema.md documents it
         assert "not implemented" in capsys.readouterr().out
 
 

@@ -11,9 +11,10 @@ import random
 
 import pytest
 
-from autograder.grading import figures_of, judged, totalled
+from autograder.grading import figures_for, figures_of, judged
+from autograder.plan import planned
 from autograder.projects import PROJECTS
-from autograder.report import write_html, write_json
+from autograder.report import ProjectResult, Report, write_html, write_json
 from autograder.sandbox.runner import Outcome
 
 NAN, INF = float("nan"), float("inf")
@@ -48,7 +49,7 @@ def keys_read_by(pid: str, cid: str, course) -> list[str]:
     values, rng = {}, random.Random(0)
     for _ in range(6):
         asked: set = set()
-        judged(pid, cid, Outcome("ok", 0.0, Recording(values, asked)), course, "public")
+        judged(planned(course, pid, cid, "public"), Outcome("ok", 0.0, Recording(values, asked)), course)
         if asked <= set(values):
             break
         values.update({key: rng.choice(GARBAGE)(rng) for key in asked - set(values)})
@@ -72,13 +73,13 @@ def test_a_judge_fed_malformed_data_fails_the_check_and_the_report_is_written(tm
     keys = keys_read_by(pid, cid, course)
     cases = [{}, *(malformed(keys, rng) for _ in range(1 if cid in HEAVY else 12))]
     for data in cases:
-        entry = judged(pid, cid, Outcome("ok", 0.0, json.loads(json.dumps(data))), course, "public")
-        assert entry["score"] == 0 and not entry["passed"], (data, entry)
-        assert "grader itself failed" not in entry["message"], (data, entry["message"])
-        assert len(entry["message"]) <= course.limits.message_chars + 60
-        report = {"submission": "fuzz", "seeds": "public", "score": 0.0, "max_score": 0.0,
-                  "projects": {pid: {"score": 0.0, "max_score": 0.0, "checks": [entry]}}}
-        figures = totalled(report)
+        item = planned(course, pid, cid, "public")
+        entry = judged(item, Outcome("ok", 0.0, json.loads(json.dumps(data))), course)
+        assert entry.score == 0 and not entry.passed, (data, entry)
+        assert "grader itself failed" not in entry.message, (data, entry.message)
+        assert len(entry.message) <= course.limits.message_chars + 60
+        report = Report("fuzz", "public", {pid: ProjectResult([entry])})
+        figures = figures_for(report)
         write_json(report, tmp_path / "report.json")
         write_html(report, figures, tmp_path / "report.html", {pid: PROJECTS[pid].title})
-        assert figures_of(pid, {cid: entry["details"]}) is not None
+        assert figures_of(pid, {cid: entry.details}) is not None

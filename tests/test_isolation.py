@@ -45,7 +45,7 @@ def attack(tmp_path: Path, probe: str) -> Path:
 
 
 def found(root: Path, course, seed_set: str = "public") -> dict:
-    message = checks_by_id(grade(root, course, seed_set=seed_set, checks=["D.kl_penalty"]).report)["D.kl_penalty"][
+    message = checks_by_id(grade(root, course, seed_set=seed_set, checks=["D.kl_penalty"]).report.to_json())["D.kl_penalty"][
         "message"]
     assert "FOUND<<" in message, message
     return json.loads(message[message.index("FOUND<<") + 7:message.rindex(">>FOUND")])
@@ -184,7 +184,7 @@ def test_without_bubblewrap_grading_falls_back_and_says_so_once(tmp_path, course
     root = write_submission(tmp_path, REFERENCE_D)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        results = checks_by_id(grade(root, course, seed_set="public", checks=["D.weights", "D.kl_penalty"]).report)
+        results = checks_by_id(grade(root, course, seed_set="public", checks=["D.weights", "D.kl_penalty"]).report.to_json())
     assert all(r["passed"] for r in results.values())
     said = [str(w.message) for w in caught if "without its own namespaces" in str(w.message)]
     assert len(said) == 1 and "not installed" in said[0]
@@ -208,7 +208,7 @@ def test_private_material_without_any_isolation_is_refused_unless_insecure(tmp_p
         grade(root, private, seed_set="grading", checks=["D.weights"])
     grade(root, private, seed_set="public", checks=["D.weights"])  # public seeds: nothing private reaches the child
     monkeypatch.setenv("AUTOGRADER_INSECURE", "1")
-    assert grade(root, private, seed_set="grading", checks=["D.weights"]).report["score"] == 2
+    assert grade(root, private, seed_set="grading", checks=["D.weights"]).report.to_json()["score"] == 2
 
 
 # ------------------------------------------------------------------------------------------------ two graders

@@ -104,7 +104,7 @@ def cell_scores(course_root: Path, student: str, folder: str) -> dict[str, float
 def test_nbgrader_scores_equal_the_autograders(course_root, project):
     folder, student = PROJECTS[project].folder, STUDENTS[project]
     course = load_course(private=course_root / "private.yml")
-    report = grade(course_root / "submitted" / student / folder, course, seed_set="grading").report
+    report = grade(course_root / "submitted" / student / folder, course, seed_set="grading").report.to_json()
     expected = {f"check_{c['id'].replace('.', '_')}": c["score"] for c in report["projects"][project]["checks"]}
     assert cell_scores(course_root, student, folder) == pytest.approx(expected)
     if student == "bob":

@@ -12,9 +12,9 @@ import shutil
 import pytest
 
 from autograder.classroom import Row
-from autograder.grading import figures_of, totalled
+from autograder.grading import figures_for, figures_of
 from autograder.projects import PROJECTS
-from autograder.report import write_html
+from autograder.report import Report, write_html
 from autograder.report.compare import write_compare
 from autograder.report.summary import write_summary
 
@@ -35,7 +35,7 @@ MESSAGE = ("expected the median return over the 3 grading seeds to be above 450 
            "normalized per minibatch. ")
 
 
-def report_of(course, name: str, fraction: float) -> tuple[dict, dict]:
+def report_of(course, name: str, fraction: float) -> tuple[Report, dict]:
     """A report of every check in the course, each scoring ``fraction`` of its points; and its figures."""
     report = {"submission": name, "seeds": "public", "score": 0.0, "max_score": 0.0, "projects": {}}
     for pid, project in course.projects.items():
@@ -44,7 +44,8 @@ def report_of(course, name: str, fraction: float) -> tuple[dict, dict]:
                    "details": PLOTTED.get(cid, {"measured": 0.123456789, "expected": [1.0, 2.0, 3.0]}),
                    "seconds": 0.5} for cid, c in project.checks.items()]
         report["projects"][pid] = {"score": 0.0, "max_score": 0.0, "checks": checks}
-    return report, totalled(report)
+    report = Report.from_json(report)
+    return report, figures_for(report)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from autograder import paths
-from autograder.report import print_table, write_html
+from autograder.report import Report, print_table, write_html
 from conftest import grade_checks, mutate, write_submission
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
@@ -22,11 +22,11 @@ def in_kl(tmp_path, code: str):
     return write_submission(tmp_path, mutate(REFERENCE_D, KL_BODY, code + KL_BODY))
 
 
-def report_with(message: str) -> dict:
+def report_with(message: str) -> Report:
     check = {"id": "D.kl_penalty", "name": "n", "score": 0.0, "max_score": 1.0, "passed": False,
              "message": message, "details": {}, "seconds": 0.0}
-    return {"submission": "[bold]s", "seeds": "public", "score": 0.0, "max_score": 1.0,
-            "projects": {"D": {"score": 0.0, "max_score": 1.0, "checks": [check]}}}
+    return Report.from_json({"submission": "[bold]s", "seeds": "public", "score": 0.0, "max_score": 1.0,
+                             "projects": {"D": {"score": 0.0, "max_score": 1.0, "checks": [check]}}})
 
 
 # ------------------------------------------------------------------------------------------------ student text
@@ -95,10 +95,11 @@ def nan_data(check_id: str, course) -> dict:
 @pytest.mark.parametrize("check_id", ["D.enumeration", "D.k_sweep", "D.beta_sweep", "D.chapter_tables"])
 def test_nan_where_a_judge_compares_fails_the_check(course, check_id):
     from autograder.grading import judged
+    from autograder.plan import planned
     from autograder.sandbox.runner import Outcome
 
-    entry = judged("D", check_id, Outcome("ok", 0.0, nan_data(check_id, course)), course, "public")
-    assert entry["score"] == 0, entry
+    entry = judged(planned(course, "D", check_id, "public"), Outcome("ok", 0.0, nan_data(check_id, course)), course)
+    assert entry.score == 0, entry
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), "1.0", None, [[1.0], [2.0, 3.0]]])
@@ -160,11 +161,12 @@ def test_a_figure_that_fails_to_draw_becomes_a_note_in_the_report(tmp_path, monk
 @pytest.mark.parametrize("second", [{"theta": 5}, {"theta": None}, {"other": [1]}, {}])
 def test_a_malformed_seed_result_fails_its_check_with_a_sentence(course, second):
     from autograder.grading import _merge, judged
+    from autograder.plan import planned
     from autograder.sandbox.runner import Outcome
 
     merged = _merge({(7,): Outcome("ok", 1.0, {"theta": [[1.0]]}), (8,): Outcome("ok", 1.0, second)}, [7, 8])
-    entry = judged("D", "D.k_sweep", merged, course, "public")
-    assert entry["score"] == 0 and "not what the check collects" in entry["message"], entry
+    entry = judged(planned(course, "D", "D.k_sweep", "public"), merged, course)
+    assert entry.score == 0 and "not what the check collects" in entry.message, entry
 
 
 def test_a_forged_grader_failure_from_the_child_is_not_echoed_as_the_graders(tmp_path, course):
@@ -194,7 +196,7 @@ def test_a_submission_that_hangs_costs_its_time_budget_and_no_more(tmp_path, cou
     from autograder.grading import grade
     started = __import__("time").monotonic()
     results = {c["id"]: c for c in grade(root, budget, seed_set="public", checks=[
-        "D.weights", "D.kl_penalty", "D.clip_gradient"]).report["projects"]["D"]["checks"]}
+        "D.weights", "D.kl_penalty", "D.clip_gradient"]).report.to_json()["projects"]["D"]["checks"]}
     assert __import__("time").monotonic() - started < 30
     assert results["D.weights"]["passed"]
     assert "time budget (6 s, course.yml's limits.submission_seconds) ran out during" in results["D.kl_penalty"][

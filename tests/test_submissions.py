@@ -48,8 +48,8 @@ WHY = {"pipe": "not a regular file", "socket": "not a regular file", "loop_a": "
 
 def test_everything_that_is_not_a_regular_file_is_left_out_with_a_sentence_and_the_rest_graded(tmp_path, course):
     graded = grade(hostile(tmp_path), course, seed_set="public", checks=CHEAP)
-    assert all(c["passed"] for c in checks_by_id(graded.report).values())
-    notes = "\n".join(graded.report["projects"]["D"]["notes"])
+    assert all(c["passed"] for c in checks_by_id(graded.report.to_json()).values())
+    notes = "\n".join(graded.report.to_json()["projects"]["D"]["notes"])
     for name, why in WHY.items():
         assert any(name + ":" in line and why in line for line in notes.splitlines()), (name, notes)
     if (tmp_path / "D_grpo" / "device").exists():
@@ -62,8 +62,8 @@ def test_a_link_to_a_file_of_the_same_submission_is_graded_as_that_file(tmp_path
     (tmp_path / "D_grpo").mkdir()
     (tmp_path / "D_grpo" / "grpo.py").symlink_to("../shared/grpo.py")
     graded = grade(tmp_path, course, seed_set="public", checks=CHEAP)
-    assert all(c["passed"] for c in checks_by_id(graded.report).values())
-    assert "notes" not in graded.report["projects"]["D"]
+    assert all(c["passed"] for c in checks_by_id(graded.report.to_json()).values())
+    assert "notes" not in graded.report.to_json()["projects"]["D"]
 
 
 def test_a_class_run_grades_a_student_whose_folder_holds_a_fifo(tmp_path, course):
@@ -71,7 +71,7 @@ def test_a_class_run_grades_a_student_whose_folder_holds_a_fifo(tmp_path, course
         update={"checks": {k: v for k, v in course.projects["D"].checks.items() if k in CHEAP}})}})
     hostile(tmp_path / "class" / "mallory")
     rows = grade_all(tmp_path / "class", tmp_path / "out", quick, seed_set="public")
-    assert rows[0].status == "graded" and rows[0].report["score"] == 3.0
+    assert rows[0].status == "graded" and rows[0].report.score == 3.0
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")

@@ -9,6 +9,7 @@ import base64
 import html
 from pathlib import Path
 
+from autograder.report.model import CheckResult, ProjectResult, Report
 from autograder.report.table import score_text
 
 STYLE = """
@@ -24,10 +25,13 @@ td { overflow-wrap: anywhere; }
 """
 
 
-def _status(check: dict) -> tuple[str, str]:
-    if check["passed"]:
-        return "pass", "passed"
-    return ("part", "partly") if check["score"] > 0 else ("fail", "failed")
+# a check's outcome as the page's CSS class and word
+SHOWN = {"passed": ("pass", "passed"), "partial": ("part", "partly"), "failed": ("fail", "failed"),
+         "error": ("fail", "failed")}
+
+
+def _status(check: CheckResult) -> tuple[str, str]:
+    return SHOWN[check.outcome]
 
 
 def figure_html(caption: str, png: bytes | None) -> str:
@@ -38,28 +42,28 @@ def figure_html(caption: str, png: bytes | None) -> str:
             f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
 
-def _project_section(pid: str, project: dict, title: str, figures: list[tuple[str, bytes]]) -> str:
+def _project_section(pid: str, project: ProjectResult, title: str, figures: list[tuple[str, bytes]]) -> str:
     rows = []
-    for check in project["checks"]:
+    for check in project.checks:
         css, word = _status(check)
-        rows.append(f"<tr><td class='id'>{html.escape(check['id'])}</td><td>{html.escape(check['name'])}</td>"
-                    f"<td class='score {css}'>{score_text(check['score'])} / {score_text(check['max_score'])}<br>{word}</td>"
-                    f"<td>{html.escape(check['message'])}</td></tr>")
+        rows.append(f"<tr><td class='id'>{html.escape(check.id)}</td><td>{html.escape(check.name)}</td>"
+                    f"<td class='score {css}'>{score_text(check.score)} / {score_text(check.max_score)}<br>{word}</td>"
+                    f"<td>{html.escape(check.message)}</td></tr>")
     images = "".join(figure_html(caption, png) for caption, png in figures)
-    notes = "".join(f"<p class='note'>{html.escape(note)}</p>" for note in project.get("notes", []))
-    return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — {score_text(project['score'])} / {score_text(project['max_score'])}"
+    notes = "".join(f"<p class='note'>{html.escape(note)}</p>" for note in project.notes)
+    return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — {score_text(project.score)} / {score_text(project.max_score)}"
             f"</h2><table><tr><th>check</th><th>what it checks</th><th>score</th><th>message</th></tr>"
             f"{''.join(rows)}</table>{notes}{images}")
 
 
-def write_html(report: dict, figures: dict, path: str | Path, titles: dict[str, str]) -> Path:
+def write_html(report: Report, figures: dict, path: str | Path, titles: dict[str, str]) -> Path:
     """Write the page for ``report``; ``figures`` maps project id -> [(caption, png bytes)]."""
     sections = "".join(_project_section(pid, project, titles.get(pid, ""), figures.get(pid, []))
-                       for pid, project in report["projects"].items())
+                       for pid, project in report.projects.items())
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Autograder report</title>"
             f"<style>{STYLE}</style></head><body><h1>Autograder report</h1>"
-            f"<p>Submission <code>{html.escape(report['submission'])}</code>, {report['seeds']} seeds. "
-            f"Score <b>{score_text(report['score'])} / {score_text(report['max_score'])}</b>.</p>{sections}</body></html>\n")
+            f"<p>Submission <code>{html.escape(report.submission)}</code>, {report.seeds} seeds. "
+            f"Score <b>{score_text(report.score)} / {score_text(report.max_score)}</b>.</p>{sections}</body></html>\n")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")

@@ -10,27 +10,27 @@ import numpy as np
 
 from autograder.report.figures import figure, png
 from autograder.report.html import STYLE
+from autograder.report.model import Report
 from autograder.report.table import score_text
 
 
-def _histograms(reports: list[dict], projects: list[str], maxima: dict[str, float]) -> bytes:
+def _histograms(reports: list[Report], projects: list[str], maxima: dict[str, float]) -> bytes:
     fig, axes = figure(3.2 * len(projects), 2.8)
     fig.clear()
     for i, pid in enumerate(projects):
         ax = fig.add_subplot(1, len(projects), i + 1)
-        scores = [r["projects"].get(pid, {}).get("score", 0.0) for r in reports]
+        scores = [r.project_score(pid) for r in reports]
         ax.hist(scores, bins=np.linspace(0, maxima[pid], 11), color="tab:blue", edgecolor="white")
         ax.set(title=f"Project {pid}", xlabel="score", ylabel="students" if i == 0 else None)
         ax.yaxis.get_major_locator().set_params(integer=True)
     return png(fig)
 
 
-def _pass_rates(reports: list[dict]) -> tuple[list[str], list[float]]:
-    ids = list(dict.fromkeys(c["id"] for r in reports for p in r["projects"].values() for c in p["checks"]))
+def _pass_rates(reports: list[Report]) -> tuple[list[str], list[float]]:
+    ids = list(dict.fromkeys(c.id for r in reports for c in r.checks()))
     rates = []
     for check_id in ids:
-        results = [c["passed"] for r in reports for p in r["projects"].values() for c in p["checks"]
-                   if c["id"] == check_id]
+        results = [c.passed for r in reports for c in r.checks() if c.id == check_id]
         rates.append(float(np.mean(results)) if results else 0.0)
     return ids, rates
 
@@ -46,7 +46,8 @@ def write_summary(rows, course, path: Path, projects: list[str] | None = None) -
     """``rows`` are classroom Rows; students without a report count as absent, not as zeros, in the plots.
     ``projects`` are the projects the class was graded on (default: all of the course's): only they are shown."""
     projects = projects or list(course.projects)
-    reports = [{**row.report, "projects": {p: s for p, s in row.report["projects"].items() if p in projects}}
+    reports = [Report(row.report.submission, row.report.seeds,
+                      {p: s for p, s in row.report.projects.items() if p in projects})
                for row in rows if row.report]
     maxima = {pid: sum(c.points for c in course.projects[pid].checks.values()) for pid in projects}
     body = [f"<h1>Class summary</h1><p>{len(rows)} students, {len(reports)} graded, on project"

@@ -1,8 +1,17 @@
 """The score table printed after grading: one row per check, totals per project and overall."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from autograder.report.model import Report
+
+MARKS = {"passed": "[green]pass[/]", "partial": "[yellow]part[/]", "failed": "[red]fail[/]", "error": "[red]fail[/]"}
 
 
 def score_text(value: float) -> str:
@@ -10,22 +19,21 @@ def score_text(value: float) -> str:
     return f"{round(float(value), 2):.2f}".rstrip("0").rstrip(".")
 
 
-def print_table(report: dict, console: Console | None = None) -> None:
+def print_table(report: Report, console: Console | None = None) -> None:
     console = console or Console()
-    table = Table(title=escape(f"{report['submission']}  ({report['seeds']} seeds)"), title_justify="left",
+    table = Table(title=escape(f"{report.submission}  ({report.seeds} seeds)"), title_justify="left",
                   show_lines=False, expand=False)
     table.add_column("check", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
     table.add_column("message", overflow="fold")
-    for pid, project in report["projects"].items():
-        for check in project["checks"]:
-            mark = "[green]pass[/]" if check["passed"] else ("[yellow]part[/]" if check["score"] > 0 else "[red]fail[/]")
-            table.add_row(escape(check["id"]), f"{score_text(check['score'])}/{score_text(check['max_score'])}", mark,
-                          escape(check["message"]), style="dim" if check["passed"] else None)
-        for note in project.get("notes", []):
+    for pid, project in report.projects.items():
+        for check in project.checks:
+            table.add_row(escape(check.id), f"{score_text(check.score)}/{score_text(check.max_score)}",
+                          MARKS[check.outcome], escape(check.message), style="dim" if check.passed else None)
+        for note in project.notes:
             table.add_row("", "", "[yellow]note[/]", escape(note))
-        table.add_row(f"[bold]{pid} total[/]", f"[bold]{score_text(project['score'])}/{score_text(project['max_score'])}[/]",
+        table.add_row(f"[bold]{pid} total[/]", f"[bold]{score_text(project.score)}/{score_text(project.max_score)}[/]",
                       "", "", end_section=True)
-    table.add_row("[bold]TOTAL[/]", f"[bold]{score_text(report['score'])}/{score_text(report['max_score'])}[/]", "", "")
+    table.add_row("[bold]TOTAL[/]", f"[bold]{score_text(report.score)}/{score_text(report.max_score)}[/]", "", "")
     console.print(table)

@@ -42,9 +42,7 @@ def run(request: dict) -> dict:
         if request["check"] is None:  # the import probe: loading the modules was all it had to do
             return {"status": "ok", "data": {}}
         check = project.checks[request["check"]]
-        ctx = Context(tuple(request["seeds"]), request["seed_set"], check.Bar.model_validate(request["bar"]),
-                      inputs=request.get("inputs"))
-        return {"status": "ok", "data": plain(check.collect(student, ctx))}
+        return {"status": "ok", "data": plain(check.collect(student, Context.from_plain(check, request)))}
     except StudentError as exc:
         return {"status": "student_error", "kind": exc.kind, "message": str(exc)}
     except MemoryError:
