@@ -37,11 +37,17 @@ def test_the_child_rebuilds_the_context_through_the_same_validation(course):
 
 def test_the_request_holds_plain_data_and_never_the_student_or_the_secret(course):
     secret = course.model_copy(update={"secret": "s3cr3t"})
-    item = planned(secret, "D", "D.k_sweep", "grading", folder=paths.SOLUTIONS / "D_grpo", student="ada")
+    item = planned(secret, "C", "C.own_labels", "grading", folder=paths.SOLUTIONS / "C_diagnosis", student="ada")
     assert (item.context.student, item.context.secret) == ("ada", "s3cr3t")
     request = item.request(item.context_for(item.shards()[0]))
     assert json.loads(json.dumps(request)) == request
     assert "ada" not in json.dumps(request) and "s3cr3t" not in json.dumps(request)
+
+
+def test_only_a_project_that_judges_by_the_student_is_told_who_they_are(course):
+    secret = course.model_copy(update={"secret": "s3cr3t"})
+    item = planned(secret, "D", "D.k_sweep", "grading", folder=paths.SOLUTIONS / "D_grpo", student="ada")
+    assert (item.context.student, item.context.secret) == (None, None)
 
 
 def test_a_per_seed_check_gets_one_child_per_seed_in_sorted_order(course):
