@@ -116,3 +116,20 @@ def test_episodes_patched_in_the_child_do_not_reach_the_score(tmp_path, short, r
                            ["B.table"])
     assert results["B.table"]["passed"], results["B.table"]["message"]
     assert results["B.table"]["details"]["scores"] == reference["B.table"]["details"]["scores"]
+
+
+def test_forged_adam_moments_are_named(course):
+    """Each replay starts from the student's Adam moments too, so they are checked like the parameters."""
+    import base64
+
+    import numpy as np
+
+    from autograder.student import Student
+
+    bar = proofs.ReplayBar(num_envs=8, n_steps=16, n_updates=3, replay_tolerance=1e-5)
+    run_ = proofs.recorded_runs(Student(FOLDER, ("ppo", "details", "ablation")), ["baseline"], 12, bar)["settings"]
+    moments = np.frombuffer(base64.b64decode(run_["baseline"]["moments"]), "<f4").copy().reshape(3, -1)
+    moments[1, 5] *= 1.01  # v is the second half: this is m, after update 2
+    forged = {**run_["baseline"], "moments": base64.b64encode(moments.tobytes()).decode()}
+    failure = proofs.replay(forged, 12, bar)[1]
+    assert failure.startswith("update 2 of 3 did not follow") and "Adam's moments" in failure, failure

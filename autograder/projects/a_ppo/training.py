@@ -7,6 +7,7 @@ earns the bar.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 
 import gymnasium
 import numpy as np
@@ -129,10 +130,13 @@ def recorded_run(student, seed: int, bar) -> dict:
             **recorded(recipe, seed, bar, lambda go: explained(student, "ppo_update", go, train_probes()))}
 
 
-def recorded(recipe: Recipe, seed: int, bar, guard=lambda go: go()) -> dict:
+def recorded(recipe: Recipe, seed: int, bar, guard=lambda go: go(), moments: bool = False) -> dict:
     """The kit's loop with ``recipe`` on budgeted environments (no other may be made meanwhile), called through
-    ``guard``: the parameters after every update (float32) and the actions taken (uint8), encoded."""
-    snapshots, actions = [], []
+    ``guard``: the parameters after every update (float32) and the actions taken (uint8), encoded; with ``moments``,
+    also the optimizer's Adam moments after every update (m then v, float32)."""
+    snapshots, actions, kept, held = [], [], [], []
+    make = recipe.optimizer
+    recipe = replace(recipe, optimizer=lambda agent: held.append(make(agent)) or held[-1])
 
     def after(k, agent, segment):
         actions.append(segment.actions)
@@ -141,6 +145,12 @@ def recorded(recipe: Recipe, seed: int, bar, guard=lambda go: go()) -> dict:
         except (TypeError, ValueError, KeyError) as exc:
             raise StudentError(f"after update {k + 1} the agent's parameters are not arrays ({exc}); ppo_update "
                                "must update the agent's arrays in place", "invalid") from None
+        if moments:
+            try:
+                kept.append(np.concatenate([held[0].m, held[0].v]).astype(np.float32))
+            except (AttributeError, TypeError, ValueError) as exc:
+                raise StudentError(f"the optimizer has no Adam moments m and v ({exc}); make_optimizer should "
+                                   "return rlkit's Adam", "invalid") from None
 
     envs = BudgetedEnvs(make_envs(bar.num_envs), bar.n_updates, bar.n_steps)
     with only_the_given_envs():
@@ -148,7 +158,8 @@ def recorded(recipe: Recipe, seed: int, bar, guard=lambda go: go()) -> dict:
             guard(lambda: run(envs, seed, bar.n_updates, bar.n_steps, recipe, after=after))
         except BudgetExhausted as exc:  # the loop's own rollout found the budget spent: the pieces stepped the envs
             raise StudentError(f"{exc}: your pieces stepped the environments themselves", "invalid") from None
-    return {"snapshots": encode(snapshots), "actions": encode(actions, "u1")}
+    return {"snapshots": encode(snapshots), "actions": encode(actions, "u1"), **({"moments": encode(kept)} if moments
+                                                                                 else {})}
 
 
 class Bar450(Check):

@@ -17,7 +17,7 @@ import numpy as np
 
 from autograder.checks import Bar, Malformed, pairs
 from autograder.projects._shared import audits
-from autograder.projects._shared.proof import Recipe, adam, transitions
+from autograder.projects._shared.proof import Recipe, adam, decode, transitions
 from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects.a_ppo import oracle as a
 from autograder.projects.a_ppo.edges import Edges, alternatives
@@ -82,7 +82,7 @@ def recorded_runs(student, names: list[str], seed: int, bar) -> dict:
     for name in names:
         config, values = hyperparameters(student)
         recipe = student_recipe(student, config, student_details(student, details_of(name)), bar.n_updates)
-        runs[name] = {"seed": seed, "setting": name, "config": values, **recorded(recipe, seed, bar)}
+        runs[name] = {"seed": seed, "setting": name, "config": values, **recorded(recipe, seed, bar, moments=True)}
     return {"seed": seed, "settings": runs}
 
 
@@ -92,9 +92,12 @@ def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
     name = run_.get("setting")
     if name != "baseline" and name not in oracle.DETAILS:
         raise Malformed("a run names no setting of the ablation")
+    moments = decode(run_.get("moments"), (snapshots.shape[0], 2 * snapshots.shape[1]))
+    if moments is None:
+        raise Malformed(f"the run did not hand back the optimizer's moments after each of {bar.n_updates} updates")
     try:
         recipe = reference_recipe(c, details_of(name), bar.n_updates)
-        return audit(snapshots, actions, seed, recipe, bar.replay_tolerance), None
+        return audit(snapshots, actions, seed, recipe, bar.replay_tolerance, moments), None
     except Departed as exc:
         return [], departure(exc, bar.n_updates, bar.replay_tolerance)
 
