@@ -60,6 +60,7 @@ class CheckConfig(_Strict):
     public: bool = Field(default=True, description="run by `autograder check` on students' machines")
     wall_seconds: float | None = Field(default=None, gt=0)
     memory_mb: int | None = Field(default=None, gt=0)
+    result_mb: float | None = Field(default=None, gt=0, description="this check's own limits.result_mb")
     bar: dict[str, Any] = Field(default_factory=dict)
     credit: Credit | None = Field(default=None, description="all_or_nothing: any failed case scores 0; per_case: the "
                                   "share of cases passed. Unset: the check's own default (all_or_nothing for unit "
@@ -109,7 +110,8 @@ class Course(_Strict):
     def limits_for(self, project: str, check: str) -> Limits:
         cfg = self.projects[project].checks[check]
         return self.limits.model_copy(update={"wall_seconds": cfg.wall_seconds or self.limits.wall_seconds,
-                                              "memory_mb": cfg.memory_mb or self.limits.memory_mb})
+                                              "memory_mb": cfg.memory_mb or self.limits.memory_mb,
+                                              "result_mb": cfg.result_mb or self.limits.result_mb})
 
 
 def _read_yaml(path: Path, what: str) -> dict:

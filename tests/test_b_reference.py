@@ -86,17 +86,6 @@ def test_a_missing_project_a_module_is_named(tmp_path, course):
     assert result["score"] == 0 and "ppo.py" in result["message"]
 
 
-def test_episodes_patched_in_the_child_beyond_what_cartpole_allows_are_refused(tmp_path, course):
-    root = copy_reference(tmp_path, "B_ablations")
-    forgery = ("\n\nimport autograder.projects.a_ppo.training as _training\n_step = _training.BudgetedEnvs.step\n\n\n"
-               "def _forged(self, actions):\n    out = _step(self, actions)\n"
-               "    self.finished = [(u, 10_000.0) for u, _ in self.finished]\n    return out\n\n\n"
-               "_training.BudgetedEnvs.step = _forged\n")
-    write_submission(root, (FOLDER / "details.py").read_text() + forgery, "B_ablations", "details.py")
-    result = grade_checks(root, course, ["B.table"])["B.table"]
-    assert result["score"] == 0 and "not what the check collects" in result["message"]
-
-
 def test_grading_twice_in_fresh_processes_gives_the_same_report(reference_report):
     from test_d_reference import without_timing
 

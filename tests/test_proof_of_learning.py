@@ -13,7 +13,8 @@ from threadpoolctl import threadpool_limits
 from autograder import paths
 from autograder.projects._shared.proof import encode, init_agent, parameters, run, sampled
 from autograder.projects._shared.replay import replayed
-from autograder.projects.a_ppo import audits, training
+from autograder.projects._shared import audits
+from autograder.projects.a_ppo import training
 from autograder.projects.a_ppo.training import (Bar450, checked_hyperparameters, hyperparameters, reference_recipe,
                                                 replay)
 from conftest import grade_checks, mutate, write_submission

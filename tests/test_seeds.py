@@ -128,7 +128,8 @@ def test_nothing_the_reference_is_graded_with_leaks_to_the_student(reference_gra
 
 def echoing_submission(root: Path) -> Path:
     """Every project's reference, except that the code handed a grading seed puts it (and any secret it could find)
-    into an exception message: A's and B's train, and D's steps, which get a generator made from a seed."""
+    into an exception message: A's ppo_update and B's init_agent, and D's steps, which get a generator made
+    from a seed."""
     a = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
     leak = "    raise RuntimeError(f'my seed is {seed}, my env is {dict(__import__(\"os\").environ)}')\n"
     (root / "A_ppo").mkdir(parents=True)
@@ -139,7 +140,8 @@ def echoing_submission(root: Path) -> Path:
         (root / "B_ablations" / name).write_text((paths.SOLUTIONS / "B_ablations" / name).read_text())
     (root / "B_ablations" / "ppo.py").write_text(a)
     details = (paths.SOLUTIONS / "B_ablations" / "details.py").read_text()
-    (root / "B_ablations" / "details.py").write_text(mutate(details, "    rng = np.random.default_rng(seed)\n", leak))
+    sizes = "    sizes = [OBS_DIM, config.hidden, config.hidden]\n"  # B's bars run the kit's loop with init_agent
+    (root / "B_ablations" / "details.py").write_text(mutate(details, sizes, seed_of_rng + sizes))
     (root / "C_diagnosis").mkdir()
     (root / "C_diagnosis" / "diagnostics.py").write_text((paths.ASSIGNMENTS / "C_diagnosis" / "diagnostics.py")
                                                          .read_text())

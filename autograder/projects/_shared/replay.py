@@ -68,25 +68,55 @@ def gaps(snapshot: np.ndarray, agent) -> np.ndarray:
     return out
 
 
-def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, tolerance: float) -> list:
+MOMENTS = 1e-4  # the largest gap allowed in Adam's moments, each on its own scale (``moment_gaps``)
+
+
+def moment_gaps(recorded: np.ndarray, optimizer) -> np.ndarray:
+    """Gaps between the student's Adam moments after an update (m then v, float32) and the replay's, each on the scale
+    that moves a step: |m - m'| / (sqrt(v') + eps), since Adam's step is lr m / (sqrt(v) + eps), and |v - v'| /
+    (v' + eps^2); inf where not finite. Honest code lands within float32 rounding of the replay here."""
+    m, v = recorded[:optimizer.m.size].astype(float), recorded[optimizer.m.size:].astype(float)
+    jm, jv = optimizer.m.astype(float), optimizer.v.astype(float)
+    out = np.concatenate([np.abs(m - jm) / (np.sqrt(jv) + optimizer.eps), np.abs(v - jv) / (jv + optimizer.eps ** 2)])
+    out[~np.isfinite(out)] = np.inf
+    return out
+
+
+def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, tolerance: float,
+          moments: np.ndarray | None = None) -> list:
     """The (update, return) of every episode the run finished, from the judge's own rollouts; raises ``Departed``
     at the first update whose actions were not sampled from snapshot k - 1 (the grader's init for k = 1) or whose
     replay from it is farther than ``tolerance`` from snapshot k in some parameter. ``actions`` is (updates, T, N).
     Each replay starts from the student's snapshot, so rounding does not accumulate; the audit stops at the first
     departure. One BLAS thread, as in the child, so the products round as the child's did. A replay that departs
-    after meeting terms on a discontinuity is tried again with ``recipe.alternatives`` of them (``settled``)."""
-    episodes, current = [], [0]
+    after meeting terms on a discontinuity is tried again with ``recipe.alternatives`` of them (``settled``).
+    With ``moments`` (updates, 2 * parameters: Adam's m then v after each update), each replay also starts from the
+    student's moments, which must follow within ``MOMENTS``: where Adam's v is tiny its step is lr m / eps, and a
+    float32 difference in m grows to 1e-3 within one update at a constant step size (B's ``anneal_lr`` off), so
+    without them an honest run can depart."""
+    episodes, current, held = [], [0], []
+
+    def optimizer(agent):
+        held[:] = [recipe.optimizer(agent)]
+        return held[0]
 
     def before(k, agent):
         current[0] = k
         if k:
             load(agent, snapshots[k - 1])
+            if moments is not None:
+                size = held[0].m.size
+                held[0].m[...], held[0].v[...] = moments[k - 1][:size], moments[k - 1][size:]
 
     def after(k, agent, segment):
         episodes.extend((k, float(r)) for r in segment.episode_returns)
         found = gaps(snapshots[k], agent)
         if not found.max() <= tolerance:
             raise Departed(k + 1, float(found.max()), int(np.argmax(found)))
+        if moments is not None:
+            found = moment_gaps(moments[k], held[0])
+            if not found.max() <= MOMENTS:
+                raise Departed(k + 1, float(found.max()), int(np.argmax(found)), "moments")
 
     def settled(agent, optimizer, batch, rng):
         """``recipe.update``; if it lands farther than ``tolerance`` from the snapshot after a discontinuity was met,
@@ -113,7 +143,8 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
     envs = make_envs(actions.shape[2])
     try:
         with threadpool_limits(limits=1):
-            run(envs, seed, len(snapshots), actions.shape[1], replace(recipe, update=settled), before, after,
+            run(envs, seed, len(snapshots), actions.shape[1], replace(recipe, optimizer=optimizer, update=settled),
+                before, after,
                 collect=lambda rollout, agent, _, rng: replayed(rollout, actions[current[0]], agent, rng,
                                                                 current[0] + 1))
     finally:
@@ -129,6 +160,11 @@ def departure(exc: Departed, n_updates: int, tolerance: float) -> str:
                 f"(step * environments + environment) is not the one {start} sample with the grader's random "
                 "numbers. Only training done by your pieces in the kit's loop, from the grader's initial parameters "
                 "and seed, counts")
+    if exc.what == "moments":
+        return (f"update {exc.update} of {n_updates} did not follow from the one before: the reference's update from "
+                f"{start} and the optimizer's moments before it leaves Adam's moments {exc.gap:.3g} away from yours "
+                f"(entry {exc.index} of m then v, on Adam's own scale; tolerance {MOMENTS:g}). Only training done by "
+                "your pieces in the kit's loop, from the grader's initial parameters and seed, counts")
     return (f"update {exc.update} of {n_updates} did not follow from the one before: the reference's update from "
             f"{start}, on the batch they collect, gives parameters {exc.gap:.3g} away from yours after update "
             f"{exc.update} (parameter {exc.index}; tolerance {tolerance:g}). Only training done by your pieces in "

@@ -7,6 +7,7 @@ earns the bar.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 
 import gymnasium
 import numpy as np
@@ -14,10 +15,11 @@ import numpy as np
 import rlkit.cartpole
 from autograder.cascade import explained
 from autograder.checks import Bar, Check, Malformed, Verdict, pairs
+from autograder.projects._shared import audits
 from autograder.projects._shared.proof import (Recipe, adam, annealed, decode, encode, init_agent, load, parameters,
                                                 run, transitions)
 from autograder.projects._shared.replay import Departed, audit, departure
-from autograder.projects.a_ppo import audits, oracle
+from autograder.projects.a_ppo import oracle
 from autograder.projects.a_ppo.edges import Edges, alternatives
 from autograder.projects.a_ppo.update import train_probes
 from autograder.student import StudentError
@@ -123,7 +125,18 @@ def recorded_run(student, seed: int, bar) -> dict:
     """One graded run in the child: the kit's loop with the student's pieces on budgeted environments, the
     parameters after every update and the actions taken (the judge's replay steps its environments with them)."""
     config, values = hyperparameters(student)
-    recipe, snapshots, actions = student_recipe(student, config, values, bar.n_updates), [], []
+    recipe = student_recipe(student, config, values, bar.n_updates)
+    return {"seed": seed, "config": values,
+            **recorded(recipe, seed, bar, lambda go: explained(student, "ppo_update", go, train_probes()))}
+
+
+def recorded(recipe: Recipe, seed: int, bar, guard=lambda go: go(), moments: bool = False) -> dict:
+    """The kit's loop with ``recipe`` on budgeted environments (no other may be made meanwhile), called through
+    ``guard``: the parameters after every update (float32) and the actions taken (uint8), encoded; with ``moments``,
+    also the optimizer's Adam moments after every update (m then v, float32)."""
+    snapshots, actions, kept, held = [], [], [], []
+    make = recipe.optimizer
+    recipe = replace(recipe, optimizer=lambda agent: held.append(make(agent)) or held[-1])
 
     def after(k, agent, segment):
         actions.append(segment.actions)
@@ -132,15 +145,21 @@ def recorded_run(student, seed: int, bar) -> dict:
         except (TypeError, ValueError, KeyError) as exc:
             raise StudentError(f"after update {k + 1} the agent's parameters are not arrays ({exc}); ppo_update "
                                "must update the agent's arrays in place", "invalid") from None
+        if moments:
+            try:
+                kept.append(np.concatenate([held[0].m, held[0].v]).astype(np.float32))
+            except (AttributeError, TypeError, ValueError) as exc:
+                raise StudentError(f"the optimizer has no Adam moments m and v ({exc}); make_optimizer should "
+                                   "return rlkit's Adam", "invalid") from None
 
     envs = BudgetedEnvs(make_envs(bar.num_envs), bar.n_updates, bar.n_steps)
     with only_the_given_envs():
         try:
-            explained(student, "ppo_update", lambda: run(envs, seed, bar.n_updates, bar.n_steps, recipe, after=after),
-                      train_probes())
+            guard(lambda: run(envs, seed, bar.n_updates, bar.n_steps, recipe, after=after))
         except BudgetExhausted as exc:  # the loop's own rollout found the budget spent: the pieces stepped the envs
             raise StudentError(f"{exc}: your pieces stepped the environments themselves", "invalid") from None
-    return {"seed": seed, "config": values, "snapshots": encode(snapshots), "actions": encode(actions, "u1")}
+    return {"snapshots": encode(snapshots), "actions": encode(actions, "u1"), **({"moments": encode(kept)} if moments
+                                                                                 else {})}
 
 
 class Bar450(Check):

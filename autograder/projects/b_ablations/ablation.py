@@ -1,19 +1,16 @@
 """Project B's checks of the ablation: the statistics on crafted scores, the student's table against the grader's
-re-run on the public seeds, and the chapter's bar on the grader's own re-run with the chosen seeds."""
+re-run on the public seeds, and the chapter's bar on the grader's own re-run with the chosen seeds. Every re-run is
+the kit's loop with the student's pieces, replayed update by update by the judge (``proofs``): the scores come from
+the judge's own replayed episodes, and a run that does not follow from the pieces scores its check 0."""
 
 from __future__ import annotations
 
 import json
 
-import numpy as np
-
-from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs, require
-from autograder.projects.a_ppo.training import BudgetedEnvs, only_the_given_envs, per_update_returns
-from autograder.projects.b_ablations import oracle
+from autograder.checks import Bar, Check, Malformed, Verdict, close, require
+from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
-from autograder.projects.b_ablations.switches import student_details
 from autograder.student import StudentError, as_float, describe
-from rlkit.cartpole import make_envs
 
 TABLE = "results.json"
 
@@ -23,6 +20,7 @@ class RunBar(Bar):
     n_steps: int
     n_updates: int
     factors: int  # how many details a student ablates
+    replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
 
 
 class TableBar(RunBar):
@@ -64,44 +62,11 @@ def collected_choices(data: dict, factors: int) -> tuple[list[str], list[str]]:
     return ablated, named
 
 
-def rerun(student, names, seed: int, bar) -> dict:
-    """The student's ``details.train`` for the baseline and each named detail flipped, on the grader's budgeted
-    environments: the finished episodes each run recorded, as (update, return) pairs."""
-    episodes = {}
-    for name in ["baseline", *names]:
-        details = student_details(student, flipped(None if name == "baseline" else name))
-        envs = BudgetedEnvs(make_envs(bar.num_envs), bar.n_updates, bar.n_steps)
-        with only_the_given_envs():
-            student.fn("train", "details")(envs, bar.n_updates, bar.n_steps, seed, details=details)
-        episodes[name] = envs.finished
-    return episodes
-
-
-def scores_of(runs, seeds, names, bar) -> dict:
-    """{setting: [the course's metric per seed]} from the recorded episodes of each seed's runs, which must be
-    CartPole's: one return per finished episode, 1 to 500, no more steps in all than the budget allows."""
-    scores = {name: [] for name in names}
-    for seed, run in pairs(seeds, runs, "seeds"):
-        if not isinstance(run, dict) or run.get("seed") != seed or not isinstance(run.get("episodes"), dict) \
-                or set(run["episodes"]) != set(names):
-            raise Malformed(f"the re-run of one seed does not hold the settings {names}")
-        for name in names:
-            scores[name].append(oracle.training_score(per_update_returns(episodes(run["episodes"][name], bar),
-                                                                         bar.n_updates)))
-    return scores
-
-
-def episodes(recorded, bar) -> list:
-    try:
-        pairs_ = np.array(recorded, dtype=float).reshape(-1, 2)
-    except (TypeError, ValueError):
-        raise Malformed("recorded episodes are not (update, return) pairs") from None
-    updates, returns = pairs_[:, 0], pairs_[:, 1]
-    if len(recorded) and (np.any((updates < 0) | (updates >= bar.n_updates) | (updates % 1 != 0))
-                          or np.any((returns < 1) | (returns > 500) | (returns % 1 != 0))
-                          or returns.sum() > bar.n_updates * bar.n_steps * bar.num_envs):
-        raise Malformed("recorded episodes are not ones CartPole can produce within the budget")
-    return [(int(u), float(r)) for u, r in pairs_]
+def departed_verdict(departed: list[str], what: str) -> Verdict:
+    """Score 0: some run of the re-run did not follow from the student's pieces; the first two named, and how many."""
+    more = f"; and {len(departed) - 2} more runs" if len(departed) > 2 else ""
+    return Verdict(0.0, f"no {what} can be credited whose runs do not all follow from your pieces: "
+                   + "; ".join(departed[:2]) + more, {"departed": len(departed)})
 
 
 # ------------------------------------------------------------------------------------------------ the statistics
@@ -206,33 +171,45 @@ class Table(Check):
         except ValueError as exc:
             raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
         ablated, named = choices(student, ctx.bar.factors)
-        return {"runs": [{"seed": ctx.seed, "episodes": rerun(student, named, ctx.seed, ctx.bar)}],
+        return {"runs": [proofs.recorded_runs(student, ["baseline", *named], ctx.seed, ctx.bar)],
                 "table": [table], "ablated": [ablated], "named": [named]}
 
+    def on_shard(self, data, ctx):
+        """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
+        proofs.start_audits(data, ctx.seeds, ctx.bar)
+
     def judge(self, data, ctx):
+        """The grader's audited runs are the truth; results.json is only compared with them. Its rows the grader
+        re-ran earn their share when they match; its form (every ablated row present, a summary of its own scores)
+        earns its two cases only for a table whose re-run rows all match, so a made-up table earns nothing."""
         ablated, named = collected_choices(data, ctx.bar.factors)
-        grader = scores_of(require(data, "runs", list), ctx.seeds, ["baseline", *named], ctx.bar)
+        grader, departed = proofs.audited_scores(require(data, "runs", list), ctx.seeds, ["baseline", *named],
+                                                 ctx.bar, ctx.seed_shown)
+        if departed:
+            return departed_verdict(departed, "table")
         table, tol = (data.get("table") or [None])[0], ctx.bar.tolerance
         theirs = table.get("scores") if isinstance(table, dict) else None
         if not isinstance(theirs, dict):
             return Verdict(0.0, f"{TABLE} should hold 'scores': {{setting: [score per seed]}}, as save_results writes")
-        failures = []
+        wrong = [f"{name}: your table says {theirs.get(name)}, the grader's re-run on {ctx.seeds_shown()} gives "
+                 f"{[round(w, 3) for w in want]}" for name, want in grader.items()
+                 if not isinstance(theirs.get(name), list) or not close(theirs.get(name), want, tol)]
+        form = []
         missing = [name for name in ["baseline", *ablated] if name not in theirs]
         if missing:
-            failures.append(f"{TABLE} has no scores for {', '.join(missing)}; it should hold the baseline and all "
-                            "your ablated() details")
-        for name, want in grader.items():
-            got = theirs.get(name)
-            if not isinstance(got, list) or not close(got, want, tol):
-                failures.append(f"{name}: your table says {got}, the grader's re-run on {ctx.seeds_shown()} "
-                                f"gives {[round(w, 3) for w in want]}")
+            form.append(f"{TABLE} has no scores for {', '.join(missing)}; it should hold the baseline and all "
+                        "your ablated() details")
         summary = _plain_table(table.get("summary")) if isinstance(table.get("summary"), dict) else {}
-        consistent = _summarizes(summary, theirs, len(ctx.seeds))
-        if not consistent:
-            failures.append(f"the table's summary should be the median, min and max of its own scores, per setting, "
-                            f"over the {len(ctx.seeds)} seeds")
-        return Verdict.of(failures, len(grader) + 2, f"the baseline and your named factors match the grader's re-run "
-                          f"on {ctx.seeds_shown()}, and the summary matches the scores", scores=grader)
+        if not _summarizes(summary, theirs, len(ctx.seeds)):
+            form.append(f"the table's summary should be the median, min and max of its own scores, per setting, "
+                        f"over the {len(ctx.seeds)} seeds")
+        if not wrong and not form:
+            return Verdict(1.0, f"the baseline and your named factors match the grader's re-run on "
+                           f"{ctx.seeds_shown()}, and the summary matches the scores", {"scores": grader})
+        credited = len(grader) - len(wrong) + (0 if wrong else 2 - len(form))
+        note = " (the table's form counts only for a table whose re-run rows all match)" if wrong else ""
+        shown = "; ".join((wrong + form)[:3]) + note
+        return Verdict(credited / (len(grader) + 2), shown, {"scores": grader})
 
 
 def _summarizes(summary: dict, scores: dict, n_seeds: int) -> bool:
@@ -260,12 +237,19 @@ class AblationBar(Check):
 
     def collect(self, student, ctx):
         ablated, named = choices(student, ctx.bar.factors)
-        return {"runs": [{"seed": ctx.seed, "episodes": rerun(student, ablated, ctx.seed, ctx.bar)}],
+        return {"runs": [proofs.recorded_runs(student, ["baseline", *ablated], ctx.seed, ctx.bar)],
                 "ablated": [ablated], "named": [named]}
+
+    def on_shard(self, data, ctx):
+        """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
+        proofs.start_audits(data, ctx.seeds, ctx.bar)
 
     def judge(self, data, ctx):
         ablated, named = collected_choices(data, ctx.bar.factors)
-        scores = scores_of(require(data, "runs", list), ctx.seeds, ["baseline", *ablated], ctx.bar)
+        scores, departed = proofs.audited_scores(require(data, "runs", list), ctx.seeds, ["baseline", *ablated],
+                                                 ctx.bar, ctx.seed_shown)
+        if departed:
+            return departed_verdict(departed, "ablation")
         factors = [name for name in scores if name != "baseline"]
         clearing = [f for f in factors if oracle.matters(scores, f)]
         rows = {f: {"change": oracle.effect(scores, f), "spread": oracle.spread(scores, f),

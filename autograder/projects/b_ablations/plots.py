@@ -11,7 +11,7 @@ from rlkit.plots import ablation_figure
 def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes]]:
     """``reference``: the reference's details on the same seeds, drawn as hollow markers (the TA's compare view)."""
     bar = details.get("B.bar")
-    if not bar:
+    if not bar or "scores" not in bar:  # no scores: a run did not follow from the pieces, and nothing is drawn
         return []
     scores = {name: finite(values) for name, values in bar["scores"].items()}
     if not len(scores.get("baseline", [])):

@@ -1,0 +1,140 @@
+"""Project B's proof of learning: every run of the ablation the grader credits is one it can replay update by update.
+
+In B.table's and B.bar's child, each (setting, seed) run is the kit's own loop (``_shared.proof.run``) with the
+student's ``details.init_agent``, ``make_optimizer``, ``learning_rate``, ``advantages_and_returns``,
+``ppo.flatten_batch`` and ``details.ppo_update`` under that setting's ``Details``, on budgeted environments, from the
+grader's seed; the child hands back the parameters after every update and the actions taken, never a curve. The judge
+replays every update with the reference's switches (``oracle``) for that setting (``_shared.replay.audit``), and the
+course's metric is computed from the judge's own replayed episodes. A run whose update does not follow from the one
+before scores its check 0 with a sentence naming the update, as A.bar's does.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from autograder.checks import Bar, Malformed, pairs
+from autograder.projects._shared import audits
+from autograder.projects._shared.proof import Recipe, adam, decode, transitions
+from autograder.projects._shared.replay import Departed, audit, departure
+from autograder.projects.a_ppo import oracle as a
+from autograder.projects.a_ppo.edges import Edges, alternatives
+from autograder.projects.a_ppo.training import hyperparameters, per_update_returns, recorded, unpacked
+from autograder.projects.b_ablations import oracle
+from autograder.projects.b_ablations.catalogue import flipped
+from autograder.projects.b_ablations.switches import student_details
+
+
+class ReplayBar(Bar):
+    """What a replay needs of B.table's and B.bar's bars."""
+
+    num_envs: int
+    n_steps: int
+    n_updates: int
+    replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
+
+
+def replay_bar(bar) -> ReplayBar:
+    return ReplayBar(**{name: getattr(bar, name) for name in ReplayBar.model_fields})
+
+
+def details_of(name: str) -> dict:
+    """The switches of a setting: the baseline, or one detail flipped."""
+    return flipped(None if name == "baseline" else name)
+
+
+def student_recipe(student, config, details, n_updates: int) -> Recipe:
+    """The kit's loop with the student's pieces of details.py under ``details`` (and ppo.py's ``flatten_batch``):
+    what ``details.train`` does, with the loop the grader's."""
+    init, optimizer = student.fn("init_agent", "details"), student.fn("make_optimizer", "details")
+    lr, advantages = student.fn("learning_rate", "details"), student.fn("advantages_and_returns", "details")
+    update = student.fn("ppo_update", "details")
+    return Recipe(init=lambda rng: init(rng, config, details),
+                  optimizer=lambda agent: optimizer(agent, config, details),
+                  lr=lambda k: lr(k, n_updates, config, details),
+                  advantages=lambda segment: advantages(segment, config, details),
+                  batch=student.fn("flatten_batch", "ppo"),
+                  update=lambda agent, opt, batch, rng: update(agent, opt, batch, config, details, rng))
+
+
+def reference_recipe(c: dict, d: dict, n_updates: int) -> Recipe:
+    """The same loop with the reference's switches ``d`` (``oracle``), for the judge's replay; ratios on the clip's
+    edge settled as in A's (``a_ppo.edges``)."""
+    def advantages(s):
+        return oracle.advantages(s.rewards, s.values, s.terminated, s.truncated, c["gamma"], c["lam"], d)
+
+    def update(agent, optimizer, batch, rng, flips=frozenset()):  # returns the terms met on the clip's edge
+        edges = Edges(flips)
+        a.ppo_update(agent, optimizer, batch, c, rng, {key: d[key] for key in a.A_DETAILS}, surrogate=edges.surrogate)
+        return edges.seen
+
+    return Recipe(init=lambda rng: oracle.init_agent(rng, c["hidden"], d),
+                  optimizer=lambda agent: adam(agent, c["lr"], oracle.adam_eps(c, d)),
+                  lr=lambda k: oracle.learning_rate(k, n_updates, c["lr"], d), advantages=advantages,
+                  batch=transitions, update=update, alternatives=alternatives)
+
+
+def recorded_runs(student, names: list[str], seed: int, bar) -> dict:
+    """In the child: one seed's run of each setting, as the judge replays them."""
+    runs = {}
+    for name in names:
+        config, values = hyperparameters(student)
+        recipe = student_recipe(student, config, student_details(student, details_of(name)), bar.n_updates)
+        runs[name] = {"seed": seed, "setting": name, "config": values, **recorded(recipe, seed, bar, moments=True)}
+    return {"seed": seed, "settings": runs}
+
+
+def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
+    """(episodes of the judge's own rollouts, None), or ([], the sentence naming the update that departed)."""
+    c, snapshots, actions = unpacked(run_, seed, bar)
+    name = run_.get("setting")
+    if name != "baseline" and name not in oracle.DETAILS:
+        raise Malformed("a run names no setting of the ablation")
+    moments = decode(run_.get("moments"), (snapshots.shape[0], 2 * snapshots.shape[1]))
+    if moments is None:
+        raise Malformed(f"the run did not hand back the optimizer's moments after each of {bar.n_updates} updates")
+    try:
+        recipe = reference_recipe(c, details_of(name), bar.n_updates)
+        return audit(snapshots, actions, seed, recipe, bar.replay_tolerance, moments), None
+    except Departed as exc:
+        return [], departure(exc, bar.n_updates, bar.replay_tolerance)
+
+
+def seed_runs(runs, seeds, names: list[str]):
+    """(seed, setting, run) of every run the children handed back, which must be one per seed and setting, all
+    with the same Config (a run's hyperparameters are the student's ``Config()``, whatever the setting)."""
+    configs = set()
+    for seed, run in pairs(seeds, runs, "seeds"):
+        if not isinstance(run, dict) or run.get("seed") != seed or not isinstance(run.get("settings"), dict) \
+                or list(run["settings"]) != names:
+            raise Malformed(f"the re-run of one seed does not hold the settings {names}")
+        for name in names:
+            run_ = run["settings"][name]
+            if not isinstance(run_, dict) or run_.get("setting") != name:
+                raise Malformed(f"the run of {name} is not that setting's")
+            configs.add(json.dumps(run_.get("config"), sort_keys=True))
+            yield seed, name, run_
+    if len(configs) > 1:
+        raise Malformed("the runs report different Configs; every setting trains with the same Config()")
+
+
+def start_audits(data: dict, seeds, bar) -> None:
+    """``on_shard``: audit one seed's runs now, in one process of the grader's (``_shared.audits``)."""
+    for run in data.get("runs", []):
+        if isinstance(run, dict) and run.get("seed") in seeds and isinstance(run.get("settings"), dict):
+            audits.start_all([(r, run["seed"], replay_bar(bar).model_dump()) for r in run["settings"].values()], "B")
+
+
+def audited_scores(runs, seeds, names: list[str], bar, shown) -> tuple[dict, list[str]]:
+    """({setting: [the course's metric per seed]}, []) from the judge's own replayed episodes, or (the scores so
+    far, the sentences of every run that departed, each led by ``shown(seed)`` and its setting)."""
+    rbar, scores, departed = replay_bar(bar), {name: [] for name in names}, []
+    for seed, name, run_ in list(seed_runs(runs, seeds, names)):
+        episodes, failure = audits.taken(run_, seed, rbar.model_dump(), "B") or replay(run_, seed, rbar)
+        if failure:
+            departed.append(f"{shown(seed)}, {name}: {failure}")
+        score = oracle.training_score(per_update_returns(episodes, bar.n_updates)) if not failure else np.nan
+        scores[name].append(score)
+    return scores, departed

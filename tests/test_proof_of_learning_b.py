@@ -1,0 +1,135 @@
+"""Issue 15's proof of learning for Project B: B.table and B.bar credit only runs whose every update the judge
+replays with the reference's switches, and score the ablation from the judge's own replayed episodes. The reference
+passes; each cheat earns 0 on both with a sentence naming the update that did not follow. Runs are short (8 updates,
+16 environments, one public seed) and the graded reference is shared, to keep the suite lean;
+``benchmarks/b_proof_of_learning.py`` does the course's full runs."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from autograder import paths
+from autograder.projects.b_ablations import proofs
+from conftest import copy_reference, grade_checks, mutate, write_submission
+
+FOLDER = paths.SOLUTIONS / "B_ablations"
+CHECKS = ["B.table", "B.bar"]
+N_UPDATES, NUM_ENVS = 8, 16
+UPDATE = '    B = len(batch["actions"])\n'  # the first line of the reference's details.ppo_update
+HARNESS = ("import ablation\n"
+           f"ablation.NUM_ENVS, ablation.N_UPDATES, ablation.SEEDS = {NUM_ENVS}, {N_UPDATES}, (7,)\n"
+           "ablation.save_results({name: [ablation.run_one((name, 7))] for name in ['baseline', *ablation.ablated()]})\n")
+
+
+@pytest.fixture(scope="module")
+def short(course):
+    """The course with B's re-runs cut to 8 updates of 16 environments on one public seed."""
+    project = course.projects["B"]
+    checks = {cid: check.model_copy(update={"bar": {**check.bar, "n_updates": N_UPDATES, "num_envs": NUM_ENVS}})
+              if cid in CHECKS else check for cid, check in project.checks.items()}
+    return course.model_copy(update={"projects": {**course.projects, "B": project.model_copy(update={"checks": checks})},
+                                     "seeds": course.seeds.model_copy(update={"public": [7]})})
+
+
+def submission(root, files: dict | None = None, harness: bool = True):
+    """The reference's B folder with ``files`` replaced; its results.json written by its own harness on the short
+    budget unless ``files`` holds one."""
+    copy_reference(root, "B_ablations")
+    for name, text in (files or {}).items():
+        write_submission(root, text, "B_ablations", name)
+    if harness and "results.json" not in (files or {}):
+        subprocess.run([sys.executable, "-c", HARNESS], cwd=root / "B_ablations", check=True, capture_output=True)
+    return root
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, short):
+    return grade_checks(submission(tmp_path_factory.mktemp("reference")), short, CHECKS)
+
+
+def test_the_reference_passes_on_runs_the_judge_replayed(reference):
+    assert all(reference[cid]["passed"] for cid in CHECKS), {cid: reference[cid]["message"] for cid in CHECKS}
+    assert set(reference["B.bar"]["details"]["scores"]) == {"baseline", "normalize_advantages", "clip_value_loss",
+                                                            "orthogonal_init", "anneal_lr", "multiple_epochs"}
+
+
+def test_every_setting_replays_with_the_reference_switches(course):
+    """Each switch's run in the kit's loop follows the reference's replay of that setting, settings whose run the
+    check above does not cover included."""
+    from autograder.student import Student
+
+    bar = proofs.ReplayBar(num_envs=8, n_steps=16, n_updates=3, replay_tolerance=1e-5)
+    student = Student(FOLDER, ("ppo", "details", "ablation"))
+    names = ["baseline", "clip_gradients", "entropy_bonus", "large_adam_eps", "bootstrap_truncation"]
+    runs = proofs.recorded_runs(student, names, 11, bar)
+    for name in names:
+        assert proofs.replay(runs["settings"][name], 11, bar)[1] is None, name
+
+
+def cheat_of(edit: str) -> dict:
+    return {"details.py": mutate((FOLDER / "details.py").read_text(), UPDATE, edit + UPDATE)}
+
+
+CALLS = "    global CALLS\n    CALLS = globals().get('CALLS', 0) + 1\n"
+NO_TRAINING = ("\n\nimport details as _details\n_details.ppo_update = lambda *args, **kwargs: {}\n\n\n"
+               "def run_ablation(which=None, seeds=SEEDS, workers=2):\n"
+               "    return {name: [480.0, 470.0, 490.0] if name == 'baseline' else [120.0, 110.0, 130.0]\n"
+               "            for name in ['baseline', *ablated()]}\n")
+FABRICATED = {"scores": {"baseline": [480.0], "normalize_advantages": [470.0], "clip_value_loss": [475.0],
+                         "orthogonal_init": [478.0], "anneal_lr": [481.0], "multiple_epochs": [120.0]}}
+FABRICATED["summary"] = {k: {"median": v[0], "min": v[0], "max": v[0]} for k, v in FABRICATED["scores"].items()}
+CHEATS = {
+    "a fabricated results.json, written by an ablation.py that does not train": (
+        {"ablation.py": (FOLDER / "ablation.py").read_text() + NO_TRAINING, "results.json": json.dumps(FABRICATED)}, 1),
+    "pre-trained weights hard-coded in ppo_update": (cheat_of(
+        "    for p in optimizer.params:\n        p[...] = np.full(p.shape, 0.05, p.dtype)\n    return {}\n"), 1),
+    "a forged jump at one update": (cheat_of(CALLS + "    if CALLS == 5:\n        agent['actor'][0][1] += 1e-3\n"), 5),
+}
+
+
+@pytest.mark.parametrize("cheat", CHEATS)
+def test_a_cheat_earns_nothing_and_the_update_is_named(tmp_path, short, cheat):
+    files, update = CHEATS[cheat]
+    results = grade_checks(submission(tmp_path, files), short, CHECKS)
+    for cid in CHECKS:
+        result = results[cid]
+        assert result["score"] == 0 and f"update {update} of {N_UPDATES} did not follow" in result["message"], result
+
+
+def test_a_made_up_table_earns_nothing_beside_honest_runs(tmp_path, short):
+    """The runs follow, but results.json was invented: its form alone (rows present, a summary of its own numbers)
+    earns no point."""
+    results = grade_checks(submission(tmp_path, {"results.json": json.dumps(FABRICATED)}), short, ["B.table"])
+    assert results["B.table"]["score"] == 0 and "the grader's re-run" in results["B.table"]["message"]
+
+
+def test_episodes_patched_in_the_child_do_not_reach_the_score(tmp_path, short, reference):
+    """The wrapper that recorded B's curves before the proof, patched to claim returns CartPole cannot give: the
+    scores are the judge's own, from its replayed episodes, and equal the reference's."""
+    forgery = ("\n\nimport autograder.projects.a_ppo.training as _training\n_step = _training.BudgetedEnvs.step\n\n\n"
+               "def _forged(self, actions):\n    out = _step(self, actions)\n"
+               "    self.finished = [(u, 10_000.0) for u, _ in self.finished]\n    return out\n\n\n"
+               "_training.BudgetedEnvs.step = _forged\n")
+    results = grade_checks(submission(tmp_path, {"details.py": (FOLDER / "details.py").read_text() + forgery}), short,
+                           ["B.table"])
+    assert results["B.table"]["passed"], results["B.table"]["message"]
+    assert results["B.table"]["details"]["scores"] == reference["B.table"]["details"]["scores"]
+
+
+def test_forged_adam_moments_are_named(course):
+    """Each replay starts from the student's Adam moments too, so they are checked like the parameters."""
+    import base64
+
+    import numpy as np
+
+    from autograder.student import Student
+
+    bar = proofs.ReplayBar(num_envs=8, n_steps=16, n_updates=3, replay_tolerance=1e-5)
+    run_ = proofs.recorded_runs(Student(FOLDER, ("ppo", "details", "ablation")), ["baseline"], 12, bar)["settings"]
+    moments = np.frombuffer(base64.b64decode(run_["baseline"]["moments"]), "<f4").copy().reshape(3, -1)
+    moments[1, 5] *= 1.01  # v is the second half: this is m, after update 2
+    forged = {**run_["baseline"], "moments": base64.b64encode(moments.tobytes()).decode()}
+    failure = proofs.replay(forged, 12, bar)[1]
+    assert failure.startswith("update 2 of 3 did not follow") and "Adam's moments" in failure, failure
