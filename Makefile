@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml
 grade: $(STAMP)  ## grade the bundled reference solutions and print the score table
 	$(VENV)/bin/autograder grade solutions
 
-test: $(STAMP)  ## run the kit's test suite
+test: $(STAMP)  ## lint, then run the kit's test suite
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest
 
 release: $(STAMP)  ## regenerate assignments/ from solutions/

@@ -17,10 +17,10 @@ os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.enviro
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "assignments"
 
-# Students edit and submit the project's .py modules: grade theirs, never overwrite them with the source (solution) copy.
-# So too the files each student is handed personally (C's logs: the source holds only the example set), and what the
-# reference's own run left in the source (B's results.json): a student who did not make their own would otherwise be
-# graded, and given feedback, on the reference's.
+# Students edit and submit the project's .py modules: grade theirs, never overwrite them with the source (solution)
+# copy. So too the files each student is handed personally (C's logs: the source holds only the example set), and what
+# the reference's own run left in the source (B's results.json): a student who did not make their own would otherwise
+# be graded, and given feedback, on the reference's.
 keep = {p.folder: [f"{module}.py" for module in p.modules] + list(p.own_files) + list(p.made_by_students)
         for p in PROJECTS.values()}
 c.Autograde.exclude_overwriting = keep

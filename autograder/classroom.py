@@ -198,10 +198,12 @@ def grade_all(root: Path, out: Path, course: Course, seed_set: str = "grading", 
     rows: list[Row] = []
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        futures = {pool.submit(grade_student, sid, folder, out, course, seed_set, projects): sid for sid, folder in students}
+        futures = {pool.submit(grade_student, sid, folder, out, course, seed_set, projects): sid
+                   for sid, folder in students}
         for future in as_completed(futures):
             rows.append(future.result())
-            write_grades(rows, course, out / "grades.csv", projects)  # after every student: a kill loses no finished row
+            # after every student: a kill loses no finished row
+            write_grades(rows, course, out / "grades.csv", projects)
             if progress:
                 progress(futures[future], len(rows), len(students))
     except KeyboardInterrupt:

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from autograder import paths
-from autograder.cluster import ClusterError, SchedulerLost  # imports no Dask: that waits for --scheduler
+from autograder.cluster import ClusterError  # imports no Dask: that waits for --scheduler
 from autograder.config import CourseError, load_course
 from autograder.grading import figures_of, grade
 from autograder.kit import KitError
@@ -26,7 +26,7 @@ class UsageError(Exception):
     """Bad arguments or an unreadable path: exit code 2 with the message."""
 
 
-def _note_placeholder_seeds(course, seed_set: str) -> None:
+def note_placeholder_seeds(course, seed_set: str) -> None:
     if seed_set == "grading" and course.private_overlay is None:
         err.print("[yellow]note:[/] grading with the bundled placeholder grading seeds; "
                   "an instructor puts the real ones in course.private.yml")
@@ -43,18 +43,19 @@ def _advance_per_check(bar):
     return advance
 
 
-def _projects_option(value: str | None, course) -> list[str] | None:
+def projects_option(value: str | None, course) -> list[str] | None:
     """``--projects A,D`` as a list of the course's project ids (None when not given)."""
     projects = [p.strip() for p in value.split(",") if p.strip()] if value else None
     unknown = [p for p in projects or [] if p not in course.projects]
     if unknown:
-        raise UsageError(f"--projects: unknown project {', '.join(unknown)} (this course has {', '.join(course.projects)})")
+        raise UsageError(f"--projects: unknown project {', '.join(unknown)} "
+                         f"(this course has {', '.join(course.projects)})")
     return projects
 
 
 def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool) -> int:
-    projects = _projects_option(args.projects, course)
-    _note_placeholder_seeds(course, seed_set)
+    projects = projects_option(args.projects, course)
+    note_placeholder_seeds(course, seed_set)
     with progress_bar("grading", console=err) as bar:
         graded = grade(path, course, seed_set=seed_set, projects=projects, public_only=public_only,
                        jobs=args.jobs, progress=_advance_per_check(bar), student=getattr(args, "student", None))
@@ -103,62 +104,6 @@ def cmd_check(args) -> int:
     err.print(f"checking {folder} with the public checks and seeds")
     args.projects = args.project
     return _grade_and_report(folder, course, args, "public", public_only=True)
-
-
-def _grade_all_on_cluster(args, root, out, course, advance, projects):
-    from autograder.cluster import dask_distributed, grade_all_on
-
-    dask_distributed()  # Dask installed, else a clear error before anything else is said
-    err.print(f"grading on the Dask cluster at {args.scheduler}, a task per student", highlight=False)
-    return grade_all_on(args.scheduler, root, out, course, seed_set=args.seeds, progress=advance, projects=projects)
-
-
-def cmd_grade_all(args) -> int:
-    from autograder.classroom import Interrupted, assigned_projects, grade_all
-    from autograder.report.summary import write_summary
-
-    root, out = Path(args.root), Path(args.out)
-    if args.scheduler and args.jobs:
-        raise UsageError("--jobs and --scheduler do not go together: on a cluster each worker grades as many "
-                         "students at once as it has threads (dask worker --nthreads)")
-    if args.scheduler and args.insecure:
-        raise UsageError("--insecure does not reach a cluster's workers: start the workers with "
-                         "AUTOGRADER_INSECURE=1 in their environment if you accept unisolated grading there")
-    if not root.is_dir():
-        raise UsageError(f"ROOT should be a class folder (submitted/<student>/<project>/ or <student>/<project>/); "
-                         f"{root} is not a folder")
-    course = load_course(course_file_of(args), args.private)
-    projects = assigned_projects(root, course, _projects_option(args.projects, course))
-    _note_placeholder_seeds(course, args.seeds)
-    err.print(f"grading project{'s' if len(projects) > 1 else ''} {', '.join(projects)}"
-              f"{'' if args.projects else ' (those found in the class; --projects to choose)'}", highlight=False)
-    with progress_bar("class", console=err) as bar:
-        def advance(student: str, done: int, total: int) -> None:
-            bar.total(total)
-            bar.advance(f"{student} done")
-
-        try:
-            if args.scheduler:
-                rows = _grade_all_on_cluster(args, root, out, course, advance, projects)
-            else:
-                rows = grade_all(root, out, course, seed_set=args.seeds, jobs=args.jobs or 1, progress=advance,
-                                 projects=projects)
-        except Interrupted as stopped:
-            bar.stop()
-            err.print(str(stopped), highlight=False)
-            return 130
-        except SchedulerLost as lost:
-            bar.stop()
-            err.print(f"[red]error:[/] {escape(str(lost))}", highlight=False)
-            return 3
-    summary = write_summary(rows, course, out / "summary.html", projects)
-    counts = {}
-    for row in rows:
-        key = row.status.split(":")[0].split(" (")[0]
-        counts[key] = counts.get(key, 0) + 1
-    err.print(f"{len(rows)} students: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
-    err.print(f"grades in {out / 'grades.csv'}, reports in {out}/<student>/, class summary in {summary}")
-    return 0
 
 
 def cmd_gradescope(args) -> int:
@@ -241,6 +186,8 @@ COURSE_HELP = ("the course folder (holding course.yml), or a course file to use 
 
 
 def parser() -> argparse.ArgumentParser:
+    from autograder.class_command import cmd_grade_all  # it builds on this module's helpers
+
     top = argparse.ArgumentParser(prog="autograder", description=__doc__)
     top.add_argument("--course", metavar="DIR", help=COURSE_HELP)
     commands = top.add_subparsers(dest="command", required=True)
@@ -297,7 +244,7 @@ def parser() -> argparse.ArgumentParser:
                    "(e.g. tcp://head:8786), a task per student; needs the dask extra")
     a.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
                    "student code cannot be isolated (no bubblewrap, not root)")
-    a.set_defaults(run=cmd_grade_all)
+    a.set_defaults(run=cmd_grade_all)  # in autograder.class_command
 
     z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
     z.add_argument("--out", default="autograder.zip", help="the zip to write (default: autograder.zip)")

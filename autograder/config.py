@@ -140,7 +140,8 @@ def _describe(error: dict) -> str:
 
 
 def _from_overlay(error: dict, overlay_file: Path | None) -> str:
-    """Where a bad grading seed came from, when the overlay set it: course.yml's own would be the wrong place to look."""
+    """Where a bad grading seed came from, when the overlay set it: course.yml's own would be the wrong place to
+    look."""
     if overlay_file is not None and tuple(error["loc"][:2]) == ("seeds", "grading"):
         return f" (set by the private overlay {overlay_file})"
     return ""
@@ -163,7 +164,8 @@ def _apply_overlay(data: dict, overlay_file: Path) -> dict:
     secret = overlay.get("secret")
     if (set(overlay) - {"secret"} != {"seeds"} or not isinstance(seeds, dict) or set(seeds) != {"grading"}
             or ("secret" in overlay and not (isinstance(secret, str) and secret))):
-        found = ", ".join(sorted(overlay)) + (f" (seeds: {', '.join(map(str, seeds))})" if isinstance(seeds, dict) else "")
+        found = ", ".join(sorted(overlay)) + (f" (seeds: {', '.join(map(str, seeds))})"
+                                              if isinstance(seeds, dict) else "")
         raise CourseError(f"private overlay {overlay_file}: expected only `seeds: {{grading: [...]}}` and optionally "
                           f"`secret: <text>`, found {found}")
     merged = dict(data)
@@ -187,7 +189,8 @@ def load_course(path: str | Path | None = None, private: str | Path | None | boo
         raise CourseError(str(exc)) from None
     data = _read_yaml(path, "course file")
     if "secret" in data:
-        raise CourseError(f"{path}: secret: belongs in the private overlay (course.private.yml), never in the course file")
+        raise CourseError(f"{path}: secret: belongs in the private overlay (course.private.yml), "
+                          "never in the course file")
     overlay_file = _overlay_path(private, path)
     if overlay_file is not None:
         data = _apply_overlay(data, overlay_file)

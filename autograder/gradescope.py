@@ -118,7 +118,8 @@ def results_from(report: Report, seconds: float) -> dict:
     found = ", ".join(report.projects) or "none"
     notes = "".join(f"\n{note}" for project in report.projects.values() for note in project.notes)
     return {"score": report.score, "execution_time": round(seconds, 1), "tests": tests,
-            "output": f"Graded projects: {found}. Score {score_text(report.score)} / {score_text(report.max_score)}.{notes}",
+            "output": f"Graded projects: {found}. Score {score_text(report.score)} / "
+                      f"{score_text(report.max_score)}.{notes}",
             "stdout_visibility": "hidden"}
 
 

@@ -193,7 +193,8 @@ def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
           checks: list[str] | None = None, public_only: bool = False, jobs: int | None = None,
           progress=None, student: str | None = None) -> Graded:
-    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(check_id, total)`` hears each child's end.
+    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(check_id, total)`` hears each
+    child's end.
 
     ``student`` is the student's id when known (grade-all's folder name, Gradescope's metadata, ``--student``): checks
     that depend on who the student is (C's own logs) judge with it and the course secret.

@@ -65,7 +65,8 @@ def course_root(given: str | Path | None = None, start: str | Path | None = None
 
 
 def course_file(given: str | Path | None = None, start: str | Path | None = None, fallback: bool = False) -> Path:
-    """The course file: ``given`` itself when it is a file, else course.yml of the course folder ``course_root`` finds."""
+    """The course file: ``given`` itself when it is a file, else course.yml of the course folder ``course_root``
+    finds."""
     if given is not None and Path(given).is_file():
         return Path(given)
     return course_root(given, start, fallback) / COURSE_NAME

@@ -47,7 +47,7 @@ def progress_bar(label: str, total: int | None = None, console: Console | None =
     """A bar labelled ``label`` (what is running) for ``total`` steps, drawn only when ``wanted()``."""
     progress = Progress(TextColumn(f"[bold]{label}[/]"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.description}"), TimeElapsedColumn(), TextColumn("elapsed,"),
-                        TimeRemainingColumn(), TextColumn("left"), console=console or Console(stderr=True), transient=transient,
-                        disable=not wanted())
+                        TimeRemainingColumn(), TextColumn("left"), console=console or Console(stderr=True),
+                        transient=transient, disable=not wanted())
     with progress:
         yield Bar(progress, progress.add_task("", total=total))

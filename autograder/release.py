@@ -2,8 +2,8 @@
 
 Notebooks go through nbgrader's own ``generate_assignment`` (solution cells cleared, checksums and cell locks set),
 so the released notebooks are exactly what an nbgrader course expects, and each project is registered in the
-course's gradebook, so ``nbgrader autograde P --create`` works right after a release. nbgrader copies other files verbatim, so
-the solution regions of ``.py`` modules are stripped here, between the same markers nbgrader uses.
+course's gradebook, so ``nbgrader autograde P --create`` works right after a release. nbgrader copies other files
+verbatim, so the solution regions of ``.py`` modules are stripped here, between the same markers nbgrader uses.
 """
 
 from __future__ import annotations

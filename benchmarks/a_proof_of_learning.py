@@ -30,9 +30,8 @@ from autograder import paths  # noqa: E402
 from autograder.config import load_course  # noqa: E402
 from autograder.projects._shared.proof import parameters, run  # noqa: E402
 from autograder.projects._shared.replay import Departed, audit  # noqa: E402
-from autograder.projects.a_ppo.training import (checked_hyperparameters, hyperparameters, reference_recipe,  # noqa: E402
-                                                student_recipe)
-from autograder.projects.a_ppo.training import BudgetedEnvs  # noqa: E402
+from autograder.projects._shared.ppo.runs import BudgetedEnvs, checked_hyperparameters, hyperparameters  # noqa: E402
+from autograder.projects.a_ppo.training import reference_recipe, student_recipe  # noqa: E402
 from mutants import EQUIVALENT  # noqa: E402
 from rlkit.cartpole import make_envs  # noqa: E402
 
@@ -48,7 +47,7 @@ CHEATS = {  # each edits the reference's ppo_update; every one must depart from 
     "weights trained elsewhere, loaded at the last update": CALLS + "    if CALLS == 12:\n"
         "        for p in optimizer.params:\n            p[...] = np.random.default_rng(1).normal(0, 0.3, p.shape)\n"
         "        return {}\n" + UPDATE,
-    "extra steps of the environments": "    import gc\n    from autograder.projects.a_ppo.training import "
+    "extra steps of the environments": "    import gc\n    from autograder.projects._shared.ppo.runs import "
         "BudgetedEnvs\n    envs = [o for o in gc.get_objects() if isinstance(o, BudgetedEnvs)]\n"
         "    envs and envs[0].step(np.zeros(envs[0].num_envs, dtype=int))\n" + UPDATE,
 }
@@ -137,7 +136,9 @@ def main() -> None:
     if args.cheats:
         for name, edit in CHEATS.items():
             departed, gap, _, _ = proof(REFERENCE.replace(UPDATE, edit), seeds[0][0], bar, 12)
-            print(f"cheat '{name}': {'NOT CAUGHT' if departed is None else f'caught at update {departed}' if departed else 'refused while training'}"
+            verdict = ("NOT CAUGHT" if departed is None else f"caught at update {departed}" if departed
+                       else "refused while training")
+            print(f"cheat '{name}': {verdict}"
                   f" (gap {gap:.3g})", flush=True)
 
 

@@ -55,8 +55,8 @@ def main() -> None:
         for run in range(args.runs):
             whole = run_once(folder, with_checks=True)
             experiments = run_once(folder, with_checks=False)
-            print(f"{pid} ({folder}) run {run + 1}: whole notebook {whole:.0f} s, experiments alone {experiments:.0f} s",
-                  flush=True)
+            print(f"{pid} ({folder}) run {run + 1}: whole notebook {whole:.0f} s, "
+                  f"experiments alone {experiments:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -56,7 +56,8 @@ class Rollout:
         self.running_return = np.zeros(self.n)
 
     def collect(self, policy_logits, state_value, n_steps: int, rng: np.random.Generator) -> Segment:
-        """Run ``n_steps`` vector steps with actions sampled from ``policy_logits(obs)``; ``state_value(obs)`` -> (N,)."""
+        """Run ``n_steps`` vector steps with actions sampled from ``policy_logits(obs)``; ``state_value(obs)`` ->
+        (N,)."""
         T, N = n_steps, self.n
         seg = Segment(np.zeros((T, N, OBS_DIM), np.float32), np.zeros((T, N), np.int64), np.zeros((T, N)),
                       np.zeros((T + 1, N)), np.zeros((T, N)), np.zeros((T, N), bool), np.zeros((T, N), bool),

@@ -17,7 +17,8 @@ def orthogonal(rows: int, cols: int, gain: float, rng: np.random.Generator, dtyp
 
 
 def mlp_init(sizes, rng, out_gain: float, hidden_gain: float = np.sqrt(2), dtype=np.float32) -> list:
-    """Layers ``sizes[0] -> ... -> sizes[-1]``: orthogonal weights (``hidden_gain``, last layer ``out_gain``), zero biases."""
+    """Layers ``sizes[0] -> ... -> sizes[-1]``: orthogonal weights (``hidden_gain``, last layer ``out_gain``), zero
+    biases."""
     layers = []
     for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         gain = out_gain if i == len(sizes) - 2 else hidden_gain

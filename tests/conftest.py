@@ -28,7 +28,8 @@ def quick_course_data(keep: dict[str, tuple[str, ...]], source: Path = paths.COU
     """``source``'s course data with only the projects of ``keep``, each with only the checks ``keep`` names (the rest
     named under ``skip``, as course.yml asks): a course that grades in seconds."""
     data = yaml.safe_load(source.read_text())
-    data["projects"] = {pid: {"checks": {cid: cfg for cid, cfg in data["projects"][pid]["checks"].items() if cid in cids},
+    data["projects"] = {pid: {"checks": {cid: cfg for cid, cfg in data["projects"][pid]["checks"].items()
+                                         if cid in cids},
                               "skip": [cid for cid in data["projects"][pid]["checks"] if cid not in cids]}
                         for pid, cids in keep.items()}
     return data
@@ -67,6 +68,7 @@ def grade_in_a_fresh_process(projects: list[str], seed_set: str = "grading") -> 
     """The reference's report from a new Python process, so nothing cached by this one is reused."""
     code = ("import json; from autograder import paths; from autograder.config import load_course; "
             "from autograder.grading import grade; course = load_course(paths.COURSE_FILE, private=False); "
-            f"print(json.dumps(grade(paths.SOLUTIONS, course, seed_set={seed_set!r}, projects={projects!r}).report.to_json()))")
+            f"print(json.dumps(grade(paths.SOLUTIONS, course, seed_set={seed_set!r}, "
+            f"projects={projects!r}).report.to_json()))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)

@@ -10,7 +10,7 @@ from autograder.grading import grade
 from conftest import grade_checks, mutate, write_submission
 
 REFERENCE = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
-FIND_ENVS = ("    import gc\n    from autograder.projects.a_ppo.training import BudgetedEnvs\n"
+FIND_ENVS = ("    import gc\n    from autograder.projects._shared.ppo.runs import BudgetedEnvs\n"
              "    envs = next(o for o in gc.get_objects() if isinstance(o, BudgetedEnvs))\n")
 
 
@@ -54,7 +54,8 @@ def test_making_a_private_environment_inside_a_piece_is_refused(tmp_path, course
 
 def test_an_agent_cut_short_by_the_update_is_refused(tmp_path, course):
     root = write_submission(tmp_path, mutate(REFERENCE, '    B = len(batch["actions"])\n',
-                                             '    agent["actor"] = agent["actor"][:1]\n    B = len(batch["actions"])\n'),
+                                             '    agent["actor"] = agent["actor"][:1]\n'
+                                             '    B = len(batch["actions"])\n'),
                             "A_ppo", "ppo.py")
     result = grade_checks(root, course, ["A.bar"])["A.bar"]
     assert result["score"] == 0, result

@@ -31,7 +31,8 @@ def assert_only(results: dict, failing: str, *phrases: str):
 
 
 def test_a_syntax_error_fails_every_check_with_its_line_and_exit_code_0(tmp_path):
-    root = broken(tmp_path, "def price_exploit(logits_ref, rewards, exploit):", "def price_exploit(logits_ref, rewards, exploit)")
+    root = broken(tmp_path, "def price_exploit(logits_ref, rewards, exploit):",
+                  "def price_exploit(logits_ref, rewards, exploit)")
     out = tmp_path / "report"
     assert main(["grade", str(root), "--seeds", "public", "--report", str(out)]) == 0
     report = json.loads((out / "report.json").read_text())
@@ -42,13 +43,16 @@ def test_a_syntax_error_fails_every_check_with_its_line_and_exit_code_0(tmp_path
 
 
 def test_a_missing_function_costs_only_its_checks(tmp_path, course):
-    root = broken(tmp_path, "def price_exploit(logits_ref, rewards, exploit):", "def price_the_exploit(logits_ref, rewards, exploit):")
-    assert_only(grade_checks(root, course, CHEAP), "D.price_exploit", "expected a function `price_exploit`", "found none")
+    root = broken(tmp_path, "def price_exploit(logits_ref, rewards, exploit):",
+                  "def price_the_exploit(logits_ref, rewards, exploit):")
+    assert_only(grade_checks(root, course, CHEAP), "D.price_exploit", "expected a function `price_exploit`",
+                "found none")
 
 
 def test_a_function_that_raises_is_named_with_the_students_line(tmp_path, course):
     root = broken(tmp_path, PRICE_BODY, "    {}['no such key']\n")
-    assert_only(grade_checks(root, course, CHEAP), "D.price_exploit", "`price_exploit` raised KeyError", "grpo.py, line")
+    assert_only(grade_checks(root, course, CHEAP), "D.price_exploit", "`price_exploit` raised KeyError",
+                "grpo.py, line")
 
 
 def test_nan_is_reported_as_not_a_number(tmp_path, course):
@@ -59,7 +63,8 @@ def test_nan_is_reported_as_not_a_number(tmp_path, course):
 def test_a_wrong_shape_says_which_shape_was_expected(tmp_path, course):
     root = broken(tmp_path, "return softmax_score(pi_x, ys).T @ np.where(clipped, 0.0, rho * A) / len(ys)",
                   "return (softmax_score(pi_x, ys).T @ np.where(clipped, 0.0, rho * A) / len(ys))[:3]")
-    assert_only(grade_checks(root, course, CHEAP), "D.clip_gradient", "expected shape (9,)", "found an array of shape (3,)")
+    assert_only(grade_checks(root, course, CHEAP), "D.clip_gradient", "expected shape (9,)",
+                "found an array of shape (3,)")
 
 
 def test_a_function_that_never_returns_times_out_alone(tmp_path, course):

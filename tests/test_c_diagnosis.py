@@ -135,11 +135,13 @@ def test_grade_all_grades_each_student_against_their_own_logs(tmp_path, course):
     (folder / "diagnostics.py").write_text(source.replace(
         '    return {path.stem: diagnose(load_log(path)) for path in sorted(LOGS.glob("*.npz"))}',
         f"    return {truth!r}"))
-    as_alice = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"], student="alice").report.to_json()
+    as_alice = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"],
+                     student="alice").report.to_json()
     assert as_alice["projects"]["C"]["checks"][0]["passed"]
     others = [s for s in ("bob", "carol", "dave", "erin") if runs.student_set(runs.student_key(s, course.secret, 0))
               != runs.student_set(key)]
-    as_other = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"], student=others[0]).report.to_json()
+    as_other = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"],
+                     student=others[0]).report.to_json()
     assert not as_other["projects"]["C"]["checks"][0]["passed"]
 
 

@@ -45,7 +45,8 @@ def test_an_unknown_check_lists_the_known_ones(tmp_path):
 
 
 def test_an_unknown_bar_key_is_named(tmp_path):
-    message = error_of(course_file(tmp_path, lambda d: d["projects"]["D"]["checks"]["D.k_sweep"]["bar"].update(budgett=1)))
+    message = error_of(course_file(tmp_path,
+                                   lambda d: d["projects"]["D"]["checks"]["D.k_sweep"]["bar"].update(budgett=1)))
     assert "projects.D.checks.D.k_sweep.bar.budgett: unknown key" in message
 
 

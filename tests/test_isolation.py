@@ -45,8 +45,8 @@ def attack(tmp_path: Path, probe: str) -> Path:
 
 
 def found(root: Path, course, seed_set: str = "public") -> dict:
-    message = checks_by_id(grade(root, course, seed_set=seed_set, checks=["D.kl_penalty"]).report.to_json())["D.kl_penalty"][
-        "message"]
+    message = checks_by_id(grade(root, course, seed_set=seed_set,
+                                 checks=["D.kl_penalty"]).report.to_json())["D.kl_penalty"]["message"]
     assert "FOUND<<" in message, message
     return json.loads(message[message.index("FOUND<<") + 7:message.rindex(">>FOUND")])
 
@@ -184,7 +184,8 @@ def test_without_bubblewrap_grading_falls_back_and_says_so_once(tmp_path, course
     root = write_submission(tmp_path, REFERENCE_D)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        results = checks_by_id(grade(root, course, seed_set="public", checks=["D.weights", "D.kl_penalty"]).report.to_json())
+        results = checks_by_id(grade(root, course, seed_set="public",
+                                     checks=["D.weights", "D.kl_penalty"]).report.to_json())
     assert all(r["passed"] for r in results.values())
     said = [str(w.message) for w in caught if "without its own namespaces" in str(w.message)]
     assert len(said) == 1 and "not installed" in said[0]

@@ -42,4 +42,5 @@ def test_the_b_notebook_checks_the_defaults_and_tables_the_ablation(tmp_path):
                  "the gradient matches finite differences: True",
                  "at V = V_old the clipped loss is the plain loss, gradient included: True"]:
         assert line in printed
-    assert any(line.startswith("multiple_epochs") and line.split()[-2:] == ["yes", "yes"] for line in printed.splitlines())
+    assert any(line.startswith("multiple_epochs") and line.split()[-2:] == ["yes", "yes"]
+               for line in printed.splitlines())

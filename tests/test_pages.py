@@ -18,9 +18,11 @@ from autograder.report import Report, write_html
 from autograder.report.compare import write_compare
 from autograder.report.summary import write_summary
 
-playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[test]')")
+playwright_api = pytest.importorskip("playwright.sync_api",
+                                     reason="Playwright is not installed (pip install -e '.[test]')")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on PATH (Debian/Ubuntu: apt-get install chromium)")
+pytestmark = pytest.mark.skipif(CHROMIUM is None,
+                                reason="no Chromium on PATH (Debian/Ubuntu: apt-get install chromium)")
 WIDTH, HEIGHT = 1280, 800
 
 PLOTTED = {  # the data each project's figures are drawn from, as the checks hand it back

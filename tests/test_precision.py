@@ -7,9 +7,9 @@ import pytest
 
 from autograder import paths
 from autograder.config import load_course
-from autograder.projects.a_ppo import oracle as a_oracle
-from autograder.projects.a_ppo.pieces import gae_cases
-from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR, update_case
+from autograder.projects._shared.ppo import oracle as a_oracle
+from autograder.projects._shared.ppo.cases import gae_cases, update_case
+from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR
 from autograder.projects.d_grpo import oracle as d_oracle
 from autograder.projects.d_grpo.steps import STEP_CASES, price_cases, reference_step, step_inputs, step_kwargs
 from conftest import copy_reference, grade_checks, mutate, write_submission

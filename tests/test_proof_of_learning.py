@@ -15,8 +15,8 @@ from autograder.projects._shared.proof import encode, init_agent, parameters, ru
 from autograder.projects._shared.replay import replayed
 from autograder.projects._shared import audits
 from autograder.projects.a_ppo import training
-from autograder.projects.a_ppo.training import (Bar450, checked_hyperparameters, hyperparameters, reference_recipe,
-                                                replay)
+from autograder.projects._shared.ppo.runs import checked_hyperparameters, hyperparameters
+from autograder.projects.a_ppo.training import REPLAY, Bar450, reference_recipe, replay
 from conftest import grade_checks, mutate, write_submission
 from rlkit.categorical import log_softmax
 from rlkit.cartpole import Rollout, make_envs
@@ -33,7 +33,8 @@ def short(course, n_updates: int = N_UPDATES):
     """The course with A.bar cut to ``n_updates`` updates on one public seed."""
     project, check = course.projects["A"], course.projects["A"].checks["A.bar"]
     checks = {**project.checks, "A.bar": check.model_copy(update={"bar": {**check.bar, "n_updates": n_updates}})}
-    return course.model_copy(update={"projects": {**course.projects, "A": project.model_copy(update={"checks": checks})},
+    return course.model_copy(update={"projects": {**course.projects,
+                                                  "A": project.model_copy(update={"checks": checks})},
                                      "seeds": course.seeds.model_copy(update={"public": [7]})})
 
 
@@ -77,7 +78,8 @@ def test_pretrained_weights_returned_by_train_earn_nothing(tmp_path, course):
 
 
 def test_weights_trained_at_import_on_a_cartpole_of_its_own_earn_nothing(tmp_path, course):
-    at_import = ("import gymnasium.envs.classic_control as _cc\n_env = _cc.CartPoleEnv().unwrapped\n_env.reset(seed=0)\n"
+    at_import = ("import gymnasium.envs.classic_control as _cc\n_env = _cc.CartPoleEnv().unwrapped\n"
+                 "_env.reset(seed=0)\n"
                  "for _ in range(50):\n    _env.step(0)\n"
                  "PRETRAINED = np.random.default_rng(3).normal(0, 0.3, 2531).astype(np.float32)\n\n\n")
     load = ("    start = 0\n    for p in optimizer.params:\n"
@@ -141,15 +143,15 @@ def test_an_action_not_sampled_from_the_parameters_is_named(course):
 
 def test_the_early_audit_keeps_what_the_judge_would_find_for_that_very_run(course):
     run_, bar = reference_run(course, 6, 3)
-    audits.start(run_, 6, bar.model_dump())
-    assert audits.taken({**run_, "seed": 7}, 6, bar.model_dump()) is None  # another run finds nothing kept
-    kept = audits.taken(run_, 6, bar.model_dump())
-    assert kept == replay(run_, 6, bar) and kept[1] is None and audits.taken(run_, 6, bar.model_dump()) is None
+    audits.start(run_, 6, bar.model_dump(), REPLAY)
+    assert audits.taken({**run_, "seed": 7}, 6, bar.model_dump(), REPLAY) is None  # another run finds nothing kept
+    kept = audits.taken(run_, 6, bar.model_dump(), REPLAY)
+    assert kept == replay(run_, 6, bar) and kept[1] is None and audits.taken(run_, 6, bar.model_dump(), REPLAY) is None
 
 
 def test_a_ratio_on_the_clips_edge_may_fall_on_either_side_and_no_other_may():
-    from autograder.projects.a_ppo import oracle
-    from autograder.projects.a_ppo.edges import EDGE, Edges, alternatives
+    from autograder.projects._shared.ppo import oracle
+    from autograder.projects._shared.ppo.edges import EDGE, Edges, alternatives
 
     eps, logits = 0.2, np.array([[0.3, -0.4], [0.1, 0.2], [0.5, 0.5]])
     actions, advantages = np.array([0, 1, 0]), np.array([1.5, -0.7, 2.0])

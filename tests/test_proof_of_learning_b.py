@@ -20,7 +20,8 @@ N_UPDATES, NUM_ENVS = 8, 16
 UPDATE = '    B = len(batch["actions"])\n'  # the first line of the reference's details.ppo_update
 HARNESS = ("import ablation\n"
            f"ablation.NUM_ENVS, ablation.N_UPDATES, ablation.SEEDS = {NUM_ENVS}, {N_UPDATES}, (7,)\n"
-           "ablation.save_results({name: [ablation.run_one((name, 7))] for name in ['baseline', *ablation.ablated()]})\n")
+           "ablation.save_results({name: [ablation.run_one((name, 7))] "
+           "for name in ['baseline', *ablation.ablated()]})\n")
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,8 @@ def short(course):
     project = course.projects["B"]
     checks = {cid: check.model_copy(update={"bar": {**check.bar, "n_updates": N_UPDATES, "num_envs": NUM_ENVS}})
               if cid in CHECKS else check for cid, check in project.checks.items()}
-    return course.model_copy(update={"projects": {**course.projects, "B": project.model_copy(update={"checks": checks})},
+    return course.model_copy(update={"projects": {**course.projects,
+                                                  "B": project.model_copy(update={"checks": checks})},
                                      "seeds": course.seeds.model_copy(update={"public": [7]})})
 
 

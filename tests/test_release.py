@@ -74,4 +74,5 @@ def test_copies_of_another_projects_file_are_real_files_equal_to_it():
     for copy, original in copies().items():
         for root in (paths.SOLUTIONS, paths.ASSIGNMENTS):
             assert not (root / copy).is_symlink(), f"{root / copy} must be a file: a copied folder keeps no link"
-            assert (root / copy).read_bytes() == (root / original).read_bytes(), f"{root / copy} drifted from {original}"
+            assert (root / copy).read_bytes() == (root / original).read_bytes(), \
+                f"{root / copy} drifted from {original}"

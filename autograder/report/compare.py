@@ -37,7 +37,8 @@ def _cell(check: CheckResult) -> str:
     css = SHOWN[check.outcome][0]
     numbers = "".join(f"<div><code>{html.escape(k)}</code> {_numbers(v)}</div>" for k, v in check.details.items()
                       if k != "status")
-    return (f"<td><b class='{css}'>{score_text(check.score)} / {score_text(check.max_score)}</b><br>{html.escape(check.message)}"
+    return (f"<td><b class='{css}'>{score_text(check.score)} / {score_text(check.max_score)}</b><br>"
+            f"{html.escape(check.message)}"
             f"<div class='numbers'>{numbers}</div></td>")
 
 
@@ -59,7 +60,8 @@ def write_compare(student: Report, reference: Report, figures: dict, course, pat
         images = "".join(figure_html(c, p) for c, p in figures.get(pid, []))
         sections.append(
             f"<h2>Project {pid}: {score_text(section.score)} / {score_text(section.max_score)} "
-            f"(reference {score_text(reference.project_score(pid))})</h2><table class='compare'><colgroup><col class='bar'>"
+            f"(reference {score_text(reference.project_score(pid))})</h2><table class='compare'>"
+            f"<colgroup><col class='bar'>"
             f"<col><col></colgroup><tr><th>check and bar</th><th>submission</th><th>reference</th></tr>"
             f"{''.join(rows)}</table>{images}")
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Compare {html.escape(student.submission)}"

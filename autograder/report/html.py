@@ -51,7 +51,8 @@ def _project_section(pid: str, project: ProjectResult, title: str, figures: list
                     f"<td>{html.escape(check.message)}</td></tr>")
     images = "".join(figure_html(caption, png) for caption, png in figures)
     notes = "".join(f"<p class='note'>{html.escape(note)}</p>" for note in project.notes)
-    return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — {score_text(project.score)} / {score_text(project.max_score)}"
+    return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — "
+            f"{score_text(project.score)} / {score_text(project.max_score)}"
             f"</h2><table><tr><th>check</th><th>what it checks</th><th>score</th><th>message</th></tr>"
             f"{''.join(rows)}</table>{notes}{images}")
 

@@ -56,7 +56,8 @@ def write_summary(rows, course, path: Path, projects: list[str] | None = None) -
     if reports:
         ids, rates = _pass_rates(reports)
         for caption, image in [("Score distribution per project", _histograms(reports, projects, maxima)),
-                               ("Pass rate per check (lowest: what most students missed)", _pass_rate_plot(ids, rates))]:
+                               ("Pass rate per check (lowest: what most students missed)",
+                                _pass_rate_plot(ids, rates))]:
             body.append(f"<figure><img alt='{caption}' src='data:image/png;base64,{base64.b64encode(image).decode()}'>"
                         f"<figcaption>{caption}</figcaption></figure>")
         hardest = sorted(zip(rates, ids))

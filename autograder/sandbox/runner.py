@@ -67,7 +67,8 @@ def _died(returncode: int, limits: Limits, stderr_tail: str) -> Outcome:
                                              "limit) and was stopped; look for an endless loop")
     if returncode < 0 and -returncode in (signal.SIGKILL, signal.SIGSEGV) and "MemoryError" in stderr_tail:
         return Outcome("memory", 0, message=f"ran out of memory (limit {limits.memory_mb} MB)")
-    how = f"was killed by signal {signal.Signals(-returncode).name}" if returncode < 0 else f"exited with code {returncode}"
+    how = (f"was killed by signal {signal.Signals(-returncode).name}" if returncode < 0
+           else f"exited with code {returncode}")
     return Outcome("crashed", 0, message=f"the process running your code {how} before the check finished "
                                         "(does your code call sys.exit or os._exit, or crash the interpreter?)")
 

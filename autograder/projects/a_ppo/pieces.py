@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.checks import Bar, Check, Verdict, apart, close, difference, pairs
-from autograder.projects.a_ppo import oracle
+from autograder.projects._shared.ppo import oracle
+from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
 from autograder.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
@@ -20,24 +21,6 @@ def pair(value, shapes, what):
 
 
 # ------------------------------------------------------------------------------------------------ GAE
-
-
-def gae_cases(seed: int):
-    """(T, N, gamma, lam, rewards, values, terminated, truncated): on every seed, each case ends episodes both ways
-    inside the segment (column 0 truncates, column 1 terminates, at a step with steps before and after it when T > 2),
-    besides random ends and the segment's own end, so truncation handled as termination, or a done mask one step off,
-    changes the advantages of every case."""
-    rng = np.random.default_rng(seed)
-    for T, N, gamma, lam in [(1, 2, 0.99, 1.0), (12, 3, 0.99, 1.0), (30, 2, 0.9, 1.0), (12, 3, 0.99, 0.0),
-                             (25, 4, 0.99, 0.95), (16, 2, 0.9, 0.5)]:
-        terminated = rng.random((T, N)) < 0.12
-        truncated = (rng.random((T, N)) < 0.08) & ~terminated
-        inside = (lambda: int(rng.integers(1, T - 1))) if T > 2 else (lambda: 0)
-        t = inside()
-        terminated[t, 0], truncated[t, 0] = False, True
-        t = inside()
-        terminated[t, 1], truncated[t, 1] = True, False
-        yield (T, N, gamma, lam, rng.normal(1, 1, (T, N)), rng.normal(0, 3, (T + 1, N)), terminated, truncated)
 
 
 class GAE(Check):
@@ -83,15 +66,6 @@ def segment_case(seed: int) -> tuple[Segment, np.ndarray, np.ndarray]:
     rollout = Rollout(make_envs(6), seed)
     segment = rollout.collect(lambda o: mlp_forward(actor, o)[0], lambda o: mlp_forward(critic, o)[0][:, 0], 80, rng)
     return segment, rng.normal(size=segment.rewards.shape), rng.normal(size=segment.rewards.shape)
-
-
-BATCH_KEYS = ["obs", "actions", "logp", "advantages", "returns", "values"]
-
-
-def expected_batch(segment, adv, ret) -> dict:
-    keep = segment.valid
-    return {"obs": segment.obs[keep], "actions": segment.actions[keep], "logp": segment.logp[keep],
-            "advantages": adv[keep], "returns": ret[keep], "values": segment.values[:-1][keep]}
 
 
 def first_row(got, want) -> str:
@@ -148,7 +122,7 @@ class Batch(Check):
                           "steps dropped")
 
 
-# ------------------------------------------------------------------------------------------------ the pieces of the loss
+# --------------------------------------------------------------------------------------------- the pieces of the loss
 
 
 def surrogate_cases(seed: int, n: int = 6):
@@ -200,7 +174,8 @@ class ClippedSurrogateGradient(Check):
                                             f"gradient mean_i A_i (onehot(a_i) - pi); {difference(grad, plain)}")
             elif kind.startswith("beyond") and not close(grad, np.zeros_like(logits), ctx.bar.tolerance):
                 failed.setdefault(kind, "beyond the clip on the favourable side (A > 0 and rho > 1 + eps, or A < 0 "
-                                        f"and rho < 1 - eps) the gradient should be zero; {difference(grad, np.zeros_like(logits))}")
+                                        "and rho < 1 - eps) the gradient should be zero; "
+                                        f"{difference(grad, np.zeros_like(logits))}")
             if not close(grad, want_grad, ctx.bar.tolerance) or apart(objective, want_objective, ctx.bar.tolerance):
                 failed.setdefault("values", f"{kind}: objective {objective:.6g} (expected {want_objective:.6g}), "
                                             f"gradient {difference(grad, want_grad)}")

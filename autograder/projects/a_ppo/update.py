@@ -7,33 +7,18 @@ import numpy as np
 
 from autograder.cascade import Probe, explained
 from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, difference, require
-from autograder.projects.a_ppo import oracle
-from autograder.projects.a_ppo.pieces import expected_batch
+from autograder.projects._shared.ppo import oracle
+from autograder.projects._shared.ppo.cases import update_case
 from autograder.student import StudentError, as_array
-from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, make_envs
+from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
-from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
+from rlkit.nn import Adam, flatten, mlp_forward
 
 
 UPDATE_CONFIG = {"epochs": 4, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.01,
                  "max_grad_norm": 0.5}
 UPDATE_LR = 0.03  # with 4 epochs, large enough that ratios leave the clip range within the update, on every seed
 RETURN_SCALE = 5.0  # returns = V + 5 A: the value loss's gradient makes the joint norm exceed max_grad_norm
-
-
-def update_case(seed: int, return_scale: float = 1.0):
-    """(agent, batch) in float64: a rollout of a fresh agent, with random advantages and returns V + return_scale A
-    (collect builds this in the child, where the oracle is not available)."""
-    rng = np.random.default_rng(seed)
-    agent = {"actor": mlp_init([OBS_DIM, 16, 16, N_ACTIONS], rng, 0.01, dtype=np.float64),
-             "critic": mlp_init([OBS_DIM, 16, 16, 1], rng, 1.0, dtype=np.float64)}
-    segment = Rollout(make_envs(8), seed).collect(lambda o: mlp_forward(agent["actor"], o.astype(float))[0],
-                                                  lambda o: mlp_forward(agent["critic"], o.astype(float))[0][:, 0],
-                                                  32, rng)
-    adv = rng.normal(0, 1, segment.rewards.shape)
-    batch = expected_batch(segment, adv, return_scale * adv + segment.values[:-1])
-    batch["obs"] = batch["obs"].astype(float)
-    return agent, batch
 
 
 def student_config(student):
@@ -113,8 +98,8 @@ class Ratio(Check):
         failures = []
         if not close(data["ratio"], np.exp(new - old), ctx.bar.tolerance):
             flipped = close(data["ratio"], np.exp(old - new), 1e-9)
-            failures.append("importance_ratio should be exp(logp_new - logp_old)"
-                            + (" (it returned exp(old - new))" if flipped else f"; {difference(data['ratio'], np.exp(new - old))}"))
+            found = " (it returned exp(old - new))" if flipped else f"; {difference(data['ratio'], np.exp(new - old))}"
+            failures.append("importance_ratio should be exp(logp_new - logp_old)" + found)
         if "update_failed" in data:
             failures.append("the ratio on ppo_update's first minibatch could not be read: "
                             + require(data, "update_failed", str))

@@ -144,7 +144,8 @@ def _table(summary) -> dict:
     try:
         return {str(k): {s: float(v[s]) for s in ("median", "min", "max")} for k, v in summary.items()}
     except (KeyError, TypeError, ValueError):
-        raise StudentError("summarize should give {setting: {'median': ..., 'min': ..., 'max': ...}}", "invalid") from None
+        raise StudentError("summarize should give {setting: {'median': ..., 'min': ..., 'max': ...}}",
+                           "invalid") from None
 
 
 def _close_table(got: dict, want: dict, tol: float) -> bool:
@@ -231,7 +232,8 @@ def _plain_table(summary: dict) -> dict:
 class AblationBar(Check):
     id = "B.bar"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
-    name = "The chapter's bar on the grader's re-run: a factor moves the median beyond the seed spread, and you named it"
+    name = ("The chapter's bar on the grader's re-run: a factor moves the median beyond the seed spread, and you "
+            "named it")
     cost, per_seed = 20.0, True
     Bar = RunBar
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.projects.a_ppo import oracle as a
+from autograder.projects._shared.ppo import oracle as ppo
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped  # noqa: F401 - the oracle's vocabulary
 from rlkit.nn import Adam, flatten, mlp_init, mlp_init_gaussian
 from rlkit.cartpole import N_ACTIONS, OBS_DIM
@@ -30,12 +30,12 @@ def learning_rate(update: int, n_updates: int, lr: float, d: dict) -> float:
 
 def advantages(rewards, values, terminated, truncated, gamma, lam, d: dict):
     ends = terminated if d["bootstrap_truncation"] else terminated | truncated
-    adv = a.gae(rewards, values, ends, truncated, gamma, lam)
+    adv = ppo.gae(rewards, values, ends, truncated, gamma, lam)
     return adv, adv + values[:-1]
 
 
 def ppo_update(agent, optimizer, batch, c: dict, d: dict, rng) -> None:
-    a.ppo_update(agent, optimizer, batch, c, rng, {key: d[key] for key in a.A_DETAILS})
+    ppo.ppo_update(agent, optimizer, batch, c, rng, {key: d[key] for key in ppo.BASE_DETAILS})
 
 
 def make_optimizer(agent, c: dict, d: dict) -> Adam:

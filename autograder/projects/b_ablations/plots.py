@@ -17,7 +17,8 @@ def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes
     if not len(scores.get("baseline", [])):
         return [("The grader's re-run of your ablation is not drawn: the baseline has no finite scores", None)]
     fig, ax = figure(7.5, 3.8)
-    reference_scores = {name: finite(values) for name, values in (reference or {}).get("B.bar", {}).get("scores", {}).items()}
+    reference_bar = (reference or {}).get("B.bar", {})
+    reference_scores = {name: finite(values) for name, values in reference_bar.get("scores", {}).items()}
     ablation_figure(scores, bar["named"], reference_scores or None, ax=ax)
     named = ", ".join(bar["named"])
     return [(f"The grader's re-run of your ablation on {bar['seeds']}: dots are seeds, bars medians, the band "

@@ -19,9 +19,9 @@ from autograder.checks import Bar, Malformed, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, decode, transitions
 from autograder.projects._shared.replay import Departed, audit, departure
-from autograder.projects.a_ppo import oracle as a
-from autograder.projects.a_ppo.edges import Edges, alternatives
-from autograder.projects.a_ppo.training import hyperparameters, per_update_returns, recorded, unpacked
+from autograder.projects._shared.ppo import oracle as ppo
+from autograder.projects._shared.ppo.edges import Edges, alternatives
+from autograder.projects._shared.ppo.runs import hyperparameters, per_update_returns, recorded, unpacked
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import flipped
 from autograder.projects.b_ablations.switches import student_details
@@ -61,13 +61,14 @@ def student_recipe(student, config, details, n_updates: int) -> Recipe:
 
 def reference_recipe(c: dict, d: dict, n_updates: int) -> Recipe:
     """The same loop with the reference's switches ``d`` (``oracle``), for the judge's replay; ratios on the clip's
-    edge settled as in A's (``a_ppo.edges``)."""
+    edge settled as in A's (``_shared.ppo.edges``)."""
     def advantages(s):
         return oracle.advantages(s.rewards, s.values, s.terminated, s.truncated, c["gamma"], c["lam"], d)
 
     def update(agent, optimizer, batch, rng, flips=frozenset()):  # returns the terms met on the clip's edge
         edges = Edges(flips)
-        a.ppo_update(agent, optimizer, batch, c, rng, {key: d[key] for key in a.A_DETAILS}, surrogate=edges.surrogate)
+        ppo.ppo_update(agent, optimizer, batch, c, rng, {key: d[key] for key in ppo.BASE_DETAILS},
+                       surrogate=edges.surrogate)
         return edges.seen
 
     return Recipe(init=lambda rng: oracle.init_agent(rng, c["hidden"], d),
@@ -120,11 +121,20 @@ def seed_runs(runs, seeds, names: list[str]):
         raise Malformed("the runs report different Configs; every setting trains with the same Config()")
 
 
+def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
+    """``replay`` with the bar as plain data (how the audit process is handed it)."""
+    return replay(run_, seed, ReplayBar.model_validate(bar))
+
+
+REPLAY = f"{__name__}:replay_plain"  # what the audit process calls
+
+
 def start_audits(data: dict, seeds, bar) -> None:
     """``on_shard``: audit one seed's runs now, in one process of the grader's (``_shared.audits``)."""
     for run in data.get("runs", []):
         if isinstance(run, dict) and run.get("seed") in seeds and isinstance(run.get("settings"), dict):
-            audits.start_all([(r, run["seed"], replay_bar(bar).model_dump()) for r in run["settings"].values()], "B")
+            audits.start_all([(r, run["seed"], replay_bar(bar).model_dump()) for r in run["settings"].values()],
+                             REPLAY)
 
 
 def audited_scores(runs, seeds, names: list[str], bar, shown) -> tuple[dict, list[str]]:
@@ -132,7 +142,7 @@ def audited_scores(runs, seeds, names: list[str], bar, shown) -> tuple[dict, lis
     far, the sentences of every run that departed, each led by ``shown(seed)`` and its setting)."""
     rbar, scores, departed = replay_bar(bar), {name: [] for name in names}, []
     for seed, name, run_ in list(seed_runs(runs, seeds, names)):
-        episodes, failure = audits.taken(run_, seed, rbar.model_dump(), "B") or replay(run_, seed, rbar)
+        episodes, failure = audits.taken(run_, seed, rbar.model_dump(), REPLAY) or replay(run_, seed, rbar)
         if failure:
             departed.append(f"{shown(seed)}, {name}: {failure}")
         score = oracle.training_score(per_update_returns(episodes, bar.n_updates)) if not failure else np.nan

@@ -8,8 +8,7 @@ import dataclasses
 import numpy as np
 
 from autograder.checks import Bar, Check, Malformed, Verdict, close, require
-from autograder.projects.a_ppo.pieces import gae_cases
-from autograder.projects.a_ppo.update import update_case
+from autograder.projects._shared.ppo.cases import gae_cases, update_case
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.student import StudentError, as_array, as_float, describe
@@ -34,7 +33,8 @@ def student_details(student, d: dict):
     try:
         return details_class(student)(**d)
     except TypeError as exc:
-        raise StudentError(f"Details({', '.join(d)}) failed: {exc}; keep the nine fields of the stub", "invalid") from None
+        raise StudentError(f"Details({', '.join(d)}) failed: {exc}; keep the nine fields of the stub",
+                           "invalid") from None
 
 
 def student_config(student, **values):
@@ -197,8 +197,8 @@ class Defaults(Check):
         if not (len(a["params"]) == len(b["params"]) and all(np.array_equal(x, y) for x, y in zip(a["params"],
                                                                                                b["params"]))):
             failures.append(f"details.train(..., Details()) should give the very same weights as ppo.train after "
-                            f"{ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seed)}); they differ, so a default changes "
-                            "something (the order of random draws counts too)")
+                            f"{ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seed)}); they differ, so a default "
+                            "changes something (the order of random draws counts too)")
         return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
 
 

@@ -152,7 +152,8 @@ class ExplainedVariance(Check):
                                  f"found {got:.6g}")
             else:
                 inverted = 1 - np.var(r) / np.var(r - v) if np.var(r - v) > 0 else np.nan
-                hint = " (the ratio is upside down: Var(R - V) goes on top)" if close_where_defined(got, inverted, 1e-9) else ""
+                hint = (" (the ratio is upside down: Var(R - V) goes on top)"
+                        if close_where_defined(got, inverted, 1e-9) else "")
                 failed[label] = f"{kind}: expected 1 - Var(R - V) / Var(R) = {want:.6g}, found {got:.6g}{hint}"
         return Verdict.of(list(failed.values()), 2, "matches, and is NaN for constant returns")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autograder.projects.a_ppo import oracle
+from autograder.projects._shared.ppo import oracle
 from rlkit.categorical import log_prob
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, make_envs
 from rlkit.nn import Adam, flatten, mlp_forward, mlp_init

@@ -29,7 +29,8 @@ def _k_sweep(tables: dict, sweep: dict, reference_sweep: dict) -> bytes:
     if sweep:
         runs = np.array(sweep["success"])
         for i, run in enumerate(runs):
-            ax.plot(sweep["ks"], run, "o-", color="tab:blue", alpha=0.5, label="your runs, fresh seeds" if i == 0 else None)
+            ax.plot(sweep["ks"], run, "o-", color="tab:blue", alpha=0.5,
+                    label="your runs, fresh seeds" if i == 0 else None)
     if tables:
         ax.plot(tables["ks"], tables["k_chapter"], "s", ms=10, mfc="none", color="k", label="the chapter (seed 1)")
         ax.plot(tables["ks"], tables["k_success"], "x", ms=8, color="tab:red", label="yours (seed 1)")

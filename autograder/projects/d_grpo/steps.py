@@ -67,8 +67,8 @@ def grpo_probes() -> list[Probe]:
             Probe("group_standardized_weight", (np.array([1.0]),), "[1]", (1,)),
             Probe("kl_penalized_reward", (np.ones(4), p, q, 0.2), f"r = [1, 1, 1, 1], p = {fmt(p)}, p_ref = "
                   f"{fmt(q)}, beta = 0.2", (4,)),
-            Probe("clipped_surrogate_gradient", (pi, pi_old, ys, A, 0.2), f"ys = {ys.tolist()}, A = {fmt(A)}, eps = 0.2",
-                  (N_RESPONSES,))]
+            Probe("clipped_surrogate_gradient", (pi, pi_old, ys, A, 0.2),
+                  f"ys = {ys.tolist()}, A = {fmt(A)}, eps = 0.2", (N_RESPONSES,))]
 
 
 def reference_step(seed: int, i: int, theta, case: dict) -> np.ndarray:
@@ -94,7 +94,8 @@ def setting(case) -> str:
 def first_entry(got, want) -> str:
     """Where two thetas first differ the most: "theta[x, y] = a, expected b"."""
     x, y = np.unravel_index(np.argmax(np.abs(got - want)), want.shape)
-    return f"theta[{x}, {y}] = {got[x, y]:.6g}, expected {want[x, y]:.6g} (max |difference| {np.abs(got - want).max():.3g})"
+    return (f"theta[{x}, {y}] = {got[x, y]:.6g}, expected {want[x, y]:.6g} "
+            f"(max |difference| {np.abs(got - want).max():.3g})")
 
 
 class GrpoStep(Check):
@@ -196,7 +197,8 @@ class PriceExploit(Check):
 
     def collect(self, student, ctx):
         fn = student.fn("price_exploit")
-        return {"out": [as_float(fn(l.copy(), r.copy(), e), "price_exploit") for l, r, e in price_cases(ctx.seed)]}
+        return {"out": [as_float(fn(logits.copy(), r.copy(), e), "price_exploit")
+                        for logits, r, e in price_cases(ctx.seed)]}
 
     def judge(self, data, ctx):
         low, high = ctx.bar.threshold_range

@@ -1,4 +1,5 @@
-"""The grader's own arithmetic for Project A, written from the equations, independent of any submission."""
+"""The grader's own PPO arithmetic, written from the equations, independent of any submission: Project A's pieces,
+the update with Project B's switches, and what Project C's agents train with."""
 
 import numpy as np
 
@@ -74,7 +75,8 @@ def clipped_value_loss(values, values_old, returns, eps):
     return 0.5 * np.maximum(plain, other).mean(), grad / len(values)
 
 
-A_DETAILS = {"normalize_advantages": True, "clip_value_loss": False, "clip_gradients": True, "entropy_bonus": False,
+# The update's details as Project A makes them; Project B switches each away in turn.
+BASE_DETAILS = {"normalize_advantages": True, "clip_value_loss": False, "clip_gradients": True, "entropy_bonus": False,
              "multiple_epochs": True}
 ENTROPY_COEF = 0.01  # Project B's ent_coef when the entropy bonus is switched on
 
@@ -82,9 +84,9 @@ ENTROPY_COEF = 0.01  # Project B's ent_coef when the entropy bonus is switched o
 def ppo_update(agent, optimizer, batch, c, rng, details=None, surrogate=None):
     """The minibatch-epoch update, in the README's order of random draws; updates ``agent`` in place.
 
-    ``details`` (Project B) may switch the update's details away from Project A's choices, ``A_DETAILS``;
+    ``details`` (Project B) may switch the update's details away from Project A's choices, ``BASE_DETAILS``;
     ``surrogate`` replaces ``clipped_surrogate`` (the replay's, which settles ratios on the clip's edge)."""
-    d = {**A_DETAILS, **(details or {})}
+    d = {**BASE_DETAILS, **(details or {})}
     B = len(batch["actions"])
     size = B // c["minibatches"]
     ent_coef = ENTROPY_COEF if d["entropy_bonus"] else c["ent_coef"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.projects.a_ppo import oracle
+from autograder.projects._shared.ppo import oracle
 from rlkit.categorical import log_softmax
 
 EDGE = 1e-5  # |rho - edge| / edge below which either side is a correct computation's

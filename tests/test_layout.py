@@ -1,0 +1,60 @@
+"""The grader's layout rules, checked on the source: projects are siblings that share only ``_shared``, the core names
+no project, and no module grows past what one person can hold in mind."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from autograder import paths
+from autograder.projects import PROJECTS
+
+PROJECTS_DIR = paths.PACKAGE / "projects"
+PACKAGES = sorted(p.name for p in PROJECTS_DIR.iterdir() if (p / "__init__.py").is_file() and p.name != "_shared")
+
+
+def imported(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def project_packages_imported(path: Path) -> set[str]:
+    prefix = "autograder.projects."
+    return {name[len(prefix):].split(".")[0] for name in imported(path) if name.startswith(prefix)}
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_project_imports_another(package):
+    found = {f"{module.name} imports {other}" for module in (PROJECTS_DIR / package).rglob("*.py")
+             for other in project_packages_imported(module) if other not in (package, "_shared")}
+    assert not found, sorted(found)
+
+
+def test_shared_machinery_imports_no_project():
+    found = {f"{module.relative_to(PROJECTS_DIR)} imports {other}"
+             for module in (PROJECTS_DIR / "_shared").rglob("*.py")
+             for other in project_packages_imported(module) if other != "_shared"}
+    assert not found, sorted(found)
+
+
+def test_the_core_names_no_project_package():
+    core = [m for m in paths.PACKAGE.rglob("*.py") if PROJECTS_DIR not in m.parents]
+    found = {f"{module.relative_to(paths.PACKAGE)} imports projects.{name}" for module in core
+             for name in project_packages_imported(module)}
+    assert not found, sorted(found)
+
+
+def test_every_project_package_registers_a_project():
+    assert len(PROJECTS) == len(PACKAGES), f"packages {PACKAGES}, projects {sorted(PROJECTS)}"
+
+
+def test_no_module_of_the_grader_is_over_300_lines():
+    long = {str(m.relative_to(paths.KIT_ROOT)): n for m in paths.PACKAGE.rglob("*.py")
+            if (n := len(m.read_text(encoding="utf-8").splitlines())) > 300}
+    assert not long, long
