@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 
-from autograder.checks import Bar, Check, Malformed, Verdict, close, require
+from autograder.checks import Bar, Check, Malformed, Verdict, all_close, require
 from autograder.projects._shared.ppo.cases import gae_cases, update_case
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
@@ -156,12 +156,6 @@ def student_run(student, seed: int):
     return run
 
 
-def same(got, want, tolerance: float) -> bool:
-    if not isinstance(got, list) or len(got) != len(want):
-        return False
-    return all(close(g, w, tolerance) for g, w in zip(got, want))
-
-
 # ------------------------------------------------------------------------------------------------ the checks
 
 
@@ -222,14 +216,14 @@ class Switches(Check):
             raise Malformed("the switches' outputs do not cover every setting and function")
         failures = []
         for name in DETAILS:
-            kind = next(k for k, w in want[name].items() if not same(w, want["baseline"][k], 1e-12))
-            others = [k for k in want[name] if k != kind and not same(got[name][k], got["baseline"][k], 1e-12)]
-            if not same(got["baseline"][kind], want["baseline"][kind], tol):
+            kind = next(k for k, w in want[name].items() if not all_close(w, want["baseline"][k], 1e-12))
+            others = [k for k in want[name] if k != kind and not all_close(got[name][k], got["baseline"][k], 1e-12)]
+            if not all_close(got["baseline"][kind], want["baseline"][kind], tol):
                 failures.append(f"{name}: {WHERE[name]} with Details() differs from the reference (Project A's "
                                 "behaviour), so the switch cannot be judged")
-            elif same(got[name][kind], got["baseline"][kind], 1e-12):
+            elif all_close(got[name][kind], got["baseline"][kind], 1e-12):
                 failures.append(f"{name}: flipping it changes nothing in {WHERE[name]}")
-            elif not same(got[name][kind], want[name][kind], tol):
+            elif not all_close(got[name][kind], want[name][kind], tol):
                 failures.append(f"{name}: flipped, {WHERE[name]} changes, but not as the reference's does")
             elif others:
                 failures.append(f"{name}: flipping it also changes {', '.join(others)}, which it should leave alone")
