@@ -15,9 +15,9 @@ from autograder.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import Segment
 from rlkit.nn import Adam, flatten
 
-UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.0,
+SWITCH_UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.0,
                  "max_grad_norm": 0.05}  # small enough that the clipping binds on the fixed batch
-OPTIMIZER_CONFIG = {"lr": 3e-3, "adam_eps": 1e-5}
+SWITCH_OPTIMIZER_CONFIG = {"lr": 3e-3, "adam_eps": 1e-5}
 HIDDEN, N_UPDATES, GAMMA, LAM = 16, 7, 0.9, 0.8
 
 
@@ -37,7 +37,7 @@ def student_details(student, d: dict):
                            "invalid") from None
 
 
-def student_config(student, **values):
+def config_with(student, **values):
     try:
         return student.module("ppo").Config(**values)
     except (AttributeError, TypeError) as exc:
@@ -78,7 +78,8 @@ def update_inputs(seed: int):
 
 def update_optimizer(agent) -> Adam:
     """The grader's own Adam for the update's sub-test, so that only ppo_update's switches act there."""
-    return Adam(flatten([agent["actor"], agent["critic"]]), lr=OPTIMIZER_CONFIG["lr"], eps=OPTIMIZER_CONFIG["adam_eps"])
+    c = SWITCH_OPTIMIZER_CONFIG
+    return Adam(flatten([agent["actor"], agent["critic"]]), lr=c["lr"], eps=c["adam_eps"])
 
 
 def fresh_agent(seed: int):
@@ -102,7 +103,7 @@ def outputs(seed: int, d: dict, run) -> dict:
 
 def oracle_run(seed: int):
     def run(kind, d, inputs):
-        c = {**UPDATE_CONFIG, **OPTIMIZER_CONFIG}
+        c = {**SWITCH_UPDATE_CONFIG, **SWITCH_OPTIMIZER_CONFIG}
         if kind == "init":
             return flatten(list(oracle.init_agent(np.random.default_rng(seed), HIDDEN, d).values()))
         if kind == "optimizer":
@@ -127,22 +128,22 @@ def student_run(student, seed: int):
     def run(kind, d, inputs):
         details = student_details(student, d)
         if kind == "init":
-            config = student_config(student, hidden=HIDDEN)
+            config = config_with(student, hidden=HIDDEN)
             agent = student.fn("init_agent", "details")(np.random.default_rng(seed), config, details)
             return flatten([agent["actor"], agent["critic"]])
         if kind == "optimizer":
             agent, grads = inputs
-            optimizer = student.fn("make_optimizer", "details")(agent, student_config(student, **OPTIMIZER_CONFIG),
+            optimizer = student.fn("make_optimizer", "details")(agent, config_with(student, **SWITCH_OPTIMIZER_CONFIG),
                                                                 details)
             for g in grads:
                 optimizer.step(g)
             return flatten([agent["actor"], agent["critic"]])
         if kind == "learning_rate":
-            config = student_config(student, lr=OPTIMIZER_CONFIG["lr"])
+            config = config_with(student, lr=SWITCH_OPTIMIZER_CONFIG["lr"])
             fn = student.fn("learning_rate", "details")
             return [as_float(fn(u, N_UPDATES, config, details), "learning_rate") for u in range(N_UPDATES)]
         if kind == "advantages":
-            result = student.fn("advantages_and_returns", "details")(inputs, student_config(student, gamma=GAMMA,
+            result = student.fn("advantages_and_returns", "details")(inputs, config_with(student, gamma=GAMMA,
                                                                                                lam=LAM), details)
             if not isinstance(result, (tuple, list)) or len(result) != 2:
                 raise StudentError(f"advantages_and_returns should return (advantages, returns), found "
@@ -150,8 +151,8 @@ def student_run(student, seed: int):
             return [as_array(r, inputs.rewards.shape, "advantages_and_returns") for r in result]
         agent, batch = inputs
         optimizer = update_optimizer(agent)
-        student.fn("ppo_update", "details")(agent, optimizer, batch, student_config(student, **UPDATE_CONFIG), details,
-                                            np.random.default_rng(seed))
+        config = config_with(student, **SWITCH_UPDATE_CONFIG)
+        student.fn("ppo_update", "details")(agent, optimizer, batch, config, details, np.random.default_rng(seed))
         return flatten([agent["actor"], agent["critic"]])
     return run
 
