@@ -9,7 +9,7 @@ from autograder import paths
 from autograder.cli import main
 from autograder.grading import grade
 
-CHECK_KEYS = {"id", "name", "score", "max_score", "passed", "message", "details", "seconds"}
+CHECK_KEYS = {"id", "name", "score", "max_score", "passed", "outcome", "message", "details", "seconds"}
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +66,8 @@ def test_pristine_stubs_score_zero_with_not_implemented_messages(tmp_path, capsy
 
 
 def test_the_html_report_embeds_the_figures(tmp_path, reference_report):
-    from autograder.report import write_html
+    from autograder.report import Report, write_html
 
     figures = {"D": [("a caption", b"\x89PNG fake")]}
-    page = write_html(reference_report, figures, tmp_path / "r.html", {"D": "GRPO"}).read_text()
+    page = write_html(Report.from_json(reference_report), figures, tmp_path / "r.html", {"D": "GRPO"}).read_text()
     assert "data:image/png;base64," in page and "a caption" in page and "<script" not in page
