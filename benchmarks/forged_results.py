@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/forged_results.py [--projects D] [--jobs 2]
 
 Builds a submission whose module, once a check (not the import probe) has loaded it, writes a result file of
-numbers just under course.yml's ``limits.result_mb`` and exits; grades it as a whole command and prints the peak
+numbers just under that check's ``result_mb`` in course.yml (``limits.result_mb`` unless the check sets its own, as
+B.table and B.bar do) and exits; grades it as a whole command and prints the peak
 resident memory of the grader's whole process tree (as a container's memory limit sees it) and the reference's,
 for comparison.
 """
@@ -27,7 +28,7 @@ import json as _json, os as _os, sys as _sys
 _request = _json.load(open(_sys.argv[-1])) if _sys.argv[-1].endswith("request.json") else {{}}
 if _request.get("check"):
     with open(_request["result"], "w") as _out:
-        _out.write('{{"status": "ok", "data": {{"forged": [' + "1.5," * {count} + '1.5]}}}}')
+        _out.write('{{"status": "ok", "data": {{"forged": [' + "1.5," * {counts}[_request["check"]] + '1.5]}}}}')
     _os._exit(0)
 """
 
@@ -37,8 +38,9 @@ def main() -> None:
     parser.add_argument("--projects", default="D")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    limit = load_course(paths.COURSE_FILE, private=False).limits.result_mb * 2**20
-    count = int(limit * 0.98) // 4  # "1.5," is 4 bytes: just under the limit
+    course = load_course(paths.COURSE_FILE, private=False)
+    counts = {cid: int(course.limits_for(pid, cid).result_mb * 2**20 * 0.98) // 4  # "1.5," is 4 bytes: just under
+              for pid in args.projects.split(",") for cid in course.projects[pid].checks}
     root = Path(tempfile.mkdtemp(prefix="forged-"))
     for pid in args.projects.split(","):
         project = PROJECTS[pid]
@@ -46,13 +48,14 @@ def main() -> None:
         folder.mkdir()
         for module in project.modules:
             reference = (paths.SOLUTIONS / project.folder / f"{module}.py").read_text()
-            (folder / f"{module}.py").write_text(FORGE.format(count=count) + reference)
+            (folder / f"{module}.py").write_text(FORGE.format(counts=counts) + reference)
     base = [sys.executable, "-m", "autograder", "grade", "--projects", args.projects, "--seeds", "public",
             "--jobs", str(args.jobs)]
     for name, path in (("forged", root), ("reference", paths.SOLUTIONS)):
-        wall, peak, _ = measure(base + [str(path)])
+        wall, peak, _, _ = measure(base + [str(path)])
+        sizes = sorted({round(c * 4 / 2**20, 1) for c in counts.values()})
         print(f"{name:9s}: grade {args.projects} in {wall:.1f} s, peak memory of the process tree {peak:.0f} MB "
-              f"(results of {count * 4 / 2**20:.1f} MB each)" if name == "forged" else
+              f"(each check's result just under its limit: {', '.join(map(str, sizes))} MB)" if name == "forged" else
               f"{name:9s}: grade {args.projects} in {wall:.1f} s, peak memory of the process tree {peak:.0f} MB")
 
 

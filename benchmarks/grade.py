@@ -1,15 +1,17 @@
 """Benchmark: grading the reference, as a whole command, wall time and peak memory of the process tree.
 
     .venv/bin/python benchmarks/grade.py [--projects A,D] [--runs 5] [--seeds grading] [--jobs 1] [--isolation uid]
+                                         [--vs DIR]
 
 Without --projects it grades every registered project, which is the figure to hold against Gradescope's default
 container (10 minutes, 768 MB, run with --jobs 1). Prints each run and the median. Peak memory is the largest sum of
 resident memory over the grader and all its children, sampled every 20 ms (psutil), so it is what a container's
-memory limit would see.
+memory limit would see. CPU seconds are the whole tree's, sandboxed children included where a cgroup can count them
+(``cpu_meter``). ``--vs DIR`` grades another checkout of the kit (an export of an earlier commit) in turn with this
+one, run for run, and prints the ratio of each pair, so that both see the same load.
 """
 
 import argparse
-import resource
 import statistics
 import subprocess
 import sys
@@ -24,18 +26,20 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT))
 
 from autograder.projects import PROJECTS  # noqa: E402
+from benchmarks.cpu_meter import Meter  # noqa: E402
 
 
-def cpu_of_children() -> float:
-    """User + system CPU seconds of every finished descendant so far (they are all waited for)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def measure(command: list[str], kit: Path = KIT) -> tuple[float, float, float, str]:
+    """(wall seconds, peak resident MB of the whole process tree, CPU seconds of the whole tree, how CPU was
+    counted)."""
+    with Meter() as meter:
+        return _measure(command, meter, kit) + (meter.how,)
 
 
-def measure(command: list[str]) -> tuple[float, float, float]:
-    """(wall seconds, peak resident MB of the whole process tree, CPU seconds of the whole tree)."""
-    started, cpu_before = time.perf_counter(), cpu_of_children()
-    proc = psutil.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _measure(command: list[str], meter: Meter, kit: Path) -> tuple[float, float, float]:
+    started = time.perf_counter()
+    proc = psutil.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=meter.enter,
+                        cwd=kit)  # python -m autograder imports the package of the working directory first
     peak = 0
     while proc.poll() is None:
         try:
@@ -47,7 +51,7 @@ def measure(command: list[str]) -> tuple[float, float, float]:
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited with {proc.returncode}")
     # CPU seconds are the figure a machine busy with other work inflates least
-    return time.perf_counter() - started, peak / 2**20, cpu_of_children() - cpu_before
+    return time.perf_counter() - started, peak / 2**20, meter.seconds()
 
 
 def main() -> None:
@@ -58,25 +62,42 @@ def main() -> None:
     parser.add_argument("--projects", default=",".join(PROJECTS), help="comma-separated project ids (default: all)")
     parser.add_argument("--isolation", choices=["auto", "bubblewrap", "uid"],
                         help="grade with this limits.isolation (a copy of course.yml), e.g. to price bubblewrap")
+    parser.add_argument("--vs", help="another checkout of the kit to grade in turn with this one (before/after)")
     args = parser.parse_args()
-    command = [sys.executable, "-m", "autograder", "grade", str(KIT / "solutions"), "--projects", args.projects,
+    kits = [KIT] + ([Path(args.vs).resolve()] if args.vs else [])
+    commands = {kit: command_for(kit, args) for kit in kits}
+    figures = {kit: {"wall": [], "peak": [], "cpu": []} for kit in kits}
+    for run in range(args.runs):
+        for kit in kits:  # interleaved, so that both see the same load
+            wall, peak, cpu, how = measure(commands[kit], kit)
+            for name, value in zip(("wall", "peak", "cpu"), (wall, peak, cpu)):
+                figures[kit][name].append(value)
+            print(f"run {run + 1}{' of ' + str(kit) if args.vs else ''}: {wall:6.2f} s wall, {cpu:6.2f} s CPU ({how}), "
+                  f"peak {peak:6.1f} MB", flush=True)
+    for kit in kits:
+        walls, peaks, cpus = (figures[kit][name] for name in ("wall", "peak", "cpu"))
+        which = f" with {kit}" if args.vs else ""
+        print(f"grade {args.projects} (reference, {args.seeds} seeds, --jobs {args.jobs}){which}, {args.runs} runs: "
+              f"median {statistics.median(walls):.2f} s (min {min(walls):.2f}, max {max(walls):.2f}); "
+              f"CPU median {statistics.median(cpus):.1f} s (min {min(cpus):.1f}, max {max(cpus):.1f}); "
+              f"peak memory median {statistics.median(peaks):.0f} MB (max {max(peaks):.0f} MB)")
+    if args.vs:
+        for name in ("wall", "cpu"):
+            ratios = [a / b for a, b in zip(figures[KIT][name], figures[kits[1]][name])]
+            print(f"{name} ratio this kit / {kits[1]}: median {statistics.median(ratios):.2f} "
+                  f"(min {min(ratios):.2f}, max {max(ratios):.2f}) over {len(ratios)} pairs")
+
+
+def command_for(kit: Path, args) -> list[str]:
+    command = [sys.executable, "-m", "autograder", "grade", str(kit / "solutions"), "--projects", args.projects,
                "--seeds", args.seeds, "--jobs", str(args.jobs)]
     if args.isolation:
-        course = yaml.safe_load((KIT / "course.yml").read_text())
+        course = yaml.safe_load((kit / "course.yml").read_text())
         course["limits"]["isolation"] = args.isolation
         copy = Path(tempfile.mkdtemp()) / "course.yml"
         copy.write_text(yaml.safe_dump(course))
         command += ["--course", str(copy)]
-    walls, peaks = [], []
-    for run in range(args.runs):
-        wall, peak, cpu = measure(command)
-        walls.append(wall)
-        peaks.append(peak)
-        print(f"run {run + 1}: {wall:6.2f} s wall, {cpu:6.2f} s CPU, peak {peak:6.1f} MB")
-    print(f"grade {args.projects} (reference, {args.seeds} seeds, --jobs {args.jobs}), {args.runs} runs: "
-          f"median {statistics.median(walls):.2f} s (min {min(walls):.2f}, max {max(walls):.2f}); "
-          f"peak memory median {statistics.median(peaks):.0f} MB (max {max(peaks):.0f} MB)")
-
+    return command
 
 if __name__ == "__main__":
     main()
