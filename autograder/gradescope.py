@@ -30,9 +30,13 @@ apt-get update -qq && apt-get install -y -qq python3 python3-pip python3-venv bu
 python3 -m venv /autograder/venv
 /autograder/venv/bin/python -m pip install --quiet --upgrade pip
 /autograder/venv/bin/python -m pip install --quiet -r /autograder/source/requirements.txt
-# The kit, its oracles and the private overlay are root's alone: student code runs as a uid of its own, under
-# bubblewrap, and reads none of them (it imports a copy of the runtime without the oracles, made for each run).
-chmod -R go-rwx /autograder/source
+# What grading can make before any submission comes (Project C's fresh runs for the grading seeds) is made once, into
+# the image: every submission then reads it instead of training it again.
+AUTOGRADER_CACHE=/autograder/cache PYTHONPATH=/autograder/source /autograder/venv/bin/python -m autograder.gradescope \
+    --prepare /autograder
+# The kit, its oracles, the private overlay and the cache are root's alone: student code runs as a uid of its own,
+# under bubblewrap, and reads none of them (it imports a copy of the runtime without the oracles, made for each run).
+chmod -R go-rwx /autograder/source /autograder/cache
 """
 
 RUN = """#!/usr/bin/env bash
@@ -40,6 +44,7 @@ RUN = """#!/usr/bin/env bash
 # (The two variables exist so the kit's tests can run this very script against a folder laid out like /autograder.)
 root="${AUTOGRADER_ROOT:-/autograder}"
 export PYTHONPATH="$root/source${PYTHONPATH:+:$PYTHONPATH}"
+export AUTOGRADER_CACHE="${AUTOGRADER_CACHE:-$root/cache}"  # what setup.sh made for every submission
 exec "${AUTOGRADER_PYTHON:-/autograder/venv/bin/python}" -m autograder.gradescope "$root"
 """
 
@@ -149,9 +154,25 @@ def _close_the_kit(root: Path) -> None:
         paths.PRIVATE_FILE.chmod(0o600)
 
 
+def graded_course():
+    """The course unpacked beside the kit's code (source/), with the zip's overlay when there is one."""
+    from autograder.config import load_course
+
+    return load_course(paths.COURSE_FILE, private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
+
+
+def prepare(root: Path) -> int:
+    """At the image's build (setup.sh): the inputs every grading would make (``plan.prepare_course``), into the run
+    cache that run_autograder points at."""
+    from autograder.plan import prepare_course
+
+    made = prepare_course(graded_course())
+    print(f"prepared {made} inputs for grading in {os.environ.get('AUTOGRADER_CACHE', 'the user cache')}")
+    return made
+
+
 def run(root: Path) -> dict:
     """Grade ``root/submission`` into ``root/results/results.json`` (root is /autograder on Gradescope)."""
-    from autograder.config import load_course
     from autograder.grading import grade
     from autograder.projects import PROJECTS
 
@@ -161,8 +182,7 @@ def run(root: Path) -> dict:
                                    "Run `autograder check` locally to find the check that takes too long."})
     try:
         _close_the_kit(root)
-        # the course unpacked beside the kit's code (source/), wherever Gradescope starts this from
-        course = load_course(paths.COURSE_FILE, private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
+        course = graded_course()  # wherever Gradescope starts this from
         with tempfile.TemporaryDirectory(prefix="gradescope-") as workdir:
             layout = arrange(root / "submission", Path(workdir))
             present = [pid for pid in course.projects if (layout / PROJECTS[pid].folder).is_dir()]
@@ -186,4 +206,7 @@ def run(root: Path) -> dict:
 
 
 if __name__ == "__main__":
-    run(Path(sys.argv[1] if len(sys.argv) > 1 else "/autograder"))
+    if sys.argv[1:2] == ["--prepare"]:
+        prepare(Path(sys.argv[2] if len(sys.argv) > 2 else "/autograder"))
+    else:
+        run(Path(sys.argv[1] if len(sys.argv) > 1 else "/autograder"))

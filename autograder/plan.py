@@ -92,3 +92,18 @@ def plan(path: Path, course: Course, seed_set: SeedSet, projects: list[str] | No
                 continue
             out.append(planned(course, pid, cid, seed_set, folder, student))
     return out
+
+
+def prepare_course(course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None) -> int:
+    """Make, before any submission comes, every input the course's checks make in the grader (each ``prepare``, for
+    each child's seeds): C's fresh runs, kept in the run cache, so that no grading trains them again. What a
+    Gradescope image does once when it is built. Returns how many inputs were made or found ready."""
+    made = 0
+    for pid in projects or list(course.projects):
+        for cid in course.projects[pid].checks:
+            item = planned(course, pid, cid, seed_set)
+            if hasattr(item.check, "prepare"):
+                for shard in item.shards():
+                    item.check.prepare(item.context_for(shard))
+                    made += 1
+    return made

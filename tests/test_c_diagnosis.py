@@ -2,6 +2,10 @@
 decided by their id and the course secret; the secret lives only in the private overlay."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -56,6 +60,27 @@ def test_logs_name_no_fault_and_differ_in_length_not_in_fields(course):
         assert not any(word in key for key in log for word in ("fault", "buffer", "capacity", "gain", "lr", "label"))
         assert all(value.dtype.kind in "fiub" for value in log.values())  # numbers only, no names
     assert len({len(log["update"]) for log in logs}) > 1
+
+
+def test_fresh_runs_are_trained_once_per_course_and_machine(tmp_path):
+    """A second grader process finds the runs the first one trained; a damaged bundle is trained again."""
+    script = ("import sys, time; from autograder.projects.c_diagnosis import fresh; t = time.process_time(); "
+              "p = fresh.fresh_logs(11, 'a secret'); print(p, len(fresh.unbundle(p)))")
+    env = {**os.environ, "AUTOGRADER_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(paths.KIT_ROOT)}
+
+    def in_a_new_process() -> tuple[str, os.stat_result]:
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        path, count = out.stdout.split()
+        assert count == "8"
+        return path, Path(path).stat()
+
+    first, made = in_a_new_process()
+    again, kept = in_a_new_process()
+    assert again == first and kept.st_mtime_ns == made.st_mtime_ns  # read, not trained again
+    assert "11" not in Path(first).name and Path(first).parent.stat().st_mode & 0o077 == 0
+    Path(first).write_bytes(b"not an npz")
+    remade, fixed = in_a_new_process()
+    assert remade == first and fixed.st_size > 1000
 
 
 def test_fresh_runs_differ_with_the_seed_and_their_order_is_shuffled():

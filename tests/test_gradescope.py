@@ -1,8 +1,9 @@
 """The Gradescope autograder: the zip holds what Gradescope runs, and results.json is valid whatever the upload."""
 
 import json
-import re
 import os
+import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -57,6 +58,29 @@ def test_run_autograder_itself_grades_a_folder_laid_out_like_gradescopes(tmp_pat
     assert done.returncode == 0, done.stderr
     results = results_of(root)
     assert results["score"] == 0 and "does not compile" in results["tests"][0]["output"]
+
+def test_the_image_prepares_c_fresh_runs_once_and_every_submission_reads_them(tmp_path):
+    """setup.sh's prepare step trains Project C's fresh runs for the grading seeds into /autograder/cache; the
+    run_autograder of every submission then grades C with them, training nothing again."""
+    with zipfile.ZipFile(build_zip(tmp_path / "plain.zip")) as archive:
+        script, setup = tmp_path / "run_autograder", archive.read("setup.sh").decode()
+        script.write_bytes(archive.read("run_autograder"))
+    assert "AUTOGRADER_CACHE=/autograder/cache" in setup and "--prepare /autograder" in setup
+    root = gradescope_root(tmp_path, {})
+    shutil.copytree(paths.SOLUTIONS / "C_diagnosis", root / "submission" / "C_diagnosis")
+    env = {**os.environ, "PYTHONPATH": str(paths.KIT_ROOT), "AUTOGRADER_CACHE": str(root / "cache")}
+    subprocess.run([sys.executable, "-m", "autograder.gradescope", "--prepare", str(root)], env=env, check=True,
+                   capture_output=True, timeout=300)
+    made = {p: p.stat().st_mtime_ns for p in (root / "cache").rglob("runs_*.npz")}
+    assert len(made) == 3  # one bundle per grading seed
+    env = {**os.environ, "AUTOGRADER_PYTHON": sys.executable, "AUTOGRADER_ROOT": str(root)}
+    env.pop("AUTOGRADER_CACHE", None)  # run_autograder points at root/cache itself
+    done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    fresh_runs = next(t for t in results_of(root)["tests"] if t["name"].startswith("C.fresh_runs"))
+    assert fresh_runs["status"] == "passed", fresh_runs["output"]
+    assert {p: p.stat().st_mtime_ns for p in (root / "cache").rglob("runs_*.npz")} == made
+
 
 def test_a_loose_module_upload_is_graded(tmp_path):
     root = gradescope_root(tmp_path, {"grpo.py": REFERENCE, "D_grpo.ipynb": "{}"})

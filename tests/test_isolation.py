@@ -170,6 +170,19 @@ def test_the_child_gets_c_runs_under_a_name_that_tells_nothing(tmp_path, course)
     assert Path(staged["inputs"]).name == "inputs.npz" and Path(staged["inputs"]).read_bytes() == bundle.read_bytes()
 
 
+@needs_bwrap
+def test_the_fresh_run_cache_is_out_of_sight(tmp_path, course):
+    bundle = fresh.fresh_logs(7, "guessable")  # the course's run cache holds at least this bundle now
+    seen = found(attack(tmp_path, f"""
+_found['listed'] = _os.listdir({str(bundle.parent)!r}) if _os.path.isdir({str(bundle.parent)!r}) else 'absent'
+try:
+    _found['read'] = len(open({str(bundle)!r}, 'rb').read())
+except OSError as _e:
+    _found['read'] = type(_e).__name__
+"""), course)
+    assert seen == {"listed": "absent", "read": "FileNotFoundError"}
+
+
 # ------------------------------------------------------------------------------------------------ the fallback
 
 
