@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from autograder import paths
@@ -115,6 +114,8 @@ class Course(_Strict):
 
 
 def _read_yaml(path: Path, what: str) -> dict:
+    import yaml  # here, not at the top: a check's child imports this module and never reads YAML
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -289,7 +289,9 @@ SNOOP = """    import json, os, sys, autograder, autograder.paths
     found = {{"env": dict(os.environ), "path": sys.path, "cwd": os.getcwd(), "file": autograder.__file__,
              "solutions": readable(autograder.paths.SOLUTIONS / "D_grpo" / "grpo.py"),
              "overlay": readable({overlay!r}), "uid": os.getuid(), "reference": reference,
-             "request": open(sys.argv[1]).read()}}
+             "request": open(sys.argv[1]).read(),
+             "oracles": {{p.name: p.read_bytes().count(b"not available to code running in the sandbox")
+                         for p in __import__("pathlib").Path(autograder.__file__).parent.rglob("oracle*")}}}}
     raise ValueError("FOUND<<" + json.dumps(found) + ">>FOUND")
 """
 
@@ -311,6 +313,9 @@ def test_student_code_finds_no_path_to_the_solutions_the_oracle_or_the_private_o
     assert "AUTOGRADER_PRIVATE" not in found["env"]
     assert kit not in found["request"] and str(overlay) not in found["request"]
     assert found["reference"] == "refused" and not found["solutions"]
+    # the stubs alone, as source and as the bytecode the child loads: no oracle's compiled code was staged
+    assert "oracle.py" in found["oracles"] and any(name.endswith(".pyc") for name in found["oracles"])
+    assert all(count > 0 for count in found["oracles"].values())
     if DROPPED:
         assert found["uid"] != 0 and not found["overlay"]  # a file closed to others stays closed
 

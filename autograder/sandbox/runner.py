@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.config import Limits
+from autograder.projects import PROJECTS
 from autograder.sandbox import limits as sandbox_limits
 from autograder.sandbox import jail, runtime, staging, user
 
@@ -201,7 +202,7 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
         with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
             workdir, home = _workdirs(tmp, lease.uid)
             request = {**_stage_inputs(request, workdir), "folder": _stage_submission(request["folder"], workdir),
-                       "result": str(home / "result.json")}
+                       "result": str(home / "result.json"), "package": PROJECTS.package(request["project"])}
             try:
                 jailed = jail.usable(limits.isolation, lease.uid)
             except jail.Unavailable as exc:  # bubblewrap runs for the grader but not for the uid it dropped to

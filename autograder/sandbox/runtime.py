@@ -5,10 +5,13 @@ the environment, the working directory nor ``autograder.__file__`` leads to ``so
 The copy leaves out every project's ``oracle.py`` (the reference implementations the judges compare with): in the
 child an oracle is a stub whose functions refuse to run, so student code cannot call or print the reference.
 A check's ``collect`` therefore must not use its oracle; grading the reference in the tests would fail if one did.
+The copy is compiled to bytecode once, after the stubs are written: a child may not write into it, and would otherwise
+compile the kit's modules again each time it starts.
 """
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import shutil
 import tempfile
@@ -46,6 +49,7 @@ def staged():
         for oracle in Path(autograder.__file__).parent.rglob("oracle.py"):
             stub = root / "autograder" / oracle.relative_to(Path(autograder.__file__).parent)
             stub.write_text(ORACLE_STUB)
+        compileall.compile_dir(root, quiet=2)
         root.chmod(0o755)
         for path in root.rglob("*"):
             path.chmod(0o755 if path.is_dir() else 0o644)
