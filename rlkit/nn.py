@@ -52,7 +52,8 @@ def mlp_backward(layers, activations, grad_out) -> list:
         if i < len(layers) - 1:
             g = g * (1 - activations[i + 1] ** 2)  # tanh' = 1 - tanh^2
         grads[i] = [activations[i].T @ g, g.sum(0)]
-        g = g @ layers[i][0].T
+        if i:  # the gradient with respect to the input itself is not needed
+            g = g @ layers[i][0].T
     return grads
 
 

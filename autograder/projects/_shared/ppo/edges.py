@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.projects._shared.ppo import oracle
-from rlkit.categorical import log_softmax
 
 EDGE = 1e-5  # |rho - edge| / edge below which either side is a correct computation's
 MOST = 6  # an update that met more terms on the edge is not replayed again (honest runs: 0 to 2 per update)
@@ -30,10 +29,8 @@ class Edges:
     def surrogate(self, logits, actions, logp_old, advantages, eps):
         """``oracle.clipped_surrogate``; a flipped term's gradient row becomes rho A (onehot(a) - pi) / B minus
         what it was (that row when live, 0 when clipped)."""
-        objective, grad = oracle.clipped_surrogate(logits, actions, logp_old, advantages, eps)
-        logp = log_softmax(logits.astype(float))
-        rows = np.arange(len(actions))
-        rho = np.exp(logp[rows, actions] - logp_old)
+        logp, rho = parts = oracle.log_policy_and_ratio(logits, actions, logp_old)
+        objective, grad = oracle.clipped_surrogate(logits, actions, logp_old, advantages, eps, parts)
         edge = np.where(advantages > 0, 1 + eps, 1 - eps)
         for i in np.flatnonzero((np.abs(rho - edge) <= EDGE * edge) & (advantages != 0)):
             self.seen.append((self.calls, int(i)))

@@ -41,19 +41,31 @@ def gae(rewards, values, terminated, truncated, gamma, lam):
     return advantages
 
 
-def clipped_surrogate(logits, actions, logp_old, advantages, eps):
+def log_policy_and_ratio(logits, actions, logp_old):
+    """(log pi(.|s_i) per row, in float64, and rho_i = pi(a_i|s_i) / pi_old(a_i|s_i) as exp of the log difference)."""
     logp = log_softmax(logits.astype(float))
-    rho = np.exp(logp[np.arange(len(actions)), actions] - logp_old)
+    return logp, np.exp(logp[np.arange(len(actions)), actions] - logp_old)
+
+
+def onehot_minus_policy(logp, actions):
+    """onehot(a_i) - pi(.|s_i) per row: d log pi(a_i|s_i) / d logits_i (1 - p at the action is 1 + (-p), exactly)."""
+    out = -np.exp(logp)
+    out[np.arange(len(actions)), actions] += 1.0
+    return out
+
+
+def clipped_surrogate(logits, actions, logp_old, advantages, eps, parts=None):
+    """The clipped objective and its gradient with respect to the logits; ``parts`` are ``log_policy_and_ratio``'s,
+    when the caller has them already."""
+    logp, rho = parts or log_policy_and_ratio(logits, actions, logp_old)
     objective = np.mean(np.minimum(rho * advantages, np.clip(rho, 1 - eps, 1 + eps) * advantages))
     live = ~(((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps)))
-    onehot = np.eye(logits.shape[1])[actions]
-    return objective, (live * rho * advantages)[:, None] * (onehot - np.exp(logp)) / len(actions)
+    return objective, (live * rho * advantages)[:, None] * onehot_minus_policy(logp, actions) / len(actions)
 
 
 def plain_policy_gradient(logits, actions, advantages):
     """d/dlogits mean_i A_i log pi(a_i|s_i): what the clipped objective's gradient is at theta = theta_old."""
-    onehot = np.eye(logits.shape[1])[actions]
-    return advantages[:, None] * (onehot - np.exp(log_softmax(logits.astype(float)))) / len(actions)
+    return advantages[:, None] * onehot_minus_policy(log_softmax(logits.astype(float)), actions) / len(actions)
 
 
 def value_loss(values, returns):
