@@ -1,8 +1,9 @@
 """The autograded section of each project notebook, written from course.yml so its points can never disagree.
 
-One locked nbgrader test cell per check: its visible line runs the check with the public seeds (what a student sees);
-its hidden block, removed on release by nbgrader, runs it with the grading seeds at ``nbgrader autograde`` time, and
-being the last expression, sets the cell's score.
+One locked nbgrader test cell per check, ending with the one call that runs the check and, being the last
+expression, sets the cell's score. The seeds it runs with are chosen just before: the public ones in the cell a
+student sees, the grading ones in the hidden block that nbgrader removes on release and puts back at ``nbgrader
+autograde`` time. So autograding runs each check once, on the grading seeds, and not the public run as well.
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ def check_cells(project_id: str, course: Course) -> list:
         name = project.checks[check_id].name
         source = (f"# {check_id} ({config.points:g} points): {name}\n"
                   "from autograder.notebook import grade_cell\n"
-                  f'grade_cell("{check_id}")\n'
+                  'check_seeds = "public"\n'
                   "### BEGIN HIDDEN TESTS\n"
-                  f'grade_cell("{check_id}", seeds="grading")\n'
-                  "### END HIDDEN TESTS")
+                  'check_seeds = "grading"\n'
+                  "### END HIDDEN TESTS\n"
+                  f'grade_cell("{check_id}", seeds=check_seeds)')
         cells.append(nbformat.v4.new_code_cell(
             source, id=f"check-{check_id.replace('.', '-')}",
             metadata={"tags": [TAG], "nbgrader": _nbgrader(f"check_{check_id.replace('.', '_')}", config.points)}))

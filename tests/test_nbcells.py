@@ -69,3 +69,22 @@ def test_feedback_outputs_lose_the_grading_seeds_and_the_secret(tmp_path, monkey
     cleaned, _ = StrikeSecrets().preprocess(notebook, {})
     text = json.dumps(cleaned)
     assert "3210987654" not in text and "1234" not in text and "kernel-must-not-see-this" not in text
+
+
+def test_a_check_cell_runs_its_check_once_public_when_released_grading_when_autograded(course, monkeypatch):
+    """The hidden block only chooses the seeds: autograding (the block put back) runs the check once, on the grading
+    seeds, instead of a public run followed by a grading one."""
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    from autograder import notebook
+
+    calls = []
+    monkeypatch.setattr(notebook, "grade_cell", lambda check_id, seeds="public": calls.append((check_id, seeds)) or 1.0)
+    cell = check_cells("B", course)[-1]  # B.bar, the dearest check to run twice
+    exec(cell.source, {})
+    assert calls == [("B.bar", "grading")]
+    released = ClearHiddenTests().preprocess_cell(nbformat.from_dict(cell), {}, 0)[0]
+    calls.clear()
+    exec(released.source, {})
+    assert calls == [("B.bar", "public")] and "grading" not in released.source
+    assert released.source.splitlines()[-1].startswith("grade_cell(")  # the last expression: the cell's score
