@@ -68,7 +68,6 @@ def gaps(snapshot: np.ndarray, agent) -> np.ndarray:
     return out
 
 
-MOMENTS = 1e-4  # the largest gap allowed in Adam's moments, each on its own scale (``moment_gaps``)
 
 
 def moment_gaps(recorded: np.ndarray, optimizer) -> np.ndarray:
@@ -83,7 +82,7 @@ def moment_gaps(recorded: np.ndarray, optimizer) -> np.ndarray:
 
 
 def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, tolerance: float,
-          moments: np.ndarray | None = None) -> list:
+          moments: np.ndarray | None = None, moment_tolerance: float = 0.0) -> list:
     """The (update, return) of every episode the run finished, from the judge's own rollouts; raises ``Departed``
     at the first update whose actions were not sampled from snapshot k - 1 (the grader's init for k = 1) or whose
     replay from it is farther than ``tolerance`` from snapshot k in some parameter. ``actions`` is (updates, T, N).
@@ -91,9 +90,9 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
     departure. One BLAS thread, as in the child, so the products round as the child's did. A replay that departs
     after meeting terms on a discontinuity is tried again with ``recipe.alternatives`` of them (``settled``).
     With ``moments`` (updates, 2 * parameters: Adam's m then v after each update), each replay also starts from the
-    student's moments, which must follow within ``MOMENTS``: where Adam's v is tiny its step is lr m / eps, and a
-    float32 difference in m grows to 1e-3 within one update at a constant step size (B's ``anneal_lr`` off), so
-    without them an honest run can depart."""
+    student's moments, which must follow within ``moment_tolerance`` on Adam's own scale (``moment_gaps``): where
+    Adam's v is tiny its step is lr m / eps, and a float32 difference in m grows to 1e-3 within one update at a
+    constant step size (B's ``anneal_lr`` off), so without them an honest run can depart."""
     episodes, current, held = [], [0], []
 
     def optimizer(agent):
@@ -115,14 +114,21 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
             raise Departed(k + 1, float(found.max()), int(np.argmax(found)))
         if moments is not None:
             found = moment_gaps(moments[k], held[0])
-            if not found.max() <= MOMENTS:
+            if not found.max() <= moment_tolerance:
                 raise Departed(k + 1, float(found.max()), int(np.argmax(found)), "moments")
 
+    def lands(agent, optimizer) -> bool:
+        """Whether the replay of the current update lands where the student's did: parameters within ``tolerance``
+        and, with ``moments``, Adam's moments within ``moment_tolerance``."""
+        k = current[0]
+        return gaps(snapshots[k], agent).max() <= tolerance and (
+            moments is None or moment_gaps(moments[k], optimizer).max() <= moment_tolerance)
+
     def settled(agent, optimizer, batch, rng):
-        """``recipe.update``; if it lands farther than ``tolerance`` from the snapshot after a discontinuity was met,
-        the same update again from the same state with each alternative, keeping the first that lands within it
-        (else the plain update's result, for the report)."""
-        target = snapshots[current[0]]
+        """``recipe.update``; if it does not land where the student's did (``lands``) after a discontinuity was met,
+        the same update again from the same state with each alternative, keeping the first that lands (else the plain
+        update's result, for the report). A term on the clip's edge moves the moments as well as the parameters: with
+        a small Adam epsilon (B's ``large_adam_eps`` off) its trace can show in the moments alone."""
         state = parameters(agent), optimizer.m.copy(), optimizer.v.copy(), optimizer.t, rng.bit_generator.state
 
         def again(*flips):
@@ -131,11 +137,11 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
             return recipe.update(agent, optimizer, batch, rng, *flips)
 
         seen = recipe.update(agent, optimizer, batch, rng)
-        if gaps(target, agent).max() <= tolerance:
+        if lands(agent, optimizer):
             return
         for flips in recipe.alternatives(seen):
             again(flips)
-            if gaps(target, agent).max() <= tolerance:
+            if lands(agent, optimizer):
                 return
         if recipe.alternatives(seen):
             again()
@@ -152,7 +158,7 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
     return episodes
 
 
-def departure(exc: Departed, n_updates: int, tolerance: float) -> str:
+def departure(exc: Departed, n_updates: int, tolerance: float, moment_tolerance: float = 0.0) -> str:
     """The sentence a student reads: which update did not follow from the one before, and by how much."""
     start = "the grader's initial parameters" if exc.update == 1 else f"your parameters after update {exc.update - 1}"
     if exc.what == "actions":
@@ -163,8 +169,8 @@ def departure(exc: Departed, n_updates: int, tolerance: float) -> str:
     if exc.what == "moments":
         return (f"update {exc.update} of {n_updates} did not follow from the one before: the reference's update from "
                 f"{start} and the optimizer's moments before it leaves Adam's moments {exc.gap:.3g} away from yours "
-                f"(entry {exc.index} of m then v, on Adam's own scale; tolerance {MOMENTS:g}). Only training done by "
-                "your pieces in the kit's loop, from the grader's initial parameters and seed, counts")
+                f"(entry {exc.index} of m then v, on Adam's own scale; tolerance {moment_tolerance:g}). Only training "
+                "done by your pieces in the kit's loop, from the grader's initial parameters and seed, counts")
     return (f"update {exc.update} of {n_updates} did not follow from the one before: the reference's update from "
             f"{start}, on the batch they collect, gives parameters {exc.gap:.3g} away from yours after update "
             f"{exc.update} (parameter {exc.index}; tolerance {tolerance:g}). Only training done by your pieces in "

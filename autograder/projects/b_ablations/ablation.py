@@ -21,6 +21,7 @@ class RunBar(Bar):
     n_updates: int
     factors: int  # how many details a student ablates
     replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
+    moment_tolerance: float  # largest gap in Adam's moments after an update, on Adam's own scale
 
 
 class TableBar(RunBar):

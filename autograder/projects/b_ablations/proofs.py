@@ -34,6 +34,7 @@ class ReplayBar(Bar):
     n_steps: int
     n_updates: int
     replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
+    moment_tolerance: float  # largest gap in Adam's moments after an update, on Adam's own scale
 
 
 def replay_bar(bar) -> ReplayBar:
@@ -98,9 +99,9 @@ def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
         raise Malformed(f"the run did not hand back the optimizer's moments after each of {bar.n_updates} updates")
     try:
         recipe = reference_recipe(c, details_of(name), bar.n_updates)
-        return audit(snapshots, actions, seed, recipe, bar.replay_tolerance, moments), None
+        return audit(snapshots, actions, seed, recipe, bar.replay_tolerance, moments, bar.moment_tolerance), None
     except Departed as exc:
-        return [], departure(exc, bar.n_updates, bar.replay_tolerance)
+        return [], departure(exc, bar.n_updates, bar.replay_tolerance, bar.moment_tolerance)
 
 
 def seed_runs(runs, seeds, names: list[str]):
