@@ -10,6 +10,7 @@ leaves the grader and is never stored: it is recomputed from the seed and the co
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import hmac
 import os
@@ -31,6 +32,7 @@ _lock = threading.Lock()
 _folder: Path | None = None
 _salt: bytes | None = None
 _made: dict[str, threading.Lock] = {}
+_checked: set[str] = set()  # bundles this process has loaded once: not read again to see that they load
 
 
 def cache_folder() -> Path:
@@ -45,13 +47,13 @@ def cache_folder() -> Path:
 
 
 def _persistent() -> tuple[Path, bytes] | None:
-    default = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rl-capstone-kit"
-    folder = Path(os.environ.get(CACHE_ENV) or default) / "c-fresh-runs"
     try:
+        default = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rl-capstone-kit"
+        folder = Path(os.environ.get(CACHE_ENV) or default) / "c-fresh-runs"
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         folder.chmod(0o700)
         return folder, _kept_salt(folder)
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: no home folder to be found
         return None
 
 
@@ -80,6 +82,7 @@ def _temporary() -> tuple[Path, bytes]:
     return folder, os.urandom(32)
 
 
+@functools.cache
 def _code_digest() -> str:
     """SHA-256 of the code that trains the runs, numpy's version included: a changed kit trains them again."""
     h = hashlib.sha256(np.__version__.encode())
@@ -89,9 +92,6 @@ def _code_digest() -> str:
     return h.hexdigest()
 
 
-_CODE = _code_digest()
-
-
 def fresh_logs(seed: int, secret: str | None = None) -> Path:
     """The .npz bundle of ``seed``'s runs in plan order (keys ``run_<i>/<field>``), trained once per course and
     machine (see ``cache_folder``); a bundle that does not load is trained again.
@@ -99,12 +99,12 @@ def fresh_logs(seed: int, secret: str | None = None) -> Path:
     The secret reaches the training process through a pipe, never its command line or environment.
     """
     folder = cache_folder()
-    tag = hmac.new(_salt, f"{_CODE}/{seed}/{secret or ''}".encode(), hashlib.sha256).hexdigest()[:32]
+    tag = hmac.new(_salt, f"{_code_digest()}/{seed}/{secret or ''}".encode(), hashlib.sha256).hexdigest()[:32]
     path = folder / f"runs_{tag}.npz"
     with _lock:
         made = _made.setdefault(tag, threading.Lock())
     with made:
-        if path.exists() and not _loads(path):
+        if path.exists() and tag not in _checked and not _loads(path):
             path.unlink(missing_ok=True)
         if not path.exists():
             env = {**os.environ, "PYTHONPATH": str(paths.KIT_ROOT), "OPENBLAS_NUM_THREADS": "1",
@@ -113,6 +113,7 @@ def fresh_logs(seed: int, secret: str | None = None) -> Path:
                                   input=secret or "", capture_output=True, text=True, env=env)
             if done.returncode != 0 or not path.exists():
                 raise RuntimeError(f"training the fresh runs of seed {seed} failed:\n{done.stderr[-2000:]}")
+        _checked.add(tag)
     return path
 
 
