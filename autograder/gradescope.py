@@ -32,6 +32,7 @@ python3 -m venv /autograder/venv
 /autograder/venv/bin/python -m pip install --quiet -r /autograder/source/requirements.txt
 # What grading can make before any submission comes (Project C's fresh runs for the grading seeds) is made once, into
 # the image: every submission then reads it instead of training it again.
+mkdir -p /autograder/cache
 AUTOGRADER_CACHE=/autograder/cache PYTHONPATH=/autograder/source /autograder/venv/bin/python -m autograder.gradescope \
     --prepare /autograder
 # The kit, its oracles, the private overlay and the cache are root's alone: student code runs as a uid of its own,
