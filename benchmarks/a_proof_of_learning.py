@@ -24,16 +24,16 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 KIT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(KIT), str(KIT / "tests")]
+sys.path[:0] = [str(KIT), str(KIT / "tests"), str(KIT / "benchmarks")]
 
 from autograder import paths  # noqa: E402
 from autograder.config import load_course  # noqa: E402
-from autograder.projects._shared.proof import parameters, run  # noqa: E402
-from autograder.projects._shared.replay import Departed, audit  # noqa: E402
-from autograder.projects._shared.ppo.runs import BudgetedEnvs, checked_hyperparameters, hyperparameters  # noqa: E402
-from autograder.projects.a_ppo.training import reference_recipe, student_recipe  # noqa: E402
+from autograder.config import validated_bar  # noqa: E402
+from autograder.projects._shared.replay import Departed  # noqa: E402
+from autograder.projects._shared.ppo.runs import hyperparameters, recorded  # noqa: E402
+from autograder.projects.a_ppo.training import Bar450, audited_run, student_recipe  # noqa: E402
 from mutants import EQUIVALENT  # noqa: E402
-from rlkit.cartpole import make_envs  # noqa: E402
+from replay_gaps import spy_on_gaps  # noqa: E402
 
 REFERENCE = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
 REWRITES = {e.name: e for e in EQUIVALENT if e.folder == "A_ppo"}
@@ -76,34 +76,30 @@ def source_of(rewrites: list[str]) -> str:
     return source
 
 
-def proof(source: str, seed: int, bar: dict, n_updates: int) -> tuple[float | None, float, float, float]:
-    """(the update that departed or None, its gap, seconds training, seconds auditing) of one run."""
+def proof(source: str, seed: int, bar, n_updates: int) -> tuple[float | None, float, float, float]:
+    """(the update that departed or None, its gap, seconds training, seconds auditing) of one run: recorded as
+    A.bar's child records it, audited as its judge audits it. ``bar``: A.bar's, as course.yml holds it or validated."""
+    if isinstance(bar, dict):
+        bar = validated_bar(Bar450, bar, "projects.A.checks.A.bar")
     student = module_of(source)
     config, values = hyperparameters(student)
-    snapshots, actions = [], []
-
-    def after(k, agent, segment):
-        snapshots.append(parameters(agent))
-        actions.append(segment.actions.astype(np.uint8))
-
+    graded = bar.model_copy(update={"n_updates": n_updates})
     started = time.perf_counter()
-    envs = BudgetedEnvs(make_envs(bar["num_envs"]), n_updates, bar["n_steps"])
     try:
         with threadpool_limits(limits=1):  # as the sandboxed child
-            run(envs, seed, n_updates, bar["n_steps"], student_recipe(student, config, values, n_updates),
-                after=after)
+            run_ = {"seed": seed, "config": values,
+                    **recorded(student_recipe(student, config, values, n_updates), seed, graded, moments=True)}
     except Exception:  # noqa: BLE001 - a cheat that breaks the loop is caught here
         return 0, float("inf"), time.perf_counter() - started, 0.0
     trained = time.perf_counter() - started
-    c = checked_hyperparameters(values)
-    gaps, recipe = [], reference_recipe(c, n_updates)
     started = time.perf_counter()
     try:
-        audit(np.stack(snapshots), np.stack(actions), seed, recipe, bar["replay_tolerance"])
-        departed = None
+        with threadpool_limits(limits=1):  # as the grader's audit process
+            audited_run(run_, seed, graded)
+        departed, gap = None, 0.0
     except Departed as exc:
-        departed, gaps = exc.update, [exc.gap]
-    return departed, max(gaps, default=0.0), trained, time.perf_counter() - started
+        departed, gap = exc.update, exc.gap
+    return departed, gap, trained, time.perf_counter() - started
 
 
 def main() -> None:
@@ -114,24 +110,33 @@ def main() -> None:
     parser.add_argument("--cheats", action="store_true")
     parser.add_argument("--only", action="append", help="an implementation's name (repeatable); default: all")
     args = parser.parse_args()
-    bar = load_course(paths.COURSE_FILE, private=False).projects["A"].checks["A.bar"].bar
-    n_updates = args.updates or bar["n_updates"]
+    bar = validated_bar(Bar450, load_course(paths.COURSE_FILE, private=False).projects["A"].checks["A.bar"].bar,
+                        "projects.A.checks.A.bar")  # validated once, not per run
+    n_updates = args.updates or bar.n_updates
     pool = np.random.default_rng(15).choice(2 ** 32, size=(max(20, args.first + args.sets), 3), replace=False)
     seeds = pool[args.first:args.first + args.sets].tolist()  # --sets 20 and --first 4 --sets 4 share their sets
     chosen = {name: source_of(rewrites) for name, rewrites in IMPLEMENTATIONS.items()
               if not args.only or name in args.only}
-    runs = {name: [] for name in chosen}  # (departed, seconds training, seconds auditing) per run
+    runs = {name: [] for name in chosen}  # (departed, seconds training, seconds auditing, largest gaps) per run
+    largest = spy_on_gaps()
     for triple in seeds:  # implementations interleaved, so a sweep stopped early is still balanced
         for seed in triple:
             for name, source in chosen.items():
-                departed, _, t, a = proof(source, seed, bar, n_updates)
-                runs[name].append((departed, t, a))
-                print(f"  {name}: seed {seed} " + (f"departed at update {departed}" if departed is not None
-                                                      else "followed the replay"), flush=True)
+                largest["reset"]()
+                departed, gap, t, a = proof(source, seed, bar, n_updates)
+                runs[name].append((departed, t, a, (largest["parameters"], largest["moments"])))
+                print(f"  {name}: seed {seed} " + (f"departed at update {departed} (gap {gap:.3g})"
+                                                      if departed is not None else "followed the replay")
+                      + f" (largest gaps: parameters {largest['parameters']:.2g}, moments "
+                        f"{largest['moments']:.2g})", flush=True)
     for name, done in runs.items():
-        fails = sum(departed is not None for departed, _, _ in done)
-        print(f"{name}: {fails} false fails in {len(done)} runs ({args.sets} sets); median training "
-              f"{np.median([t for _, t, _ in done]):.2f} s, audit {np.median([a for _, _, a in done]):.2f} s per run",
+        fails = sum(r[0] is not None for r in done)
+        followed = [r[3] for r in done if r[0] is None]
+        print(f"{name}: {fails} false fails in {len(done)} runs ({args.sets} sets, tolerances "
+              f"{bar.replay_tolerance:g} and {bar.moment_tolerance:g}); largest gaps of the runs that followed: "
+              f"parameters {max((g[0] for g in followed), default=0):.2g}, moments "
+              f"{max((g[1] for g in followed), default=0):.2g}; median training "
+              f"{np.median([r[1] for r in done]):.2f} s, audit {np.median([r[2] for r in done]):.2f} s per run",
               flush=True)
     if args.cheats:
         for name, edit in CHEATS.items():

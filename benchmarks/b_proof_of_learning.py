@@ -25,15 +25,15 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 KIT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(KIT), str(KIT / "tests")]
+sys.path[:0] = [str(KIT), str(KIT / "tests"), str(KIT / "benchmarks")]
 
 from autograder import paths  # noqa: E402
 from autograder.config import load_course  # noqa: E402
-from autograder.projects._shared import replay  # noqa: E402
 from autograder.projects.b_ablations import proofs  # noqa: E402
 from autograder.projects.b_ablations.catalogue import DETAILS  # noqa: E402
 from autograder.student import Student  # noqa: E402
 from mutants import EQUIVALENT  # noqa: E402
+from replay_gaps import spy_on_gaps  # noqa: E402
 
 A_REWRITES = {e.name: (e.old, e.new) for e in EQUIVALENT if e.folder == "A_ppo"}
 LOOP = ("        for k in range(config.minibatches):\n            idx = perm[k * size:(k + 1) * size]\n",
@@ -60,32 +60,6 @@ IMPLEMENTATIONS = {
         ("ppo.py", *A_REWRITES["ratio as a quotient of probabilities"]),
         ("details.py", *NORMALIZED), ("details.py", *TRUNCATION)],
 }
-
-
-def spy_on_gaps() -> dict:
-    """Record the largest parameter and moment gap the judge compared with its tolerances in a run, in the dict
-    returned (reset it before each run). Per update that is the last parameter gap measured against that update's
-    snapshot and moments (the settling of the clip's edge measures the replays it discards first)."""
-    largest = {"parameters": 0.0, "moments": 0.0}
-    last = {"parameters": {}, "moments": {}}  # per recorded array (its data address): the last replay's gap to it
-    gaps, moment_gaps = replay.gaps, replay.moment_gaps
-
-    def spy(key, measure):
-        def measured(recorded, *args):
-            found = measure(recorded, *args)
-            last[key][recorded.__array_interface__["data"][0]] = float(found.max(initial=0.0))
-            largest[key] = max(last[key].values())
-            return found
-        return measured
-
-    def reset():
-        for kept in last.values():
-            kept.clear()
-        largest.update(parameters=0.0, moments=0.0)
-
-    replay.gaps, replay.moment_gaps = spy("parameters", gaps), spy("moments", moment_gaps)
-    largest["reset"] = reset
-    return largest
 
 
 def folder_of(edits: list, where: Path) -> Path:

@@ -11,11 +11,12 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from autograder import paths
-from autograder.projects._shared.proof import encode, init_agent, parameters, run, sampled
+from autograder.checks import Malformed
+from autograder.projects._shared.proof import init_agent, sampled
 from autograder.projects._shared.replay import replayed
 from autograder.projects._shared import audits
 from autograder.projects.a_ppo import training
-from autograder.projects._shared.ppo.runs import checked_hyperparameters, hyperparameters
+from autograder.projects._shared.ppo.runs import checked_hyperparameters, hyperparameters, recorded
 from autograder.projects.a_ppo.training import REPLAY, Bar450, reference_recipe, replay
 from conftest import grade_checks, mutate, write_submission
 from rlkit.categorical import log_softmax
@@ -108,11 +109,9 @@ def reference_run(course, seed: int, n_updates: int = 4) -> tuple[dict, object]:
     """A short run of the reference's recipe as the child hands it back, and A.bar's bar cut to ``n_updates``."""
     config = checked_hyperparameters(hyperparameters(module_of(REFERENCE))[1])  # the reference's Config()
     bar = Bar450.Bar.model_validate({**course.projects["A"].checks["A.bar"].bar, "n_updates": n_updates})
-    snapshots, actions = [], []
     with threadpool_limits(limits=1):  # as the child
-        run(make_envs(bar.num_envs), seed, n_updates, bar.n_steps, reference_recipe(config, n_updates),
-            after=lambda k, agent, segment: (snapshots.append(parameters(agent)), actions.append(segment.actions)))
-    return {"seed": seed, "config": config, "snapshots": encode(snapshots), "actions": encode(actions, "u1")}, bar
+        made = recorded(reference_recipe(config, n_updates), seed, bar, moments=True)
+    return {"seed": seed, "config": config, **made}, bar
 
 
 def test_the_judges_segment_from_recorded_actions_is_the_rollouts_bit_for_bit():
@@ -139,6 +138,18 @@ def test_an_action_not_sampled_from_the_parameters_is_named(course):
     actions[2, 10, 3] ^= 1  # one action of update 3 flipped: the env steps differ, and the action is not sampled
     _, failure = replay({**run_, "actions": base64.b64encode(actions.tobytes()).decode()}, 5, bar)
     assert failure.startswith("update 3 of 4 did not follow") and f"action {10 * bar.num_envs + 3} " in failure
+
+
+def test_forged_or_missing_adam_moments_are_named(course):
+    """Each replay starts from the student's Adam moments, so they must follow as the parameters must."""
+    run_, bar = reference_run(course, 8, 3)
+    moments = np.frombuffer(base64.b64decode(run_["moments"]), "<f4").copy().reshape(3, -1)
+    m, v = np.split(moments[1], 2)  # after update 2: m, then v
+    moments[1, int(np.argmax(np.abs(m) / (np.sqrt(v) + 1e-5)))] *= 1.5  # the entry that moves the next step most
+    _, failure = replay({**run_, "moments": base64.b64encode(moments.tobytes()).decode()}, 8, bar)
+    assert failure.startswith("update 2 of 3 did not follow") and "Adam's moments" in failure, failure
+    with pytest.raises(Malformed, match="moments"):
+        replay({key: value for key, value in run_.items() if key != "moments"}, 8, bar)
 
 
 def test_the_early_audit_keeps_what_the_judge_would_find_for_that_very_run(course):

@@ -10,9 +10,9 @@ import numpy as np
 
 from autograder.cascade import explained
 from autograder.config import validated_bar
-from autograder.checks import Bar, Check, Verdict, pairs
+from autograder.checks import Bar, Check, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
-from autograder.projects._shared.proof import (Recipe, adam, annealed, init_agent, load, transitions)
+from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions
 from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.edges import Edges, alternatives
@@ -52,7 +52,8 @@ def recorded_run(student, seed: int, bar) -> dict:
     config, values = hyperparameters(student)
     recipe = student_recipe(student, config, values, bar.n_updates)
     return {"seed": seed, "config": values,
-            **recorded(recipe, seed, bar, lambda go: explained(student, "ppo_update", go, train_probes()))}
+            **recorded(recipe, seed, bar, lambda go: explained(student, "ppo_update", go, train_probes()),
+                       moments=True)}
 
 
 class Bar450(Check):
@@ -69,6 +70,7 @@ class Bar450(Check):
         eval_episodes: int
         last_updates: int
         replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
+        moment_tolerance: float  # largest gap in Adam's moments after an update, on Adam's own scale
 
     def collect(self, student, ctx):
         return {"runs": [recorded_run(student, seed, ctx.bar) for seed in ctx.seeds]}
@@ -105,13 +107,24 @@ class Bar450(Check):
         return Verdict(0.0, f"median return should be above {bar.threshold:g}; {figures}", details)
 
 
+def audited_run(run_: dict, seed: int, bar) -> list:
+    """The episodes of the judge's own rollouts of a run whose every update follows, else ``Departed``: each update
+    replayed from the student's parameters and Adam moments before it (the judge's own moments, from float64
+    gradients, drift from a float32 child's over the 48 minibatch steps of an update and made honest runs depart)."""
+    c, snapshots, actions = unpacked(run_, seed, bar)
+    moments = decode(run_.get("moments"), (snapshots.shape[0], 2 * snapshots.shape[1]))
+    if moments is None:
+        raise Malformed(f"the run did not hand back the optimizer's moments after each of {bar.n_updates} updates")
+    return audit(snapshots, actions, seed, reference_recipe(c, bar.n_updates), bar.replay_tolerance, moments,
+                 bar.moment_tolerance)
+
+
 def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
     """(episodes of the judge's own rollouts, None), or ([], the sentence naming the update that departed)."""
-    c, snapshots, actions = unpacked(run_, seed, bar)
     try:
-        return audit(snapshots, actions, seed, reference_recipe(c, bar.n_updates), bar.replay_tolerance), None
+        return audited_run(run_, seed, bar), None
     except Departed as exc:
-        return [], departure(exc, bar.n_updates, bar.replay_tolerance)
+        return [], departure(exc, bar.n_updates, bar.replay_tolerance, bar.moment_tolerance)
 
 
 def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
