@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/forged_results.py [--projects D] [--jobs 2]
 
 Builds a submission whose module, once a check (not the import probe) has loaded it, writes a result file of
-numbers just under that check's ``result_mb`` in course.yml (``limits.result_mb`` unless the check sets its own, as
+numbers, as many as the grader accepts (one per ``runner.BYTES_PER_VALUE`` bytes), just under that check's
+``result_mb`` in course.yml (``limits.result_mb`` unless the check sets its own, as
 B.table and B.bar do) and exits; grades it as a whole command and prints the peak
 resident memory of the grader's whole process tree (as a container's memory limit sees it) and the reference's,
 for comparison.
@@ -21,6 +22,7 @@ sys.path.insert(0, str(KIT / "benchmarks"))
 from autograder import paths  # noqa: E402
 from autograder.config import load_course  # noqa: E402
 from autograder.projects import PROJECTS  # noqa: E402
+from autograder.sandbox.runner import BYTES_PER_VALUE  # noqa: E402
 from grade import measure  # noqa: E402
 
 FORGE = """
@@ -28,7 +30,7 @@ import json as _json, os as _os, sys as _sys
 _request = _json.load(open(_sys.argv[-1])) if _sys.argv[-1].endswith("request.json") else {{}}
 if _request.get("check"):
     with open(_request["result"], "w") as _out:
-        _out.write('{{"status": "ok", "data": {{"forged": [' + "1.5," * {counts}[_request["check"]] + '1.5]}}}}')
+        _out.write('{{"status": "ok", "data": {{"forged": [' + {item!r} * {counts}[_request["check"]] + '1.5]}}}}')
     _os._exit(0)
 """
 
@@ -39,7 +41,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     course = load_course(paths.COURSE_FILE, private=False)
-    counts = {cid: int(course.limits_for(pid, cid).result_mb * 2**20 * 0.98) // 4  # "1.5," is 4 bytes: just under
+    item = "1.5".ljust(BYTES_PER_VALUE - 1, "0") + ","  # the densest the grader accepts: one value per so many bytes
+    counts = {cid: int(course.limits_for(pid, cid).result_mb * 2**20 * 0.98) // len(item)  # just under the limit
               for pid in args.projects.split(",") for cid in course.projects[pid].checks}
     root = Path(tempfile.mkdtemp(prefix="forged-"))
     for pid in args.projects.split(","):
@@ -48,12 +51,12 @@ def main() -> None:
         folder.mkdir()
         for module in project.modules:
             reference = (paths.SOLUTIONS / project.folder / f"{module}.py").read_text()
-            (folder / f"{module}.py").write_text(FORGE.format(counts=counts) + reference)
+            (folder / f"{module}.py").write_text(FORGE.format(counts=counts, item=item) + reference)
     base = [sys.executable, "-m", "autograder", "grade", "--projects", args.projects, "--seeds", "public",
             "--jobs", str(args.jobs)]
     for name, path in (("forged", root), ("reference", paths.SOLUTIONS)):
         wall, peak, _, _ = measure(base + [str(path)])
-        sizes = sorted({round(c * 4 / 2**20, 1) for c in counts.values()})
+        sizes = sorted({round(c * len(item) / 2**20, 1) for c in counts.values()})
         print(f"{name:9s}: grade {args.projects} in {wall:.1f} s, peak memory of the process tree {peak:.0f} MB "
               f"(each check's result just under its limit: {', '.join(map(str, sizes))} MB)" if name == "forged" else
               f"{name:9s}: grade {args.projects} in {wall:.1f} s, peak memory of the process tree {peak:.0f} MB")

@@ -135,6 +135,10 @@ FORGERIES = {
     "a fifo": ("    _os.mkfifo(_request['result'])", "it is not a plain file"),
     "over the configured size": ("    open(_request['result'], 'w').write('[' + '0,' * 600_000 + '0]')",
                                  "larger than 1 MB"),
+    # under the size limit, but a million tiny values would cost the grader 32 bytes each once parsed
+    "many tiny values": ("    open(_request['result'], 'w').write(_json.dumps({'status': 'ok', 'data': {"
+                         "'group_centered_weight': [0] * 900_000}}, separators=(',', ':')))",
+                         "holds more than 131072 values"),
 }
 
 

@@ -78,6 +78,14 @@ class _Unreadable(Exception):
     pass
 
 
+# A parsed JSON value costs about 32 bytes (a float and its slot in a list) however short its text ("1," is two), so a
+# result of many tiny values costs many times its size once parsed: results of "1.5," just under their limits took a
+# grading of A and B to 1.27 GB (benchmarks/forged_results.py).
+# Results may hold one value (list item or key) per BYTES_PER_VALUE bytes of their limit; the reference's densest
+# holds one per 56 (37,584 in a 2 MB result).
+BYTES_PER_VALUE = 16
+
+
 def _read_result(path: Path, limit_mb: float) -> tuple[dict, bytes]:
     """The child's result file as a dict of the expected form, read without following a link the child may have
     planted or waiting on a fifo it may have put there, and never more than ``limit_mb``."""
@@ -97,6 +105,9 @@ def _read_result(path: Path, limit_mb: float) -> tuple[dict, bytes]:
         text = handle.read(limit + 1)
     if len(text) > limit:  # grown since fstat, by a process the child left behind
         raise _Unreadable(f"it is larger than {limit_mb:g} MB (course.yml's limits.result_mb)")
+    if text.count(b",") > limit // BYTES_PER_VALUE:  # counted before parsing: what parsing it would cost
+        raise _Unreadable(f"it holds more than {limit // BYTES_PER_VALUE} values, more than a result of "
+                          f"{limit_mb:g} MB may")
     try:
         result = json.loads(text)
     except (ValueError, RecursionError):
