@@ -198,7 +198,9 @@ class Check:
     credit: ClassVar[str] = "all_or_nothing"
 
     # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
-    # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs.
+    # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs. It depends on the context only
+    # (never on the submission), so a course may run it ahead of grading (plan.prepare_course, Gradescope's setup)
+    # and it should keep what it makes where a later call finds it (C's run cache).
     # on_shard(data, ctx), optional: runs in the grader as soon as one child (one seed of a per-seed check) hands its
     # data back, while other children still run; it may start work ``judge`` will need (A.bar audits the run) but
     # never decides a grade: judge must redo whatever it finds missing. Runs no student code.

@@ -7,7 +7,7 @@ The registry imports the project packages on first use, not when this package is
 audit process import only the package they need (``project_in``), which saves every such process the others' imports.
 """
 
-from collections.abc import Mapping
+from collections.abc import MutableMapping
 from importlib import import_module
 from pkgutil import iter_modules
 
@@ -19,8 +19,9 @@ def project_in(package: str):
     return import_module(package).PROJECT
 
 
-class _Registry(Mapping):
-    """Project id -> Project, discovered once, on first use."""
+class _Registry(MutableMapping):
+    """Project id -> Project, discovered once, on first use; an entry may be replaced (tests put a changed project
+    in place of a registered one)."""
 
     def __init__(self):
         self._found: dict | None = None
@@ -49,6 +50,12 @@ class _Registry(Mapping):
 
     def __getitem__(self, pid):
         return self._discover()[pid]
+
+    def __setitem__(self, pid, project):
+        self._discover()[pid] = project
+
+    def __delitem__(self, pid):
+        del self._discover()[pid]
 
     def __iter__(self):
         return iter(self._discover())
