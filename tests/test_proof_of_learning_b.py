@@ -5,6 +5,7 @@ passes; each cheat earns 0 on both with a sentence naming the update that did no
 ``benchmarks/b_proof_of_learning.py`` does the course's full runs."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -19,9 +20,11 @@ CHECKS = ["B.table", "B.bar"]
 N_UPDATES, NUM_ENVS = 8, 16
 UPDATE = '    B = len(batch["actions"])\n'  # the first line of the reference's details.ppo_update
 HARNESS = ("import ablation\n"
+           "from rlkit.runproof import run_name, save_runs\n"
            f"ablation.NUM_ENVS, ablation.N_UPDATES, ablation.SEEDS = {NUM_ENVS}, {N_UPDATES}, (7,)\n"
-           "ablation.save_results({name: [ablation.run_one((name, 7))] "
-           "for name in ['baseline', *ablation.ablated()]})\n")
+           "done = {name: ablation.run_one((name, 7)) for name in ['baseline', *ablation.ablated()]}\n"
+           "save_runs(ablation.RUNS, {run_name(name, 7): proof for name, (_, proof) in done.items()})\n"
+           "ablation.save_results({name: [score] for name, (score, _) in done.items()})\n")
 
 
 @pytest.fixture(scope="module")
@@ -35,14 +38,20 @@ def short(course):
                                      "seeds": course.seeds.model_copy(update={"public": [7]})})
 
 
-def submission(root, files: dict | None = None, harness: bool = True):
-    """The reference's B folder with ``files`` replaced; its results.json written by its own harness on the short
-    budget unless ``files`` holds one."""
+def submission(root, files: dict | None = None, harness: bool = True, env: dict | None = None):
+    """The reference's B folder with ``files`` replaced; its results.json and runs.npz written by its own harness on
+    the short budget (in a process with ``env`` added to its environment), then a results.json of ``files`` put in
+    their place."""
     copy_reference(root, "B_ablations")
-    for name, text in (files or {}).items():
+    files = dict(files or {})
+    table = files.pop("results.json", None)
+    for name, text in files.items():
         write_submission(root, text, "B_ablations", name)
-    if harness and "results.json" not in (files or {}):
-        subprocess.run([sys.executable, "-c", HARNESS], cwd=root / "B_ablations", check=True, capture_output=True)
+    if harness:
+        subprocess.run([sys.executable, "-c", HARNESS], cwd=root / "B_ablations", check=True, capture_output=True,
+                       env={**os.environ, **(env or {})})
+    if table is not None:
+        write_submission(root, table, "B_ablations", "results.json")
     return root
 
 
@@ -94,8 +103,16 @@ CHEATS = {
         {"ablation.py": (FOLDER / "ablation.py").read_text() + NO_TRAINING, "results.json": json.dumps(FABRICATED)}, 1),
     "pre-trained weights hard-coded in ppo_update": (cheat_of(
         "    for p in optimizer.params:\n        p[...] = np.full(p.shape, 0.05, p.dtype)\n    return {}\n"), 1),
-    "a forged jump at one update": (cheat_of(CALLS + "    if CALLS == 5:\n        agent['actor'][0][1] += 1e-3\n"), 5),
+    "a forged jump at one update": (cheat_of(CALLS + "    if CALLS == 5:\n        agent['actor'][0][1] += 5e-2\n"), 5),
 }
+
+
+def test_a_jump_within_what_other_cpus_explain_is_still_caught_on_the_graders_own_runs(tmp_path, short):
+    """B.table replays runs made on the student's machine and must allow what rounding on another CPU does to one
+    update (1.5e-2 a weight); B.bar's runs are the grader's own and a 1e-3 jump is far outside its 3e-4."""
+    files = cheat_of(CALLS + "    if CALLS == 5:\n        agent['actor'][0][1] += 1e-3\n")
+    result = grade_checks(submission(tmp_path, files, harness=False), short, ["B.bar"])["B.bar"]
+    assert result["score"] == 0 and f"update 5 of {N_UPDATES} did not follow" in result["message"], result
 
 
 @pytest.mark.parametrize("cheat", CHEATS)
@@ -111,7 +128,34 @@ def test_a_made_up_table_earns_nothing_beside_honest_runs(tmp_path, short):
     """The runs follow, but results.json was invented: its form alone (rows present, a summary of its own numbers)
     earns no point."""
     results = grade_checks(submission(tmp_path, {"results.json": json.dumps(FABRICATED)}), short, ["B.table"])
-    assert results["B.table"]["score"] == 0 and "the grader's re-run" in results["B.table"]["message"]
+    assert results["B.table"]["score"] == 0 and "replayed by the grader, score" in results["B.table"]["message"]
+
+
+def test_an_edited_number_loses_its_row(tmp_path, short, reference):
+    """One score of an honest table nudged by 0.1: that row no longer is what its runs scored, and the table's form
+    counts for nothing beside it."""
+    root = submission(tmp_path)
+    path = root / "B_ablations" / "results.json"
+    table = json.loads(path.read_text())
+    table["scores"]["baseline"][0] += 0.1
+    path.write_text(json.dumps(table))
+    result = grade_checks(root, short, ["B.table"])["B.table"]
+    assert 0 < result["score"] < reference["B.table"]["score"] and "baseline: your table says" in result["message"]
+
+
+def test_runs_made_under_another_blas_kernel_earn_full_marks(tmp_path, short):
+    """The harness run with OpenBLAS's oldest x86 kernel (other roundings in every product), graded here under the
+    machine's own: the table is what those runs scored, and their replay follows update by update."""
+    root = submission(tmp_path, env={"OPENBLAS_CORETYPE": "Prescott"})
+    result = grade_checks(root, short, ["B.table"])["B.table"]
+    assert result["passed"], result["message"]
+
+
+def test_a_table_without_its_runs_is_told_what_to_hand_in(tmp_path, short):
+    root = submission(tmp_path)
+    (root / "B_ablations" / "runs.npz").unlink()
+    result = grade_checks(root, short, ["B.table"])["B.table"]
+    assert result["score"] == 0 and "expected runs.npz beside ablation.py" in result["message"]
 
 
 def test_episodes_patched_in_the_child_do_not_reach_the_score(tmp_path, short, reference):

@@ -1,7 +1,8 @@
 """Project B, part 2: the ablation. Baseline plus one detail flipped at a time, three seeds each, one number per run.
 
 Run it with ``python ablation.py``: it trains every (setting, seed) pair in parallel processes, prints the table,
-writes ``results.json`` (which the grader compares with its own re-run) and ``ablation.png``. Choose your five
+writes ``results.json``, ``runs.npz`` (each run's proof: the grader replays your runs update by update from it and
+recomputes your table's scores, so hand both in) and ``ablation.png``. Choose your five
 details in ``ablated()`` first; fill in ``conclusion()`` from what you measured.
 """
 
@@ -15,12 +16,14 @@ from threadpoolctl import threadpool_limits
 
 from details import Details, train
 from rlkit.cartpole import make_envs
+from rlkit.runproof import RunRecorder, run_name, save_runs
 
 # ---------------------------------------------------------------- given: the course's budget and seeds (course.yml)
 
 NUM_ENVS, N_STEPS, N_UPDATES = 64, 32, 60  # samples per update 64 x 32; Project A's 60 updates
 SEEDS = (7, 8, 9)  # the public seeds; the grader re-runs your five ablations with its own seeds as well
 RESULTS = Path(__file__).with_name("results.json")
+RUNS = Path(__file__).with_name("runs.npz")
 
 # ---------------------------------------------------------------- yours: the five details you ablate, and your finding
 
@@ -88,28 +91,31 @@ def matters(scores: dict, name: str) -> bool:
 # ---------------------------------------------------------------- given: the harness
 
 
-def run_one(job) -> float:
-    """Train one (setting, seed) pair from scratch and return its score. One BLAS thread, as in the grader: a
-    matrix product split across threads rounds differently, and training amplifies the difference."""
+def run_one(job) -> tuple[float, bytes]:
+    """Train one (setting, seed) pair from scratch: its score and its proof (``rlkit.runproof``). One BLAS thread,
+    as in the grader: a matrix product split across threads rounds differently, and training amplifies it."""
     name, seed = job
+    recorder = RunRecorder(name, seed)
     with threadpool_limits(limits=1):
-        _, log = train(make_envs(NUM_ENVS), N_UPDATES, N_STEPS, seed, details=setting(name))
-    return training_score(log)
+        _, log = train(make_envs(NUM_ENVS), N_UPDATES, N_STEPS, seed, details=setting(name), on_update=recorder)
+    return training_score(log), recorder.packed()
 
 
 def run_ablation(which=None, seeds=SEEDS, workers: int = 2) -> dict:
-    """Scores of the baseline and of each ablated detail, per seed: ``{setting: [score per seed]}``."""
+    """Scores of the baseline and of each ablated detail, per seed: ``{setting: [score per seed]}``; every run's
+    proof goes to ``runs.npz`` (runs already there that these replace are overwritten, others kept)."""
     from tqdm.auto import tqdm
 
     names = ["baseline", *(ablated() if which is None else which)]
     jobs = [(name, seed) for name in names for seed in seeds]
     with ProcessPoolExecutor(workers) as pool:
         done = list(tqdm(pool.map(run_one, jobs), total=len(jobs), desc="ablation runs", unit="run"))
-    return {name: done[i * len(seeds):(i + 1) * len(seeds)] for i, name in enumerate(names)}
+    save_runs(RUNS, {run_name(*job): proof for job, (_, proof) in zip(jobs, done)})
+    return {name: [score for score, _ in done[i * len(seeds):(i + 1) * len(seeds)]] for i, name in enumerate(names)}
 
 
 def save_results(scores: dict, path: Path = RESULTS) -> None:
-    """The table the grader compares with its own re-run on the public seeds."""
+    """The table the grader checks against the runs of ``runs.npz``, replayed on its side, on the public seeds."""
     path.write_text(json.dumps({"seeds": list(SEEDS), "budget": [NUM_ENVS, N_STEPS, N_UPDATES],
                                 "scores": scores, "summary": summarize(scores)}, indent=1))
 

@@ -135,8 +135,10 @@ def ppo_update(agent, optimizer, batch, config: Config, details: Details, rng) -
 
 
 def train(envs, n_updates: int, n_steps: int, seed: int, config: Config = Config(), details: Details = Details(),
-          progress=None):
-    """Project A's ``train`` with every switchable detail taken from ``details``. Returns (agent, log)."""
+          progress=None, on_update=None):
+    """Project A's ``train`` with every switchable detail taken from ``details``. Returns (agent, log).
+    ``on_update(agent, optimizer, segment)``, if given, is called after each update (the harness records the run's
+    proof with it)."""
     rng = np.random.default_rng(seed)
     agent = init_agent(rng, config, details)
     optimizer = make_optimizer(agent, config, details)
@@ -148,6 +150,8 @@ def train(envs, n_updates: int, n_steps: int, seed: int, config: Config = Config
         advantages, returns = advantages_and_returns(segment, config, details)
         batch = flatten_batch(segment, advantages, returns)
         stats = ppo_update(agent, optimizer, batch, config, details, rng)
+        if on_update:
+            on_update(agent, optimizer, segment)
         episodes = segment.episode_returns
         entry = {"update": update + 1, "episode_return": float(np.mean(episodes)) if episodes else float("nan"),
                  "explained_variance": explained_variance(batch["values"], batch["returns"]),

@@ -28,6 +28,7 @@ import numpy as np
 
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment
 from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
+from rlkit.runproof import parameters  # noqa: F401  (re-exported: the snapshot layout students' proofs use)
 
 
 @dataclass
@@ -67,11 +68,6 @@ def transitions(segment, advantages, returns) -> dict:
     keep = segment.valid
     return {"obs": segment.obs[keep], "actions": segment.actions[keep], "logp": segment.logp[keep],
             "advantages": advantages[keep], "returns": returns[keep], "values": segment.values[:-1][keep]}
-
-
-def parameters(agent) -> np.ndarray:
-    """The snapshot: the actor's arrays then the critic's, flattened, as one float32 vector."""
-    return np.concatenate([np.ravel(p) for p in flatten(agent["actor"]) + flatten(agent["critic"])]).astype(np.float32)
 
 
 def load(agent, snapshot: np.ndarray) -> None:

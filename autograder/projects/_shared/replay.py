@@ -69,13 +69,16 @@ def gaps(snapshot: np.ndarray, agent) -> np.ndarray:
 
 
 def moment_gaps(recorded: np.ndarray, optimizer) -> np.ndarray:
-    """Gaps between the student's Adam moments after an update (m then v, float32) and the replay's, each on the scale
-    that moves a step: |m - m'| / (sqrt(v') + eps), since Adam's step is lr m / (sqrt(v) + eps), and |v - v'| /
-    (v' + eps^2); inf where not finite. Honest code lands within a few 1e-6 of the replay, and within about 1e-2 at
-    the rare update whose 48 steps amplify rounding (a constant step size late in training: docs/benchmarks.md)."""
+    """Gaps between the student's Adam moments after an update (m then v, float32; or m alone) and the replay's, each
+    on the scale that moves a step: |m - m'| / (sqrt(v') + eps), since Adam's step is lr m / (sqrt(v) + eps), and
+    |v - v'| / (v' + eps^2); inf where not finite. Honest code lands within a few 1e-6 of the replay, and within
+    about 1e-2 at the rare update whose 48 steps amplify rounding (a constant step size late in training:
+    docs/benchmarks.md); a run made on another CPU, within about 0.2."""
     m, v = recorded[:optimizer.m.size].astype(float), recorded[optimizer.m.size:].astype(float)
     jm, jv = optimizer.m.astype(float), optimizer.v.astype(float)
-    out = np.concatenate([np.abs(m - jm) / (np.sqrt(jv) + optimizer.eps), np.abs(v - jv) / (jv + optimizer.eps ** 2)])
+    out = np.abs(m - jm) / (np.sqrt(jv) + optimizer.eps)
+    if v.size:  # m alone (a student's own run) is compared on its own
+        out = np.concatenate([out, np.abs(v - jv) / (jv + optimizer.eps ** 2)])
     out[~np.isfinite(out)] = np.inf
     return out
 
@@ -88,8 +91,9 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
     Each replay starts from the student's snapshot, so rounding does not accumulate; the audit stops at the first
     departure. One BLAS thread, as in the child, so the products round as the child's did. A replay that departs
     after meeting terms on a discontinuity is tried again with ``recipe.alternatives`` of them (``settled``).
-    With ``moments`` (updates, 2 * parameters: Adam's m then v after each update), each replay also starts from the
-    student's moments, which must follow within ``moment_tolerance`` on Adam's own scale (``moment_gaps``): where
+    With ``moments`` (updates, 2 * parameters: Adam's m then v after each update; or m alone, v then carried by the
+    judge from zero), each replay also starts from the student's moments, which must follow within
+    ``moment_tolerance`` on Adam's own scale (``moment_gaps``): where
     Adam's v is tiny its step is lr m / eps, and a float32 difference in m grows to 1e-3 within one update at a
     constant step size (B's ``anneal_lr`` off), so without them an honest run can depart."""
     episodes, current, held = [], [0], []
@@ -104,7 +108,9 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
             load(agent, snapshots[k - 1])
             if moments is not None:
                 size = held[0].m.size
-                held[0].m[...], held[0].v[...] = moments[k - 1][:size], moments[k - 1][size:]
+                held[0].m[...] = moments[k - 1][:size]
+                if moments.shape[1] > size:
+                    held[0].v[...] = moments[k - 1][size:]
 
     def after(k, agent, segment):
         episodes.extend((k, float(r)) for r in segment.episode_returns)

@@ -7,4 +7,4 @@ from autograder.projects.b_ablations.switches import Defaults, Switches
 
 PROJECT = Project.of("B", "Which PPO implementation details matter", "B_ablations", ("ppo", "details", "ablation"),
                      [Defaults, Switches, Summary, Table, AblationBar], plots=plots,
-                     made_by_students=("results.json", "ablation.png"), copies={"ppo.py": "A_ppo/ppo.py"})
+                     made_by_students=("results.json", "runs.npz", "ablation.png"), copies={"ppo.py": "A_ppo/ppo.py"})

@@ -1,7 +1,8 @@
-"""Project B's checks of the ablation: the statistics on crafted scores, the student's table against the grader's
-re-run on the public seeds, and the chapter's bar on the grader's own re-run with the chosen seeds. Every re-run is
-the kit's loop with the student's pieces, replayed update by update by the judge (``proofs``): the scores come from
-the judge's own replayed episodes, and a run that does not follow from the pieces scores its check 0."""
+"""Project B's checks of the ablation: the statistics on crafted scores, the student's table against their own runs,
+and the chapter's bar on the grader's own re-run with the chosen seeds. Every run is the kit's loop with the student's
+pieces, replayed update by update by the judge (``proofs``): the scores come from the judge's own replayed episodes,
+and a run that does not follow from the pieces scores its check 0. B.table replays the runs the student made on their
+own machine (``runs.npz``), so its numbers never depend on which CPU made them; B.bar re-runs on the grader's."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ class RunBar(Bar):
 
 
 class TableBar(RunBar):
-    tolerance: float  # relative: float32 products round differently on other CPUs, and training amplifies it
+    tolerance: float  # between the table's scores and the judge's, computed from the very same episodes
 
 
 def choices(student, factors: int) -> tuple[list[str], list[str]]:
@@ -160,8 +161,9 @@ def _close_table(got: dict, want: dict, tol: float) -> bool:
 class Table(Check):
     id = "B.table"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
-    name = "Your results table agrees with the grader's re-run on the public seeds (baseline and named factors)"
-    cost, per_seed, fixed_seeds = 20.0, True, "public"
+    name = ("Your results table is what your own runs (runs.npz) scored, each replayed update by update by the grader "
+            "on the public seeds (baseline and named factors)")
+    cost, per_seed, fixed_seeds = 4.0, True, "public"
     Bar = TableBar
 
     def collect(self, student, ctx):
@@ -173,28 +175,29 @@ class Table(Check):
         except ValueError as exc:
             raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
         ablated, named = choices(student, ctx.bar.factors)
-        return {"runs": [proofs.recorded_runs(student, ["baseline", *named], ctx.seed, ctx.bar)],
+        return {"runs": [proofs.own_runs(student, ["baseline", *named], ctx.seed)],
                 "table": [table], "ablated": [ablated], "named": [named]}
 
     def on_shard(self, data, ctx):
         """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
-        proofs.start_audits(data, ctx.seeds, ctx.bar)
+        proofs.start_audits(data, ctx.seeds, ctx.bar, proofs.OWN)
 
     def judge(self, data, ctx):
-        """The grader's audited runs are the truth; results.json is only compared with them. Its rows the grader
-        re-ran earn their share when they match; its form (every ablated row present, a summary of its own scores)
-        earns its two cases only for a table whose re-run rows all match, so a made-up table earns nothing."""
+        """The judge's replay of the student's own runs is the truth; results.json is only compared with it. Its rows
+        the grader replayed earn their share when they match; its form (every ablated row present, a summary of its own
+        scores) earns its two cases only for a table whose replayed rows all match, so a made-up table earns
+        nothing."""
         ablated, named = collected_choices(data, ctx.bar.factors)
         grader, departed = proofs.audited_scores(require(data, "runs", list), ctx.seeds, ["baseline", *named],
-                                                 ctx.bar, ctx.seed_shown)
+                                                 ctx.bar, ctx.seed_shown, proofs.OWN)
         if departed:
             return departed_verdict(departed, "table")
         table, tol = (data.get("table") or [None])[0], ctx.bar.tolerance
         theirs = table.get("scores") if isinstance(table, dict) else None
         if not isinstance(theirs, dict):
             return Verdict(0.0, f"{TABLE} should hold 'scores': {{setting: [score per seed]}}, as save_results writes")
-        wrong = [f"{name}: your table says {theirs.get(name)}, the grader's re-run on {ctx.seeds_shown()} gives "
-                 f"{[round(w, 3) for w in want]}" for name, want in grader.items()
+        wrong = [f"{name}: your table says {theirs.get(name)}, your runs in {proofs.RUNS} on {ctx.seeds_shown()}, "
+                 f"replayed by the grader, score {[round(w, 3) for w in want]}" for name, want in grader.items()
                  if not isinstance(theirs.get(name), list) or not close(theirs.get(name), want, tol)]
         form = []
         missing = [name for name in ["baseline", *ablated] if name not in theirs]
@@ -206,10 +209,11 @@ class Table(Check):
             form.append(f"the table's summary should be the median, min and max of its own scores, per setting, "
                         f"over the {len(ctx.seeds)} seeds")
         if not wrong and not form:
-            return Verdict(1.0, f"the baseline and your named factors match the grader's re-run on "
-                           f"{ctx.seeds_shown()}, and the summary matches the scores", {"scores": grader})
+            return Verdict(1.0, f"the baseline and your named factors are what your runs scored on "
+                           f"{ctx.seeds_shown()}, replayed by the grader, and the summary matches the scores",
+                           {"scores": grader})
         credited = len(grader) - len(wrong) + (0 if wrong else 2 - len(form))
-        note = " (the table's form counts only for a table whose re-run rows all match)" if wrong else ""
+        note = " (the table's form counts only for a table whose replayed rows all match)" if wrong else ""
         shown = "; ".join((wrong + form)[:3]) + note
         return Verdict(credited / (len(grader) + 2), shown, {"scores": grader})
 

@@ -11,20 +11,29 @@ before scores its check 0 with a sentence naming the update, as A.bar's does.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import zipfile
 
 import numpy as np
 
 from autograder.checks import Bar, Malformed, pairs
 from autograder.projects._shared import audits
-from autograder.projects._shared.proof import Recipe, adam, decode, transitions
+from autograder.projects._shared.proof import Recipe, adam, decode, init_agent, parameters, transitions
 from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects._shared.ppo import oracle as ppo
 from autograder.projects._shared.ppo.edges import Edges, alternatives
-from autograder.projects._shared.ppo.runs import hyperparameters, per_update_returns, recorded, unpacked
+from autograder.projects._shared.ppo.runs import (checked_hyperparameters, hyperparameters, per_update_returns,
+                                                  recorded, unpacked)
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import flipped
 from autograder.projects.b_ablations.switches import student_details
+from autograder.student import StudentError
+from rlkit.cartpole import N_ACTIONS
+from rlkit.runproof import load_runs, run_name, unpack
+
+RUNS = "runs.npz"  # the proofs of the student's own runs, written by ablation.py beside results.json
 
 
 class ReplayBar(Bar):
@@ -130,22 +139,86 @@ def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
 REPLAY = f"{__name__}:replay_plain"  # what the audit process calls
 
 
-def start_audits(data: dict, seeds, bar) -> None:
+def start_audits(data: dict, seeds, bar, replay_name: str = REPLAY) -> None:
     """``on_shard``: audit one seed's runs now, in one process of the grader's (``_shared.audits``)."""
     for run in data.get("runs", []):
         if isinstance(run, dict) and run.get("seed") in seeds and isinstance(run.get("settings"), dict):
             audits.start_all([(r, run["seed"], replay_bar(bar).model_dump()) for r in run["settings"].values()],
-                             REPLAY)
+                             replay_name)
 
 
-def audited_scores(runs, seeds, names: list[str], bar, shown) -> tuple[dict, list[str]]:
+def audited_scores(runs, seeds, names: list[str], bar, shown, replay_name: str = REPLAY) -> tuple[dict, list[str]]:
     """({setting: [the course's metric per seed]}, []) from the judge's own replayed episodes, or (the scores so
-    far, the sentences of every run that departed, each led by ``shown(seed)`` and its setting)."""
+    far, the sentences of every run that departed, each led by ``shown(seed)`` and its setting). ``replay_name``
+    names the replay: the grader's re-runs (``REPLAY``) or the student's own runs (``OWN``)."""
     rbar, scores, departed = replay_bar(bar), {name: [] for name in names}, []
     for seed, name, run_ in list(seed_runs(runs, seeds, names)):
-        episodes, failure = audits.taken(run_, seed, rbar.model_dump(), REPLAY) or replay(run_, seed, rbar)
+        episodes, failure = (audits.taken(run_, seed, rbar.model_dump(), replay_name)
+                             or audits.replayer(replay_name)(run_, seed, rbar.model_dump()))
         if failure:
             departed.append(f"{shown(seed)}, {name}: {failure}")
         score = oracle.training_score(per_update_returns(episodes, bar.n_updates)) if not failure else np.nan
         scores[name].append(score)
     return scores, departed
+
+
+# ------------------------------------------------------------------------------------------------ the student's runs
+
+
+def own_runs(student, names: list[str], seed: int) -> dict:
+    """In B.table's child: the proofs of the student's own runs of ``names`` on ``seed`` (from ``runs.npz``, as the
+    harness wrote them on the student's machine), as text, with the Config they trained with."""
+    path = student.folder / RUNS
+    if not path.is_file():
+        raise StudentError(f"expected {RUNS} beside ablation.py: `python ablation.py` writes it with results.json, "
+                           "and the grader replays your runs from it", "missing")
+    try:
+        runs = load_runs(path)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        raise StudentError(f"{RUNS} cannot be read ({exc}); run `python ablation.py` again", "invalid") from None
+    missing = [name for name in names if run_name(name, seed) not in runs]
+    if missing:
+        raise StudentError(f"{RUNS} holds no run of {', '.join(missing)} on seed {seed}; run `python ablation.py` "
+                           "again so that it holds every run of your table", "missing")
+    _, values = hyperparameters(student)
+    return {"seed": seed, "config": values, "settings": {
+        name: {"seed": seed, "setting": name, "config": values,
+               "proof": base64.b64encode(runs[run_name(name, seed)]).decode("ascii")} for name in names}}
+
+
+def unpacked_own(run_: dict, seed: int, bar) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
+    """(hyperparameters, snapshots, Adam's first moments, actions) of one of the student's own runs, or Malformed."""
+    if not isinstance(run_, dict) or run_.get("seed") != seed:
+        raise Malformed("one seed's run is not that seed's")
+    c = checked_hyperparameters(run_.get("config"))
+    try:
+        header, snapshots, moments, actions = unpack(base64.b64decode(str(run_.get("proof")), validate=True))
+    except (ValueError, binascii.Error) as exc:
+        raise Malformed(f"the proof of a run in {RUNS} cannot be read: {exc}") from None
+    size = parameters(init_agent(np.random.default_rng(0), c["hidden"])).size
+    wanted = {"seed": seed, "setting": run_.get("setting"), "updates": bar.n_updates, "parameters": size,
+              "steps": bar.n_steps, "envs": bar.num_envs}
+    wrong = [key for key, value in wanted.items() if header.get(key) != value]
+    if wrong or actions.max(initial=0) >= N_ACTIONS:
+        raise Malformed(f"a run in {RUNS} is not the one the table needs (its {', '.join(wrong) or 'actions'}): "
+                        f"expected {bar.n_updates} updates of {bar.num_envs} x {bar.n_steps} steps with {size} "
+                        "parameters")
+    return c, snapshots, moments, actions
+
+
+def replay_own(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
+    """``replay`` for one of the student's own runs: the judge's episodes, or the sentence naming the departure.
+    Each update starts from the student's parameters and Adam's first moment; the second moment is the judge's."""
+    bar = ReplayBar.model_validate(bar)
+    c, snapshots, moments, actions = unpacked_own(run_, seed, bar)
+    name = run_.get("setting")
+    if name != "baseline" and name not in oracle.DETAILS:
+        raise Malformed("a run names no setting of the ablation")
+    try:
+        recipe = reference_recipe(c, details_of(name), bar.n_updates)
+        return audit(snapshots, actions, seed, recipe, bar.replay_tolerance, moments, bar.moment_tolerance), None
+    except Departed as exc:
+        return [], departure(exc, bar.n_updates, bar.replay_tolerance, bar.moment_tolerance)
+
+
+OWN = f"{__name__}:replay_own"
