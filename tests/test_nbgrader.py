@@ -45,8 +45,8 @@ def _forged(check_id, *args, **kwargs):
     return 1.0
 _kit.grade_cell = _kit.graded_outside_the_notebook = _forged
 """
-# A package in the submission's folder named like the kit, whose check cells always pass, in the kernel and as the
-# grading process a check cell starts there (`python -m autograder.notebook CHECK FOLDER`).
+# A package in the submission's folder named like the kit, whose check cells always pass: imported in a kernel, or
+# run from her folder as `python -m autograder.notebook CHECK FOLDER` (how hidden blocks graded before issue 26).
 STAND_IN = """import sys
 def grade_cell(check_id, *args, **kwargs):
     print(check_id, "passed on the grading seeds")
@@ -57,7 +57,7 @@ if __name__ == "__main__":
     print("points: 1.0")
 """
 # One student per project, cheap where the project is expensive: a full reference run of every notebook would cost
-# minutes each (the notebooks themselves are run in test_notebooks). The attackers are A's: A's stub fails fast.
+# minutes each (the notebooks themselves are run in test_notebooks). The attackers are A's, whose modules fail fast.
 STUDENTS = [("A", "mallory"),  # the reference, except that ppo_update prints its generator's seed instead of training
             ("A", "ivan"),  # mallory's module, and a cell that points the grading at an overlay of his own
             ("A", "judy"),  # mallory's module, and a course.yml in her folder whose grading seeds are the public ones
