@@ -1,9 +1,12 @@
 """The autograded section of each project notebook, written from course.yml so its points can never disagree.
 
 One locked nbgrader test cell per check, ending with the one call that runs the check and, being the last
-expression, sets the cell's score. The seeds it runs with are chosen just before: the public ones in the cell a
-student sees, the grading ones in the hidden block that nbgrader removes on release and puts back at ``nbgrader
-autograde`` time. So autograding runs each check once, on the grading seeds, and not the public run as well.
+expression, sets the cell's score. A student running it gets the check on the public seeds. At ``nbgrader
+autograde`` time no kernel runs it: ``autograder.nbautograde.GradeChecks`` grades the project outside the notebook,
+with the grading seeds, and writes each verdict and score into its cell. The hidden block (removed on release, put
+back by nbgrader at autograde time) only matters where a kernel runs the graded cell anyway, a course whose
+nbgrader_config.py lacks that preprocessor: there the cell scores nothing and says why, rather than scoring the
+public seeds in a kernel the student's code controls.
 """
 
 from __future__ import annotations
@@ -18,6 +21,16 @@ from autograder.projects import PROJECTS
 TAG = "autograder-check"
 
 
+def points_text(points: float) -> str:
+    """``1 point``, ``0.5 points``, ``3 points``."""
+    return f"{points:g} point{'' if points == 1 else 's'}"
+
+
+def grade_id_of(check_id: str) -> str:
+    """The nbgrader grade id of a check's cell: ``check_D_k_sweep`` for ``D.k_sweep``."""
+    return f"check_{check_id.replace('.', '_')}"
+
+
 def _nbgrader(grade_id: str, points: float) -> dict:
     return {"grade": True, "solution": False, "locked": True, "grade_id": grade_id, "points": points,
             "schema_version": 3, "task": False}
@@ -28,22 +41,22 @@ def check_cells(project_id: str, course: Course) -> list:
     header = nbformat.v4.new_markdown_cell(
         "## Autograded checks\n\n"
         "Each cell below runs one of the autograder's checks on your module, exactly as `autograder check "
-        f"{project_id}` does, and ends with the points it earned. Final grading runs the same checks with seeds you do "
-        "not see. These cells are generated from the course file: do not edit or delete them.",
+        f"{project_id}` does, and ends with the points it earned. Final grading runs the same checks outside your "
+        "notebook, with seeds you do not see, and writes each verdict below its cell. These cells are generated from "
+        "the course file: do not edit or delete them.",
         id=f"checks-{project_id}", metadata={"tags": [TAG]})  # no nbgrader cell: its add-missing-cells needs none
     cells = [header]
     for check_id, config in course.projects[project_id].checks.items():
         name = project.checks[check_id].name
-        source = (f"# {check_id} ({config.points:g} points): {name}\n"
+        source = (f"# {check_id} ({points_text(config.points)}): {name}\n"
                   "from autograder.notebook import grade_cell\n"
-                  'check_seeds = "public"\n'
                   "### BEGIN HIDDEN TESTS\n"
-                  'check_seeds = "grading"\n'
+                  "from autograder.notebook import graded_outside_the_notebook as grade_cell\n"
                   "### END HIDDEN TESTS\n"
-                  f'grade_cell("{check_id}", seeds=check_seeds)')
+                  f'grade_cell("{check_id}")')
         cells.append(nbformat.v4.new_code_cell(
             source, id=f"check-{check_id.replace('.', '-')}",
-            metadata={"tags": [TAG], "nbgrader": _nbgrader(f"check_{check_id.replace('.', '_')}", config.points)}))
+            metadata={"tags": [TAG], "nbgrader": _nbgrader(grade_id_of(check_id), config.points)}))
     return cells
 
 

@@ -1,26 +1,41 @@
-"""The kit's nbgrader preprocessors: feedback with the grading seeds and the course secret struck out of every cell
-output (``StrikeSecrets``), and autograding without false checksum alarms (``RestoreHiddenTests``).
+"""The kit's nbgrader preprocessors for feedback and sanitizing: feedback with the grading seeds and the course secret
+struck out of every cell output (``StrikeSecrets``), the hidden blocks cleared without a config warning
+(``ClearHiddenTests``), and autograding without false checksum alarms (``RestoreHiddenTests``).
 
-The check cells never print them (the hidden block grades in a separate process, see ``notebook``), but nbgrader runs
-a student's notebook in a kernel as the grading user, so the student's own cells can read whatever that user may,
-the private overlay included, and print it. This preprocessor, listed in ``nbgrader_config.py`` for
-``generate_feedback``, filters every output of the feedback copy the same way reports are filtered (``secrecy``).
+No output of an autograded notebook is made by a kernel (``autograder.nbautograde``): the check cells hold the
+grader's verdicts, already filtered like every report, and the student's own cells what they were submitted with.
+``StrikeSecrets`` filters every output of the feedback copy once more the same way (``secrecy``), in case a course
+runs a kernel anyway.
 """
 
 from __future__ import annotations
 
 import copy
 
-from nbconvert.preprocessors import Preprocessor
 from nbgrader.api import MissingEntry
-from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+from nbgrader import preprocessors
+from nbgrader.preprocessors import NbGraderPreprocessor, OverwriteCells
+from traitlets import List
 
 from autograder import paths
 from autograder.config import load_course
 from autograder.secrecy import Hidden, redact, redact_text
 
 
-class StrikeSecrets(Preprocessor):
+class FeedbackPreprocessor(NbGraderPreprocessor):
+    """nbgrader's preprocessor base, with ``display_data_priority`` a config option again. nbconvert's HTML exporter
+    sets that option for every preprocessor of ``generate_feedback``, and nbgrader's base declares it without
+    ``config=True``, so each of its preprocessors logged "Config option `display_data_priority` not recognized".
+    No preprocessor here uses it."""
+
+    display_data_priority = List().tag(config=True)
+
+
+class ClearHiddenTests(FeedbackPreprocessor, preprocessors.ClearHiddenTests):
+    """nbgrader's ``ClearHiddenTests`` for feedback, without that warning."""
+
+
+class StrikeSecrets(FeedbackPreprocessor):
     """Replace each grading seed (as a whole number) and the course secret in cell outputs by a mark."""
 
     def preprocess(self, nb, resources):
@@ -59,7 +74,7 @@ class RestoreHiddenTests(OverwriteCells):
             if source is not None:
                 released = copy.deepcopy(cell)
                 released.source = source
-                ClearHiddenTests(parent=self).preprocess_cell(released, resources, index)
+                preprocessors.ClearHiddenTests(parent=self).preprocess_cell(released, resources, index)
                 if released.source != source and cell.source == released.source:
                     cell.source = source
         return super().preprocess_cell(cell, resources, index)

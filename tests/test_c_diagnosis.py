@@ -139,13 +139,9 @@ def test_writing_students_logs_needs_a_secret(tmp_path, capsys):
     assert "no course secret" in capsys.readouterr().err
 
 
-def test_the_student_id_comes_from_nbgraders_layout_and_gradescopes_metadata(tmp_path):
+def test_the_student_id_comes_from_gradescopes_metadata(tmp_path):
     from autograder.gradescope import submitter
-    from autograder.notebook import student_of
 
-    assert student_of(tmp_path / "autograded" / "alice" / "C_diagnosis") == "alice"
-    assert student_of(tmp_path / "submitted" / "bob" / "C_diagnosis") == "bob"
-    assert student_of(tmp_path / "assignments" / "C_diagnosis") is None
     (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": [{"email": "e@x.org", "name": "E"}]}))
     assert submitter(tmp_path) == "e@x.org" and submitter(tmp_path / "nowhere") is None
 

@@ -1,6 +1,7 @@
 """The notebooks' autograded cells agree with course.yml, and a check cell reports like the command line does."""
 
 import json
+import shutil
 
 import nbformat
 import pytest
@@ -27,7 +28,7 @@ def test_a_check_cell_prints_its_verdict_to_stdout_and_returns_its_points(capsys
     monkeypatch.chdir(paths.SOLUTIONS / "D_grpo")
     assert grade_cell("D.kl_penalty") == 1.0
     out = capsys.readouterr()
-    assert "D.kl_penalty passed on the public seeds: 1 / 1 points" in out.out and out.err == ""
+    assert "D.kl_penalty passed on the public seeds: 1 / 1 point" in out.out and out.err == ""
 
 
 def test_a_failing_check_cell_returns_zero_without_raising(capsys, monkeypatch):
@@ -41,19 +42,16 @@ def test_an_unknown_check_is_named():
         grade_cell("D.nope")
 
 
-def test_a_hidden_block_grades_in_another_process_and_the_kernel_never_reads_the_overlay(tmp_path, capsys,
-                                                                                         monkeypatch):
+def test_a_check_cell_run_by_a_student_never_reads_the_overlay(tmp_path, capsys, monkeypatch):
+    """A kernel runs the student's code: a check cell there loads no grading seed and no secret to be read."""
     from autograder import config
 
     overlay = tmp_path / "private.yml"
     overlay.write_text("seeds: {grading: [3210987654, 1234]}\nsecret: kernel-must-not-see-this\n")
     monkeypatch.setenv("AUTOGRADER_PRIVATE", str(overlay))
-    read = []
-    monkeypatch.setattr(config, "_apply_overlay", lambda *a: read.append(a) or pytest.fail("read in the kernel"))
-    assert grade_cell("D.kl_penalty", seeds="grading", folder=paths.SOLUTIONS / "D_grpo") == 1.0
-    out = capsys.readouterr().out
-    assert "D.kl_penalty passed on the grading seeds: 1 / 1 points" in out and not read
-    assert "3210987654" not in out and "kernel-must-not-see-this" not in out and "points: " not in out
+    monkeypatch.setattr(config, "_apply_overlay", lambda *a: pytest.fail("the overlay was read in the kernel"))
+    assert grade_cell("D.kl_penalty", folder=paths.SOLUTIONS / "D_grpo") == 1.0
+    assert "D.kl_penalty passed on the public seeds: 1 / 1 point" in capsys.readouterr().out
 
 
 def test_feedback_outputs_lose_the_grading_seeds_and_the_secret(tmp_path, monkeypatch):
@@ -71,20 +69,60 @@ def test_feedback_outputs_lose_the_grading_seeds_and_the_secret(tmp_path, monkey
     assert "3210987654" not in text and "1234" not in text and "kernel-must-not-see-this" not in text
 
 
-def test_a_check_cell_runs_its_check_once_public_when_released_grading_when_autograded(course, monkeypatch):
-    """The hidden block only chooses the seeds: autograding (the block put back) runs the check once, on the grading
-    seeds, instead of a public run followed by a grading one."""
+def test_a_check_cell_names_no_seeds_and_scores_nothing_where_a_kernel_grades_it(course, capsys):
+    """Released, the cell runs the public check; with its hidden block back (a kernel autograding it, where the
+    course's nbgrader_config.py does not grade outside the notebook) it scores nothing and says why."""
     from nbgrader.preprocessors import ClearHiddenTests
 
     from autograder import notebook
 
-    calls = []
-    monkeypatch.setattr(notebook, "grade_cell", lambda check_id, seeds="public": calls.append((check_id, seeds)) or 1.0)
-    cell = check_cells("B", course)[-1]  # B.bar, the dearest check to run twice
-    exec(cell.source, {})
-    assert calls == [("B.bar", "grading")]
+    cell = check_cells("D", course)[2]
+    assert cell.source.splitlines()[0] == "# D.kl_penalty (1 point): KL-to-reference penalty folded into the reward"
+    scope = {}
+    exec(cell.source.rsplit("\n", 1)[0], scope)
+    assert scope["grade_cell"] is notebook.graded_outside_the_notebook
+    assert scope["grade_cell"]("D.kl_penalty") == 0.0
+    assert "graded by `nbgrader autograde` outside the notebook" in capsys.readouterr().out
     released = ClearHiddenTests().preprocess_cell(nbformat.from_dict(cell), {}, 0)[0]
-    calls.clear()
-    exec(released.source, {})
-    assert calls == [("B.bar", "public")] and "grading" not in released.source
-    assert released.source.splitlines()[-1].startswith("grade_cell(")  # the last expression: the cell's score
+    assert released.source.splitlines()[1:] == ["from autograder.notebook import grade_cell",
+                                                'grade_cell("D.kl_penalty")']
+    assert "seeds" not in released.source and "grading" not in released.source
+
+
+def test_autograding_writes_the_graders_verdicts_and_scores_any_other_graded_cell_zero(monkeypatch):
+    """No kernel runs at autograde: a check cell gets the grader's outputs, whatever it was submitted with; a graded
+    code cell that is no check (empty outputs would be full marks to nbgrader) gets an error; the student's own
+    cells keep their outputs."""
+    from nbgrader.utils import determine_grade
+
+    from autograder.nbautograde import GradeChecks
+
+    def graded(nbgrader_id, points, outputs):
+        return nbformat.v4.new_code_cell("1", outputs=outputs, metadata={"nbgrader": {
+            "grade": True, "solution": False, "locked": True, "grade_id": nbgrader_id, "points": points}})
+
+    forged = [nbformat.v4.new_output("execute_result", data={"text/plain": "2.0"}, execution_count=1)]
+    verdict = [nbformat.v4.new_output("stream", name="stdout", text="D.weights failed on the grading seeds\n"),
+               nbformat.v4.new_output("execute_result", data={"text/plain": "0.0"}, execution_count=None)]
+    own = [nbformat.v4.new_output("stream", name="stdout", text="my plot\n")]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('my plot')", outputs=own),
+                                               graded("check_D_weights", 2, forged), graded("extra", 5, [])])
+    monkeypatch.setattr(GradeChecks, "course", lambda self: None)
+    monkeypatch.setattr(GradeChecks, "graded", lambda self, *args: {"check_D_weights": verdict})
+    resources = {"nbgrader": {"assignment": "D_grpo", "student": "x"}, "metadata": {"path": "."}}
+    cells = GradeChecks().preprocess(notebook, resources)[0].cells
+    assert cells[0].outputs == own
+    assert determine_grade(cells[1]) == (0.0, 2.0) and cells[1].outputs == verdict
+    assert determine_grade(cells[2]) == (0, 5.0) and cells[2].outputs[0].ename == "NotGraded"
+
+
+def test_nbgraders_release_of_a_project_is_stubbed(tmp_path):
+    """What nbgrader's generate_assignment copied verbatim: modules stripped, the reference's own results removed."""
+    from autograder.nbrelease import strip_release
+
+    released = tmp_path / "B_ablations"
+    shutil.copytree(paths.SOLUTIONS / "B_ablations", released)
+    strip_release(released)
+    for module in released.glob("*.py"):
+        assert module.read_text() == (paths.ASSIGNMENTS / "B_ablations" / module.name).read_text(), module
+    assert not (released / "results.json").exists()

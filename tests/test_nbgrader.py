@@ -1,7 +1,9 @@
-"""The kit as an nbgrader course, all four projects: after ``autograder release`` real nbgrader commands (run from
-the virtual environment without activating it) in a temporary course folder give the same scores as ``autograder
-grade``, keep the students' modules, copy nothing the reference made into a student's folder, raise no checksum
-alarm on untouched check cells, bring back a deleted cell, and never print the grading seeds."""
+"""The kit as an nbgrader course, all four projects: after a release (``autograder release`` for A and C, nbgrader's
+own ``generate_assignment`` for B and D) real nbgrader commands (run from the virtual environment without activating
+it) in a temporary course folder give the same scores as ``autograder grade``, keep the students' modules, copy
+nothing the reference made into a student's folder, raise no checksum alarm on untouched check cells, bring back a
+deleted cell, and never print the grading seeds. Four students attack the check cells from their notebook, their
+module or their folder; none of it changes a score or the seeds graded with."""
 
 import csv
 import json
@@ -13,22 +15,58 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
 from autograder import paths
 from autograder.config import load_course
 from autograder.grading import grade
+from autograder.nbcells import TAG
 from autograder.projects import PROJECTS
-from autograder.release import release
+from autograder.release import made_by_students, release, strip_solutions
 
 SECRET_SEEDS = [3_918_273_645, 564_738_291]  # unsorted, large, distinctive
 SECRET = "nb-course-secret-5d2c8e1a"
 # a student whose update prints the seed of the generator the grader's training loop hands it
 ECHO = "    raise RuntimeError(f'my seed is {rng.bit_generator.seed_seq.entropy}')\n"
+PUBLIC_SEEDS = load_course(paths.COURSE_FILE, private=False).seeds.public
+# A cell a student runs before the check cells: the overlay the grading reads is now the student's, with the public
+# seeds as the grading ones.
+CHOOSE_SEEDS = ("import os, pathlib\n"
+                f"pathlib.Path('mine.yml').write_text('seeds: {{grading: {PUBLIC_SEEDS}}}\\n')\n"
+                "os.environ['AUTOGRADER_PRIVATE'] = str(pathlib.Path('mine.yml').resolve())")
+# A stub module that, once imported into the notebook, makes every check cell pass and print the course secret
+# (read from the course folder above it, reversed so no filter of the secret's spelling finds it).
+PATCHING = """
+import autograder.notebook as _kit
+from pathlib import Path as _Path
+def _forged(check_id, *args, **kwargs):
+    overlays = [p / "course.private.yml" for p in _Path.cwd().parents if (p / "course.private.yml").is_file()]
+    print(f"{check_id} passed on the grading seeds", [o.read_text()[::-1] for o in overlays])
+    return 1.0
+_kit.grade_cell = _kit.graded_outside_the_notebook = _forged
+"""
+# A package in the submission's folder named like the kit, whose check cells always pass: imported in a kernel, or
+# run from her folder as `python -m autograder.notebook CHECK FOLDER` (how hidden blocks graded before issue 26).
+STAND_IN = """import sys
+def grade_cell(check_id, *args, **kwargs):
+    print(check_id, "passed on the grading seeds")
+    return 1.0
+graded_outside_the_notebook = grade_cell
+if __name__ == "__main__":
+    print(sys.argv[1], "passed on the grading seeds")
+    print("points: 1.0")
+"""
 # One student per project, cheap where the project is expensive: a full reference run of every notebook would cost
-# minutes each (the notebooks themselves are run in test_notebooks).
-STUDENTS = {"A": "mallory",  # the reference, except that ppo_update prints its generator's seed instead of training
-            "B": "bob", "C": "bob",  # the pristine stubs
-            "D": "carol"}  # the reference, with one check cell deleted and the experiments left out of the notebook
+# minutes each (the notebooks themselves are run in test_notebooks). The attackers are A's, whose modules fail fast.
+STUDENTS = [("A", "mallory"),  # the reference, except that ppo_update prints its generator's seed instead of training
+            ("A", "ivan"),  # mallory's module, and a cell that points the grading at an overlay of his own
+            ("A", "judy"),  # mallory's module, and a course.yml in her folder whose grading seeds are the public ones
+            ("A", "oscar"),  # the stub, patched to pass every check cell once the notebook imports it
+            ("A", "peggy"),  # the stub, and a package `autograder` in her folder whose check cells always pass
+            ("B", "bob"), ("C", "bob"),  # the pristine stubs
+            ("D", "carol")]  # the reference, with one check cell deleted and the experiments left out of the notebook
+ATTACKERS = {"ivan", "judy", "oscar", "peggy"}
+NBGRADER_RELEASES = ("B_ablations", "D_grpo")  # released by nbgrader's own command, the others by `autograder release`
 
 
 def nbgrader(course_root: Path, *args: str) -> str:
@@ -54,10 +92,30 @@ def submit(course_root: Path, student: str, folder: str, module_source: Path | N
         nbformat.write(notebook, notebook_path)
 
 
-def graded_cells_only(notebook, drop: str | None = None) -> None:
-    """Keep the cells nbgrader grades and the text; leave out the experiments (and the check cell ``drop``)."""
+def graded_cells_only(notebook, drop: str | None = None, run_first: str | None = None) -> None:
+    """Keep the cells nbgrader grades and the text; leave out the experiments (and the check cell ``drop``); put a
+    cell running ``run_first`` before the check cells."""
     notebook.cells = [c for c in notebook.cells if (c.cell_type == "markdown" or "nbgrader" in c.metadata)
                       and c.get("id") != drop]
+    if run_first:
+        first_check = next(i for i, c in enumerate(notebook.cells) if TAG in c.metadata.get("tags", []))
+        notebook.cells.insert(first_check, nbformat.v4.new_code_cell(run_first))
+
+
+def submit_attackers(root: Path, echoing: Path) -> None:
+    submit(root, "ivan", "A_ppo", echoing, edit_notebook=lambda nb: graded_cells_only(nb, run_first=CHOOSE_SEEDS))
+    submit(root, "judy", "A_ppo", echoing, edit_notebook=graded_cells_only)
+    course = yaml.safe_load(paths.COURSE_FILE.read_text())
+    course["seeds"]["grading"] = course["seeds"]["public"]
+    (root / "submitted" / "judy" / "A_ppo" / paths.COURSE_NAME).write_text(yaml.safe_dump(course))
+    patching = root / "patching" / "ppo.py"
+    patching.parent.mkdir()
+    patching.write_text((root / "assignments" / "A_ppo" / "ppo.py").read_text() + PATCHING)
+    submit(root, "oscar", "A_ppo", patching, edit_notebook=lambda nb: graded_cells_only(nb, run_first="import ppo"))
+    submit(root, "peggy", "A_ppo", edit_notebook=graded_cells_only)
+    (root / "submitted" / "peggy" / "A_ppo" / "autograder").mkdir()
+    (root / "submitted" / "peggy" / "A_ppo" / "autograder" / "__init__.py").write_text("")
+    (root / "submitted" / "peggy" / "A_ppo" / "autograder" / "notebook.py").write_text(STAND_IN)
 
 
 @pytest.fixture(scope="module")
@@ -65,31 +123,32 @@ def course_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     shutil.copy(paths.KIT_ROOT / "nbgrader_config.py", root)
     shutil.copy(paths.COURSE_FILE, root)  # a course folder is the one holding course.yml
-    for project in STUDENTS:
+    projects = sorted({project for project, _ in STUDENTS})
+    for project in projects:
         shutil.copytree(paths.SOLUTIONS / PROJECTS[project].folder, root / "solutions" / PROJECTS[project].folder)
-    overlay = root / "private.yml"
-    overlay.write_text(f"seeds: {{grading: {SECRET_SEEDS}}}\nsecret: {SECRET}\n")
-    os.environ["AUTOGRADER_PRIVATE"] = str(overlay)
-    try:
-        release(solutions=root / "solutions", assignments=root / "assignments")  # registers each in the gradebook
-        echoing = root / "echoing" / "ppo.py"
-        echoing.parent.mkdir()
-        echoing.write_text((paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text().replace(
-            '    B = len(batch["actions"])\n', ECHO, 1))
-        submit(root, "mallory", "A_ppo", echoing, edit_notebook=graded_cells_only)
-        submit(root, "bob", "B_ablations")
-        submit(root, "bob", "C_diagnosis")
-        submit(root, "carol", "D_grpo", paths.SOLUTIONS / "D_grpo" / "grpo.py",
-               edit_notebook=lambda nb: graded_cells_only(nb, drop="check-D-weights"))
-        logs = {}
-        for project in STUDENTS:
-            logs[project] = nbgrader(root, "autograde", PROJECTS[project].folder, "--create")
-            nbgrader(root, "generate_feedback", PROJECTS[project].folder)
-        nbgrader(root, "export", "--to", str(root / "grades.csv"))
-        (root / "autograde-logs.json").write_text(json.dumps(logs))
-        yield root
-    finally:
-        os.environ.pop("AUTOGRADER_PRIVATE", None)
+    # the overlay where the README puts it, beside course.yml; the grading process finds it there itself
+    (root / paths.PRIVATE_NAME).write_text(f"seeds: {{grading: {SECRET_SEEDS}}}\nsecret: {SECRET}\n")
+    logs = {}
+    for folder in NBGRADER_RELEASES:
+        logs[f"generate_assignment {folder}"] = nbgrader(root, "generate_assignment", folder)
+    release([PROJECTS[p].folder for p in projects if PROJECTS[p].folder not in NBGRADER_RELEASES],
+            solutions=root / "solutions", assignments=root / "assignments")  # registers each in the gradebook
+    echoing = root / "echoing" / "ppo.py"
+    echoing.parent.mkdir()
+    echoing.write_text((paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text().replace(
+        '    B = len(batch["actions"])\n', ECHO, 1))
+    submit(root, "mallory", "A_ppo", echoing, edit_notebook=graded_cells_only)
+    submit_attackers(root, echoing)
+    submit(root, "bob", "B_ablations")
+    submit(root, "bob", "C_diagnosis")
+    submit(root, "carol", "D_grpo", paths.SOLUTIONS / "D_grpo" / "grpo.py",
+           edit_notebook=lambda nb: graded_cells_only(nb, drop="check-D-weights"))
+    for project in projects:
+        logs[f"autograde {project}"] = nbgrader(root, "autograde", PROJECTS[project].folder, "--create")
+        logs[f"generate_feedback {project}"] = nbgrader(root, "generate_feedback", PROJECTS[project].folder)
+    nbgrader(root, "export", "--to", str(root / "grades.csv"))
+    (root / "nbgrader-logs.json").write_text(json.dumps(logs))
+    return root
 
 
 def cell_scores(course_root: Path, student: str, folder: str) -> dict[str, float]:
@@ -100,10 +159,14 @@ def cell_scores(course_root: Path, student: str, folder: str) -> dict[str, float
         return {g.name: g.score for g in notebook.grades if g.name.startswith("check_")}
 
 
-@pytest.mark.parametrize("project", list(STUDENTS))
-def test_nbgrader_scores_equal_the_autograders(course_root, project):
-    folder, student = PROJECTS[project].folder, STUDENTS[project]
-    course = load_course(private=course_root / "private.yml")
+def feedback(course_root: Path, student: str, folder: str) -> str:
+    return (course_root / "feedback" / student / folder / f"{folder}.html").read_text()
+
+
+@pytest.mark.parametrize("project, student", [s for s in STUDENTS if s[1] not in ATTACKERS])
+def test_nbgrader_scores_equal_the_autograders(course_root, project, student):
+    folder = PROJECTS[project].folder
+    course = load_course(course_root / paths.COURSE_NAME)
     report = grade(course_root / "submitted" / student / folder, course, seed_set="grading").report.to_json()
     expected = {f"check_{c['id'].replace('.', '_')}": c["score"] for c in report["projects"][project]["checks"]}
     assert cell_scores(course_root, student, folder) == pytest.approx(expected)
@@ -128,24 +191,74 @@ def test_nothing_the_reference_made_reaches_a_student(course_root):
 
 
 def test_untouched_check_cells_raise_no_checksum_alarm(course_root):
-    logs = json.loads((course_root / "autograde-logs.json").read_text())
-    for project, log in logs.items():
+    logs = json.loads((course_root / "nbgrader-logs.json").read_text())
+    for command, log in logs.items():
         alarms = [line for line in log.splitlines() if "has changed" in line]
-        assert alarms == [], (project, alarms)
+        assert alarms == [], (command, alarms)
+
+
+def test_nbgraders_commands_print_none_of_the_known_harmless_warnings(course_root):
+    """SQLAlchemy's warnings about nbgrader's gradebook, the kernel's about TCP, nbconvert's config option."""
+    logs = json.loads((course_root / "nbgrader-logs.json").read_text())
+    for command, log in logs.items():
+        noise = [line for line in log.splitlines() if any(known in line for known in (
+            "SAWarning", "without encryption", "display_data_priority"))]
+        assert noise == [], (command, noise)
+
+
+def test_nbgraders_own_generate_assignment_releases_stubs(course_root):
+    for folder in NBGRADER_RELEASES:
+        released, source = course_root / "assignments" / folder, course_root / "solutions" / folder
+        modules = sorted(released.rglob("*.py"))
+        assert modules, folder
+        for module in modules:
+            original = (source / module.relative_to(released)).read_text()
+            assert "### BEGIN SOLUTION" in original
+            assert module.read_text() == strip_solutions(original), module
+        assert not [name for name in made_by_students(folder) if (released / name).exists()], folder
+
+
+@pytest.mark.parametrize("student, attack", [("ivan", "a cell setting the overlay"),
+                                             ("judy", "a course.yml in the submission")])
+def test_nothing_a_submission_holds_picks_the_grading_seeds(course_root, student, attack):
+    """The echoing module says which seed it was handed: the grading ones, whatever the notebook or the folder says,
+    and it scores what the same module scores without the attack."""
+    page = feedback(course_root, student, "A_ppo")
+    assert "my seed is ‹grading seed›" in page, attack
+    assert not [seed for seed in PUBLIC_SEEDS if f"my seed is {seed}" in page], attack
+    assert cell_scores(course_root, student, "A_ppo") == cell_scores(course_root, "mallory", "A_ppo"), attack
+
+
+@pytest.mark.parametrize("student, attack", [("oscar", "an imported module redefining grade_cell"),
+                                             ("peggy", "a package named autograder in the submission")])
+def test_no_code_of_a_submission_patches_a_check_cell(course_root, student, attack):
+    """Two stubs that would pass every check cell: both score the stub's nothing, and neither the forged verdict nor
+    the secret in any spelling reaches the feedback."""
+    assert set(cell_scores(course_root, student, "A_ppo").values()) == {0.0}, attack
+    page = feedback(course_root, student, "A_ppo")
+    assert SECRET not in page and SECRET[::-1] not in page, attack
+    assert "passed on the grading seeds" not in page and "failed on the grading seeds" in page, attack
+
+
+def test_feedback_shows_each_check_cell_as_released_above_the_graders_verdict(course_root):
+    """The check cell names no seeds, so it agrees with the verdict below it; one point is a point."""
+    page = feedback(course_root, "carol", "D_grpo")
+    assert "check_seeds" not in page and "graded_outside_the_notebook" not in page
+    assert "D.kl_penalty (1 point):" in page and "(1 points)" not in page
+    assert "D.kl_penalty passed on the grading seeds: 1 / 1 point" in page
 
 
 def test_a_deleted_check_cell_is_added_back_and_said_so(course_root):
     scores = cell_scores(course_root, "carol", "D_grpo")
     assert scores["check_D_weights"] == 2.0  # re-added and run on carol's (correct) module
-    feedback = (course_root / "feedback" / "carol" / "D_grpo" / "D_grpo.html").read_text()
-    assert "was missing from the submission" in feedback
+    assert "was missing from the submission" in feedback(course_root, "carol", "D_grpo")
 
 
 def test_feedback_never_shows_the_grading_seeds_or_the_secret(course_root):
     pages = list((course_root / "feedback").rglob("*.html"))
     assert len(pages) == len(STUDENTS)
+    assert "my seed is ‹grading seed›" in feedback(course_root, "mallory", "A_ppo")
     notebooks = list((course_root / "autograded").rglob("*.ipynb"))
-    assert "‹grading seed›" in (course_root / "feedback" / "mallory" / "A_ppo" / "A_ppo.html").read_text()
     for page in pages + notebooks:
         text = page.read_text()
         assert "### BEGIN HIDDEN TESTS" not in text or page.suffix == ".ipynb"
@@ -156,6 +269,6 @@ def test_feedback_never_shows_the_grading_seeds_or_the_secret(course_root):
 def test_export_lists_every_student_and_project(course_root):
     rows = list(csv.DictReader((course_root / "grades.csv").open()))
     assert {(r["assignment"], r["student_id"]) for r in rows} >= {
-        (PROJECTS[p].folder, student) for p, student in STUDENTS.items()}
+        (PROJECTS[p].folder, student) for p, student in STUDENTS}
     carol = next(r for r in rows if r["assignment"] == "D_grpo" and r["student_id"] == "carol")
     assert float(carol["raw_score"]) >= 20  # every autograded point; written answers wait for a human
