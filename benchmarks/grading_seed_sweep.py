@@ -1,6 +1,7 @@
 """Benchmark: false fails of the reference on random grading-seed sets, per check.
 
-    .venv/bin/python benchmarks/grading_seed_sweep.py [--sets 10] [--size 3] [--projects A,B,C,D] [--rng 0] [--jobs 2]
+    .venv/bin/python benchmarks/grading_seed_sweep.py [--sets 10] [--size 3] [--projects A,B,C,D] [--checks IDS]
+                                                     [--rng 0] [--jobs 2]
 
 Each set draws ``--size`` distinct seeds uniformly from numpy's whole seed range (0 to 2**32 - 1), in the order drawn
 (so almost never sorted), and grades the bundled reference with them as the grading seeds, exactly as an instructor's
@@ -34,16 +35,19 @@ def main() -> None:
     parser.add_argument("--sets", type=int, default=10)
     parser.add_argument("--size", type=int, default=3, help="seeds per set (the course allows 1 to 10)")
     parser.add_argument("--projects", default="A,B,C,D")
+    parser.add_argument("--checks", default="", help="only these checks, comma-separated (default: every check of "
+                        "the projects)")
     parser.add_argument("--rng", type=int, default=0, help="seed of the draw of the seed sets")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     base = load_course(paths.COURSE_FILE, private=False)
-    projects = args.projects.split(",")
+    projects, checks = args.projects.split(","), [c for c in args.checks.split(",") if c] or None
     fails, graded = Counter(), Counter()
     for i, seeds in enumerate(seed_sets(args.sets, args.size, args.rng)):
         course = base.model_copy(update={"seeds": base.seeds.model_copy(update={"grading": seeds})})
         started = time.perf_counter()
-        report = grade(paths.SOLUTIONS, course, seed_set="grading", projects=projects, jobs=args.jobs).report
+        report = grade(paths.SOLUTIONS, course, seed_set="grading", projects=projects, checks=checks,
+                       jobs=args.jobs).report
         missed = []
         for check in report.checks():
             graded[check.id] += 1
