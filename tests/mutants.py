@@ -176,7 +176,8 @@ EQUIVALENT = [
     Equivalent("matters as the negation of at-or-below the spread", "B_ablations", "ablation.py",
                'return bool(abs(np.median(scores[name]) - np.median(scores["baseline"])) > spread)',
                'return not abs(np.median(scores[name]) - np.median(scores["baseline"])) <= spread', ("B.summary",)),
-    Equivalent("diagnose with its own entropy and explained-variance thresholds inside the README's windows", "C_diagnosis", "diagnostics.py",
+    Equivalent("diagnose with its own entropy and explained-variance thresholds inside the README's windows",
+               "C_diagnosis", "diagnostics.py",
                '        return "small_replay_buffer" if worst > 0.05 else "healthy"\n'
                '    if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions\n'
                '        return "saturated_policy"\n'
