@@ -97,8 +97,10 @@ class DiagnoseRules(Check):
         labels = [label for _, label in pairs(planned, data.get("labels"), "boundary logs")]
         if not all(isinstance(label, str) and label in runs.LABELS for label in labels):
             raise Malformed(f"expected one of {', '.join(runs.LABELS)} per log")
-        wrong = [f"{b.name} was labelled {label}, not {b.label}: {boundary.LESSONS[b.name]}"
-                 for b, label in zip(planned, labels) if label != b.label]
-        shown = [{"log": b.name, "truth": b.label, "label": label} for b, label in zip(planned, labels)]
+        wrong = sorted(f"{b.name} was labelled {label}, not {b.label}: {boundary.LESSONS[b.name]}"
+                       for b, label in zip(planned, labels) if label != b.label)
+        # by name, never by position: feedback must not tell which call of diagnose was which log
+        shown = sorted(({"log": b.name, "truth": b.label, "label": label} for b, label in zip(planned, labels)),
+                       key=lambda row: row["log"])
         return Verdict.of(wrong, len(planned), f"all {len(planned)} logs at the course's lines labelled right",
                           logs=shown)
