@@ -41,7 +41,7 @@ NEIGHBOURS = {  # what a wrong matters does -> the rule it follows
     "compares the signed change, so a drop never clears the bar": _rule(signed=True),
 }
 
-# each factor's row: (how it relates to the bar, the neighbour it separates)
+# how each factor's row, in order, stands against the bar (what the message says of it)
 ROWS = ["clears the bar by its median but not by its mean",
         "clears the bar by its mean but not by its median",
         "moves the median by exactly the baseline's spread (the wider one)",
