@@ -173,6 +173,20 @@ EQUIVALENT = [
     Equivalent("the metric as a NaN-skipping mean", "B_ablations", "ablation.py",
                "return float(np.mean(returns[~np.isnan(returns)]))", "return float(np.nanmean(returns))",
                ("B.summary",)),
+    Equivalent("matters as the negation of at-or-below the spread", "B_ablations", "ablation.py",
+               'return bool(abs(np.median(scores[name]) - np.median(scores["baseline"])) > spread)',
+               'return not abs(np.median(scores[name]) - np.median(scores["baseline"])) <= spread', ("B.summary",)),
+    Equivalent("diagnose with its own entropy and explained-variance thresholds inside the README's windows",
+               "C_diagnosis", "diagnostics.py",
+               '        return "small_replay_buffer" if worst > 0.05 else "healthy"\n'
+               '    if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions\n'
+               '        return "saturated_policy"\n'
+               '    if explained_variance(log["values"][late], log["returns"][late]) < 0.3:\n',
+               '        return "small_replay_buffer" if worst > 0.05 else "healthy"\n'
+               '    if np.mean(policy_entropy(log["logits"])) < 0.15:\n'
+               '        return "saturated_policy"\n'
+               '    if explained_variance(log["values"][late], log["returns"][late]) < 0.35:\n',
+               ("C.diagnose_rules", "C.fresh_runs")),
     Equivalent("clip fraction counted", "C_diagnosis", "diagnostics.py",
                "return float(np.mean(np.abs(rho - 1) > eps))",
                "return float(np.count_nonzero(np.abs(rho - 1) > eps) / rho.size)", ("C.kl_clip",)),
@@ -300,5 +314,57 @@ C = [
 ]
 
 
-NEW = A_NEW + D_NEW
+ROUND_TWO = [  # issue 32's neighbours: each statistic and rule against its plausible neighbours, on every seed
+    Mutant("matters compares the means", "B_ablations", "ablation.py",
+           'return bool(abs(np.median(scores[name]) - np.median(scores["baseline"])) > spread)',
+           'return bool(abs(np.mean(scores[name]) - np.mean(scores["baseline"])) > spread)', "B.summary"),
+    Mutant("matters with >= at the bar", "B_ablations", "ablation.py",
+           'np.median(scores["baseline"])) > spread)', 'np.median(scores["baseline"])) >= spread)', "B.summary"),
+    Mutant("matters with the baseline's spread alone", "B_ablations", "ablation.py",
+           'spread = max(np.ptp(scores[name]), np.ptp(scores["baseline"]))',
+           'spread = np.ptp(scores["baseline"])', "B.summary"),
+    Mutant("summarize with means for medians", "B_ablations", "ablation.py",
+           "np.median(table, axis=1)", "np.mean(table, axis=1)", "B.summary"),
+    Mutant("value-loss clip half-width hard-coded at the default", "B_ablations", "details.py",
+           'batch["returns"][idx],\n                                                      config.clip_eps)',
+           'batch["returns"][idx],\n                                                      0.2)', "B.switches"),
+    Mutant("Adam's large epsilon hard-coded at the default", "B_ablations", "details.py",
+           "eps = config.adam_eps if details.large_adam_eps else SMALL_ADAM_EPS",
+           "eps = 1e-5 if details.large_adam_eps else SMALL_ADAM_EPS", "B.switches"),
+    Mutant("relative TD error against |mean Q|", "C_diagnosis", "diagnostics.py",
+           '"relative": float(td.mean() / q.mean())', '"relative": float(td.mean() / abs(np.mean(q_taken)))',
+           "C.td_q"),
+    Mutant("diagnose reads the critic before the policy", "C_diagnosis", "diagnostics.py",
+           '    if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions\n'
+           '        return "saturated_policy"\n'
+           '    if explained_variance(log["values"][late], log["returns"][late]) < 0.3:\n'
+           '        return "untrained_critic"\n',
+           '    if explained_variance(log["values"][late], log["returns"][late]) < 0.3:\n'
+           '        return "untrained_critic"\n'
+           '    if np.mean(policy_entropy(log["logits"])) < 0.2:\n'
+           '        return "saturated_policy"\n', "C.diagnose_rules"),
+    Mutant("diagnose pools the TD errors over the whole log", "C_diagnosis", "diagnostics.py",
+           '        worst = max(td_error_stats(log["td_errors"][now], q[now])["relative"]\n'
+           '                    for u in np.unique(log["update"][late]) for now in [log["update"] == u])\n',
+           '        worst = td_error_stats(log["td_errors"], q)["relative"]\n', "C.diagnose_rules"),
+    Mutant("diagnose pools the late half's TD errors", "C_diagnosis", "diagnostics.py",
+           '        worst = max(td_error_stats(log["td_errors"][now], q[now])["relative"]\n'
+           '                    for u in np.unique(log["update"][late]) for now in [log["update"] == u])\n',
+           '        worst = td_error_stats(log["td_errors"][late], q[late])["relative"]\n', "C.diagnose_rules"),
+    Mutant("diagnose with the entropy and explained-variance thresholds swapped", "C_diagnosis", "diagnostics.py",
+           '    if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions\n'
+           '        return "saturated_policy"\n'
+           '    if explained_variance(log["values"][late], log["returns"][late]) < 0.3:\n',
+           '    if np.mean(policy_entropy(log["logits"])) < 0.3:\n'
+           '        return "saturated_policy"\n'
+           '    if explained_variance(log["values"][late], log["returns"][late]) < 0.2:\n', "C.diagnose_rules"),
+    Mutant("price ignores a logit tie with the exploit", "D_grpo", "grpo.py",
+           "if np.any((disadvantage >= 0) & (gap <= 0)):", "if np.any((disadvantage > 0) & (gap <= 0)):",
+           "D.price_exploit"),
+    Mutant("price when the cap equals the floor", "D_grpo", "grpo.py",
+           "return float(ceiling) if ceiling > floor else 0.0", "return float(ceiling) if ceiling >= floor else 0.0",
+           "D.price_exploit"),
+]
+
+NEW = A_NEW + D_NEW + ROUND_TWO
 ALL = A + B + C + D + NEW

@@ -15,7 +15,7 @@ from autograder.cli import main
 from autograder.config import CourseError, load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
-from autograder.projects.c_diagnosis import fresh, runs
+from autograder.projects.c_diagnosis import boundary, fresh, runs
 from conftest import grade_in_a_fresh_process
 
 
@@ -188,6 +188,18 @@ def test_judges_refuse_shortened_or_forged_results(course):
     bar = own.Bar.model_validate(course.projects["C"].checks["C.own_labels"].bar)
     with pytest.raises(Malformed):
         own.judge({"labels": {"agent_a": "healthy"}}, Context((7,), "public", bar))
+    rules = PROJECTS["C"].checks["C.diagnose_rules"]
+    with pytest.raises(Malformed):
+        rules.judge({"labels": ["healthy"] * (len(boundary.BOUNDARIES) - 1)}, Context((7,), "public", rules.Bar()))
+
+
+def test_boundary_logs_keep_their_runs_fields_and_their_order_is_secret(course):
+    seed = course.seeds.grading[0]
+    logs = fresh.unbundle(boundary.boundary_logs(seed))
+    fields = {("q_values" in log): set(log) for log in fresh.unbundle(fresh.fresh_logs(seed))}
+    assert len(logs) == len(boundary.BOUNDARIES) and all(set(log) == fields["q_values" in log] for log in logs)
+    orders = {tuple(b.name for b in boundary.plan(seed, secret)) for secret in (None, "s1", "s2", "s3")}
+    assert len(orders) > 1
 
 
 def test_grading_twice_in_fresh_processes_gives_the_same_report(reference_report):

@@ -29,8 +29,12 @@ def graded(tmp_path, planted, checks, course, unusual_course) -> list[dict]:
 
 @pytest.mark.parametrize("mutant", ALL, ids=[m.name for m in ALL])
 def test_the_planted_bug_is_caught_on_every_seed(mutant, tmp_path, course, unusual_course):
+    pid = mutant.check.split(".")[0]
+    whole = (course.projects[pid].checks[mutant.check].credit or PROJECTS[pid].checks[mutant.check].credit) \
+        == "all_or_nothing"
     for result in graded(tmp_path, mutant, [mutant.check], course, unusual_course):
         assert result["score"] < result["max_score"], f"{mutant.check} did not catch: {mutant.name}"
+        assert result["score"] == 0 or not whole, f"{mutant.name} kept part of {mutant.check}"
         assert result["message"] and "not implemented" not in result["message"]
 
 

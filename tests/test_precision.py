@@ -10,6 +10,12 @@ from autograder.config import load_course
 from autograder.projects._shared.ppo import oracle as a_oracle
 from autograder.projects._shared.ppo.cases import gae_cases, update_case
 from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR
+from autograder.projects.b_ablations.crafted import score_cases, separated, verdicts
+from autograder.projects.c_diagnosis import oracle as c_oracle
+from autograder.projects.c_diagnosis.boundary import BOUNDARIES, QUIET, build, late, late_variance, relative
+from autograder.projects.c_diagnosis.fresh import fresh_logs, unbundle
+from autograder.projects.c_diagnosis.pieces import td_cases
+from autograder.projects.c_diagnosis.runs import fresh_plan
 from autograder.projects.d_grpo import oracle as d_oracle
 from autograder.projects.d_grpo.steps import STEP_CASES, price_cases, reference_step, step_inputs, step_kwargs
 from conftest import copy_reference, grade_checks, mutate, write_submission
@@ -143,3 +149,68 @@ def test_a_ratio_grades_importance_ratio_when_ppo_update_is_a_stub(tmp_path, cou
     write_submission(root, reference.replace(body, "    raise NotImplementedError\n"), "A_ppo", "ppo.py")
     message = grade_checks(root, course, checks=["A.ratio"])["A.ratio"]["message"]
     assert message.startswith("importance_ratio is right; the ratio on ppo_update's first minibatch could not be read")
+
+
+# ------------------------------------------------------------------ issue 32: inputs that tell neighbours apart
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_b_summary_scores_separate_the_bar_from_each_neighbour(seed):
+    scores, factors = score_cases(seed)
+    assert all(np.mean(row) != np.median(row) for row in scores.values())  # asymmetric rows
+    assert any(np.ptp(scores[f]) > np.ptp(scores["baseline"]) for f in factors)  # an ablated row wider
+    assert {True, False} <= set(verdicts(scores, factors))
+    missed = [neighbour for neighbour, rows in separated(scores, factors).items() if not rows]
+    assert not missed, missed
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_td_cases_hold_q_values_of_both_signs(seed):
+    gaps = [np.abs(q).mean() - abs(q.mean()) for _, q, _, _ in td_cases(seed)]
+    assert max(gaps) > 0.1 * min(np.abs(q).mean() for _, q, _, _ in td_cases(seed))
+
+
+def price_variant(logits, rewards, exploit, tie_counts: bool, strict: bool) -> float:
+    """The reference's price, with a logit tie ignored (``not tie_counts``) or a cap equal to the floor accepted."""
+    others = np.arange(len(rewards)) != exploit
+    gap, disadvantage = rewards[exploit] - rewards[others], logits[others] - logits[exploit]
+    if np.any(((disadvantage >= 0) if tie_counts else (disadvantage > 0)) & (gap <= 0)):
+        return 0.0
+    cap = np.min(gap[disadvantage > 0] / disadvantage[disadvantage > 0], initial=np.inf)
+    floor = np.max(gap[disadvantage < 0] / disadvantage[disadvantage < 0], initial=0.0)
+    return float(cap) if (cap > floor if strict else cap >= floor) else 0.0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_price_rows_hold_logit_ties_and_caps_equal_to_floors(seed):
+    rows = price_cases(seed)
+    assert all(price_variant(*row, True, True) == d_oracle.price_exploit(*row) for row in rows)
+    for tie_counts, strict in ((False, True), (True, False)):
+        assert any(price_variant(*row, tie_counts, strict) != d_oracle.price_exploit(*row) for row in rows)
+
+
+def test_boundary_logs_sit_exactly_where_they_are_built():
+    """On one seed's runs (the public seed the student sees): every statistic a boundary log names is set exactly."""
+    seed = min(load_course(paths.COURSE_FILE, private=False).seeds.public)
+    base = {(run.label, run.severity): log for run, log in zip(fresh_plan(seed), unbundle(fresh_logs(seed)))}
+    for b in BOUNDARIES:
+        log = build(b, base[b.base])
+        updates = [log["update"] == u for u in np.unique(log["update"])]
+        if b.entropy is not None:
+            assert np.allclose([c_oracle.entropy_nats(log["logits"][m]).mean() for m in updates], b.entropy)
+        if b.variance is not None:
+            assert np.isclose(late_variance(log), b.variance)
+        if b.spike is not None:
+            late_updates = [m for m in updates if late(log)[m].all()]
+            assert np.isclose(max(relative(log, m) for m in late_updates), b.spike)
+            assert relative(log, late(log)) <= QUIET + 1e-12 and relative(log, log["update"] >= 0) < QUIET + 1e-12
+        if b.loud_start is not None:
+            assert np.isclose(relative(log, log["update"] >= 0), b.loud_start)
+            assert max(relative(log, m) for m in updates if late(log)[m].all()) <= QUIET + 1e-12
+
+
+def test_matters_with_the_mean_is_told_the_row_it_got_wrong_and_the_chapters_criterion(tmp_path, course):
+    message = graded_mutant(tmp_path, course, "matters compares the means", ["B.summary"])["B.summary"]["message"]
+    assert "with scores [" in message and "the median moves by" in message and "seed spread" in message
+    assert "The chapter's bar: |median(factor) - median(baseline)| > max(range(factor), range(baseline))" in message
+    assert "compares the means instead of the medians" in message

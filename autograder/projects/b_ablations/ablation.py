@@ -10,6 +10,7 @@ import json
 
 from autograder.checks import Bar, Check, Malformed, Verdict, close, require
 from autograder.projects.b_ablations import oracle, proofs
+from autograder.projects.b_ablations.crafted import matters_message, score_cases, verdicts
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
 from autograder.student import StudentError, as_float, describe
 
@@ -74,15 +75,6 @@ def departed_verdict(departed: list[str], what: str) -> Verdict:
 # ------------------------------------------------------------------------------------------------ the statistics
 
 
-def score_cases():
-    """Crafted per-seed scores: settings whose medians differ from their means and from a median over settings,
-    and factors on either side of the bar, one exactly on it."""
-    scores = {"baseline": [250.0, 120.0, 300.0], "multiple_epochs": [90.0, 130.0, 100.0],
-              "anneal_lr": [260.0, 330.0, 150.0], "entropy_bonus": [130.0, 400.0, 350.0],
-              "clip_value_loss": [130.0, 300.0, 70.0]}
-    return scores, ["multiple_epochs", "anneal_lr", "entropy_bonus", "clip_value_loss"]
-
-
 def log_cases():
     nan = float("nan")
     return [[{"episode_return": v} for v in returns] for returns in
@@ -97,7 +89,7 @@ class Summary(Check):
         tolerance: float
 
     def collect(self, student, ctx):
-        scores, factors = score_cases()
+        scores, factors = score_cases(ctx.seed)
         setting = student.fn("setting", "ablation")
         as_dict = {name: _fields(setting(name)) for name in ["baseline", *DETAILS]}
         training_score = student.fn("training_score", "ablation")
@@ -108,7 +100,7 @@ class Summary(Check):
                 "matters": [bool(matters({k: list(v) for k, v in scores.items()}, f)) for f in factors]}
 
     def judge(self, data, ctx):
-        scores, factors = score_cases()
+        scores, factors = score_cases(ctx.seed)
         tol, failures = ctx.bar.tolerance, []
         setting, metric = require(data, "setting", dict), require(data, "metric", list)
         summary, matters = require(data, "summary", dict), require(data, "matters", list)
@@ -123,12 +115,13 @@ class Summary(Check):
                             "with no finished episode skipped), found " + ", ".join(f"{v:.4g}" for v in metric))
         expected = oracle.summarize(scores)
         if not _close_table(_plain_table(summary), expected, tol):
-            failures.append("summarize: each setting's median, min and max are taken over its seeds; for "
-                            f"scores {scores['baseline']} the baseline's are {expected['baseline']}")
-        want_m = [oracle.matters(scores, f) for f in factors]
-        if matters != want_m:
-            failures.append(f"matters: expected {want_m} for {factors} on crafted scores (the bar compares the change "
-                            "of the median with the larger of the two settings' max - min, strictly)")
+            failures.append("summarize: each setting's median, min and max are taken over its seeds (not the mean, "
+                            f"and not over the settings); for scores {scores['baseline']} the baseline's are "
+                            f"{expected['baseline']}")
+        if len(matters) != len(factors) or not all(isinstance(m, bool) for m in matters):
+            raise Malformed(f"expected a verdict of matters for each of the {len(factors)} crafted factors")
+        if matters != verdicts(scores, factors):
+            failures.append(matters_message(scores, factors, matters))
         return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference")
 
 

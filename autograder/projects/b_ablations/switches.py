@@ -18,6 +18,9 @@ from rlkit.nn import Adam, flatten
 SWITCH_UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.0,
                  "max_grad_norm": 0.05}  # small enough that the clipping binds on the fixed batch
 SWITCH_OPTIMIZER_CONFIG = {"lr": 3e-3, "adam_eps": 1e-5}
+# the values the switches read from the config are drawn away from Config's defaults (clip_eps 0.2, adam_eps 1e-5),
+# so a switch that hard-codes a default instead of reading the config changes its output on every seed
+CLIP_EPS, ADAM_EPS = (0.1, 0.15, 0.3), (1e-6, 1e-4, 1e-3)
 HIDDEN, N_UPDATES, GAMMA, LAM = 16, 7, 0.9, 0.8
 
 
@@ -53,6 +56,16 @@ def settings():
 
 
 # ------------------------------------------------------------------------------------------------ fixed inputs
+
+
+def update_config(seed: int) -> dict:
+    """ppo_update's config for ``seed``: the clip half-width (of the ratio and of the value loss) off its default."""
+    return {**SWITCH_UPDATE_CONFIG, "clip_eps": float(np.random.default_rng([seed, 23]).choice(CLIP_EPS))}
+
+
+def optimizer_config(seed: int) -> dict:
+    """make_optimizer's config for ``seed``: Adam's large epsilon off its default."""
+    return {**SWITCH_OPTIMIZER_CONFIG, "adam_eps": float(np.random.default_rng([seed, 24]).choice(ADAM_EPS))}
 
 
 def adam_gradients(seed: int, agent) -> list:
@@ -114,7 +127,7 @@ def outputs(seed: int, d: dict, run) -> dict:
 
 def oracle_run(seed: int):
     def run(kind, d, inputs):
-        c = {**SWITCH_UPDATE_CONFIG, **SWITCH_OPTIMIZER_CONFIG}
+        c = {**update_config(seed), **optimizer_config(seed)}
         if kind == "init":
             return flatten(list(oracle.init_agent(np.random.default_rng(seed), HIDDEN, d).values()))
         if kind == "optimizer":
@@ -144,7 +157,7 @@ def student_run(student, seed: int):
             return flatten([agent["actor"], agent["critic"]])
         if kind == "optimizer":
             agent, grads = inputs
-            optimizer = student.fn("make_optimizer", "details")(agent, config_with(student, **SWITCH_OPTIMIZER_CONFIG),
+            optimizer = student.fn("make_optimizer", "details")(agent, config_with(student, **optimizer_config(seed)),
                                                                 details)
             for g in grads:
                 optimizer.step(g)
@@ -162,7 +175,7 @@ def student_run(student, seed: int):
             return [as_array(r, inputs.rewards.shape, "advantages_and_returns") for r in result]
         agent, batch = inputs
         optimizer = update_optimizer(agent)
-        config = config_with(student, **SWITCH_UPDATE_CONFIG)
+        config = config_with(student, **update_config(seed))
         student.fn("ppo_update", "details")(agent, optimizer, batch, config, details, np.random.default_rng(seed))
         return flatten([agent["actor"], agent["critic"]])
     return run

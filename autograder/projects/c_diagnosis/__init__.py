@@ -2,12 +2,13 @@
 
 from autograder.checks import Project
 from autograder.projects.c_diagnosis.pieces import Entropy, ExplainedVariance, KLClip, ReturnDrop, TDAndQ
-from autograder.projects.c_diagnosis.verdicts import FreshRuns, OwnLabels
+from autograder.projects.c_diagnosis.verdicts import DiagnoseRules, FreshRuns, OwnLabels
 from autograder.projects.c_diagnosis.command import add_commands
 from autograder.projects.c_diagnosis.plots import plots
 from autograder.projects.c_diagnosis.runs import NAMES
 
 PROJECT = Project.of("C", "Diagnose three faulty agents", "C_diagnosis", ("diagnostics",),
-                     [Entropy, KLClip, ExplainedVariance, TDAndQ, ReturnDrop, OwnLabels, FreshRuns], plots=plots,
+                     [Entropy, KLClip, ExplainedVariance, TDAndQ, ReturnDrop, OwnLabels, FreshRuns, DiagnoseRules],
+                     plots=plots,
                      own_files=tuple(f"logs/{name}.npz" for name in NAMES), knows_student=True,
                      commands=add_commands)

@@ -162,11 +162,15 @@ class ExplainedVariance(Check):
 
 
 def td_cases(seed: int):
-    """(td_errors, q_taken, mc_returns, gamma): several scales and discounts, some Q beyond 1 / (1 - gamma)."""
+    """(td_errors, q_taken, mc_returns, gamma): several scales and discounts, some Q beyond 1 / (1 - gamma), and in
+    the second and fourth case a fifth to two fifths of the Q-values negative (an untrained network's are), so that
+    mean |Q| and |mean Q| differ."""
     rng = np.random.default_rng([seed, 34])
-    for gamma, q_scale in [(0.99, 30.0), (0.9, 12.0), (0.99, 140.0), (0.95, 5.0)]:
+    for i, (gamma, q_scale) in enumerate([(0.99, 30.0), (0.9, 12.0), (0.99, 140.0), (0.95, 5.0)]):
         n = int(rng.integers(30, 90))
         q = np.abs(rng.normal(q_scale, q_scale / 3, n))
+        if i % 2:
+            q[rng.choice(n, int(n * rng.uniform(0.2, 0.4)), replace=False)] *= -1
         yield rng.standard_t(3, n) * q_scale / 10, q, np.abs(rng.normal(q_scale * 0.8, q_scale / 4, n)), gamma
 
 
@@ -192,9 +196,19 @@ class TDAndQ(Check):
                                         [(k, want_q[k], got_q[k], "q_overestimation") for k in Q_KEYS]:
                 label = f"{what}['{key}']"
                 if label not in failed and not close_where_defined(got, want, tol):
-                    hint = " (with reward 1 per step no return exceeds 1 / (1 - gamma))" if key == "above_bound" else ""
-                    failed[label] = f"{label} at gamma = {gamma}: expected {want:.6g}, found {got:.6g}{hint}"
+                    failed[label] = (f"{label} at gamma = {gamma}: expected {want:.6g}, found {got:.6g}"
+                                     f"{td_hint(key, got, td, q)}")
         return Verdict.of(list(failed.values()), 6, "TD-error statistics and overestimation match")
+
+
+def td_hint(key: str, got: float, td, q) -> str:
+    """What a wrong TD or Q statistic most likely did, when it is recognisable."""
+    if key == "above_bound":
+        return " (with reward 1 per step no return exceeds 1 / (1 - gamma))"
+    if key == "relative" and (q < 0).any() and close_where_defined(got, np.abs(td).mean() / abs(q.mean()), 1e-9):
+        return (f" (that divides by |mean Q| = {abs(q.mean()):.4g}; with Q-values of both signs the values' size is "
+                f"mean |Q| = {np.abs(q).mean():.4g})")
+    return ""
 
 
 def curve_cases(seed: int):

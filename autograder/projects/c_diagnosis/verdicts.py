@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from autograder.checks import Bar, Check, Malformed, Verdict, pairs
-from autograder.projects.c_diagnosis import fresh, oracle, runs
+from autograder.projects.c_diagnosis import boundary, fresh, oracle, runs
 from autograder.student import StudentError, describe
 
 
@@ -76,3 +76,31 @@ class FreshRuns(Check):
                     for (truth, severity, label), n in sorted(wrong.items())]
         return Verdict(1 - sum(wrong.values()) / len(shown), "; ".join(failures) or
                        f"all {len(shown)} fresh runs labelled right", {"runs": shown})
+
+
+class DiagnoseRules(Check):
+    id = "C.diagnose_rules"
+    name = ("diagnose at the course's lines: fresh runs pushed to just inside or outside a threshold, and a saturated "
+            "policy whose critic fails too")
+
+    def prepare(self, ctx) -> str:
+        """Grader side: the boundary logs of the smallest seed, built from its fresh runs (boundary.py)."""
+        return str(boundary.boundary_logs(ctx.seed, ctx.secret))
+
+    def collect(self, student, ctx):
+        fn = student.fn("diagnose")
+        return {"labels": [label_of(fn(log), f"diagnose (boundary log {i + 1})")
+                           for i, log in enumerate(fresh.unbundle(ctx.inputs))]}
+
+    def judge(self, data, ctx):
+        planned = boundary.plan(ctx.seed, ctx.secret)
+        labels = [label for _, label in pairs(planned, data.get("labels"), "boundary logs")]
+        if not all(isinstance(label, str) and label in runs.LABELS for label in labels):
+            raise Malformed(f"expected one of {', '.join(runs.LABELS)} per log")
+        wrong = sorted(f"{b.name} was labelled {label}, not {b.label}: {boundary.LESSONS[b.name]}"
+                       for b, label in zip(planned, labels) if label != b.label)
+        # by name, never by position: feedback must not tell which call of diagnose was which log
+        shown = sorted(({"log": b.name, "truth": b.label, "label": label} for b, label in zip(planned, labels)),
+                       key=lambda row: row["log"])
+        return Verdict.of(wrong, len(planned), f"all {len(planned)} logs at the course's lines labelled right",
+                          logs=shown)

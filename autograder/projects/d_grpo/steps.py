@@ -161,9 +161,44 @@ def floor_rows(rng, binding: bool):
     return logits, rewards, exploit
 
 
+def dyadic_row(rng):
+    """A row of eighths (every difference and the quotients below are exact in floating point): the exploit in the
+    middle of the reference's order with the top reward, every other response below it, so it has a cap."""
+    logits = rng.permutation(np.arange(N_RESPONSES) - N_RESPONSES // 2) / 2.0  # distinct halves, one of them 0
+    exploit = int(np.flatnonzero(logits == 0.0)[0])
+    rewards = rng.integers(0, 4, N_RESPONSES) / 8.0
+    rewards[exploit] = 1.0
+    return logits, rewards, exploit
+
+
+def tie_row(rng, earns_as_much: bool):
+    """A response tied with the exploit in the reference's logits: if it earns at least as much, no beta makes the
+    exploit the unique mode (price 0); if it earns less, it sets no bound at all (the price is the others' cap)."""
+    logits, rewards, exploit = dyadic_row(rng)
+    tied = int(rng.choice(np.flatnonzero(logits < 0)))
+    logits[tied] = logits[exploit]
+    rewards[tied] = rewards[exploit] + (rng.integers(0, 2) / 8.0 if earns_as_much else -rng.integers(1, 8) / 8.0)
+    return logits, rewards, exploit
+
+
+def cap_equals_floor_row(rng):
+    """The tightest cap and the highest floor equal to the last bit: the exploit only ties at that one beta, so no
+    beta > 0 makes it the unique mode (price 0)."""
+    logits, rewards, exploit = dyadic_row(rng)
+    above, below = np.flatnonzero(logits > 0), np.flatnonzero(logits < 0)
+    capping = int(rng.choice(np.flatnonzero(np.isin(logits, [0.5, 1.0, 2.0]))))  # a power of two: the cap is exact
+    cap = (rewards[exploit] - rewards[capping]) / logits[capping]  # logits[exploit] is 0
+    caps = (rewards[exploit] - rewards[above]) / logits[above]
+    rewards[above] = np.where(caps < cap, rewards[exploit] - cap * logits[above], rewards[above])  # none tighter
+    floored = int(rng.choice(below))
+    rewards[floored] = rewards[exploit] + cap * -logits[floored]  # gap / disadvantage = (-cap d) / (-d) = cap
+    return logits, rewards, exploit
+
+
 def price_cases(seed: int):
-    """The toy's four prompts first, then rows the student has not seen: random ones, then two whose floor binds and
-    two whose floor does not, on every seed."""
+    """The toy's four prompts first, then rows the student has not seen: random ones, two whose floor binds and two
+    whose floor does not, two logit ties with the exploit (one that forbids it, one that binds nothing) and two rows
+    whose cap equals their floor, on every seed."""
     cases = [(THETA_REF[x], CONTAINS_ANSWER[x], HEDGE) for x in range(N_PROMPTS)]
     rng = np.random.default_rng(seed)
     for i in range(12):
@@ -172,16 +207,26 @@ def price_cases(seed: int):
         if i % 3:
             rewards[exploit] = rewards.max() + 0.5
         cases.append((logits, rewards, exploit))
-    return cases + [floor_rows(rng, binding) for binding in (True, False, True, False)]
+    cases += [floor_rows(rng, binding) for binding in (True, False, True, False)]
+    return cases + [tie_row(rng, True), tie_row(rng, False), cap_equals_floor_row(rng), cap_equals_floor_row(rng)]
 
 
 def price_hint(logits, rewards, exploit, got) -> str:
-    """A hint when the student's price is the cap of a row whose floor binds."""
+    """A hint when the student's price is the cap of a row whose floor binds or meets it, or of a row where a response
+    tied with the exploit earns at least as much."""
     others = np.arange(len(rewards)) != exploit
     gap, disadvantage = rewards[exploit] - rewards[others], logits[others] - logits[exploit]
     caps = gap[disadvantage > 0] / disadvantage[disadvantage > 0]
     floors = gap[disadvantage < 0] / disadvantage[disadvantage < 0]
-    if len(caps) and len(floors) and floors.max() >= caps.min() > 0 and close(got, caps.min(), 1e-9):
+    if not len(caps) or not close(got, caps.min(), 1e-9) or got == 0:
+        return ""
+    if np.any((disadvantage == 0) & (gap <= 0)):
+        return (" (hint: a response with the exploit's own reference logit earns at least as much, so at every beta it "
+                "is at least as probable: the exploit is never the unique mode, and the price is 0)")
+    if len(floors) and floors.max() == caps.min():
+        return (f" (hint: the floor {floors.max():.4g} equals the cap: at that one beta the exploit only ties, so no "
+                "beta makes it the unique mode and the price is 0)")
+    if len(floors) and floors.max() > caps.min():
         return (f" (hint: a response the reference disfavours but that earns more than the exploit needs beta above "
                 f"{floors.max():.4g}, which is above the cap {caps.min():.4g}: no beta works, so the price is 0)")
     return ""

@@ -1,0 +1,207 @@
+"""Logs at the course's lines: fresh runs pushed, on one statistic each, to just inside or just outside the line where
+the reference's ``diagnose`` decides, so that the order of its rules and each of its thresholds change a label.
+
+A boundary log starts from one of the seed's fresh runs and keeps its fault: a fault made milder up to the line, or a
+healthy run made to look as much like a fault as a healthy run may. Only the statistic named is moved, and it is set
+exactly, on every seed:
+
+- the mean entropy of the policy, per update (so over any span of updates), by scaling each update's logits;
+- the explained variance of the critic over the late half, by moving each value towards or away from its return;
+- the DQN's mean |TD error| / mean |Q| of each update, by scaling that update's TD errors.
+
+Lines of the course (README): a policy whose mean entropy is at most 0.1 nats is saturated, one at 0.25 or above may
+be healthy; a critic explaining at most a quarter of the returns' variance late in training is untrained, one
+explaining 0.4 or more may be healthy; a DQN whose late updates include one with a relative TD error of 0.08 or more
+has a small buffer, one whose late updates all stay at 0.03 or below may be healthy, however loud its first third.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from autograder.projects.c_diagnosis import fresh, oracle, runs
+
+
+class Boundary(NamedTuple):
+    name: str
+    label: str  # the truth: the base run's own label
+    base: tuple[str, int]  # (label, severity) of the fresh run it starts from
+    entropy: float | None = None  # mean policy entropy of every update
+    floor_entropy: float | None = None  # raised to this if below (a healthy policy that stays a policy)
+    ceiling_entropy: float | None = None  # lowered to this if above
+    variance: float | None = None  # explained variance of the late half
+    floor_variance: float | None = None
+    spike: float | None = None  # one late update's relative TD error; every other update's pooled to QUIET
+    loud_start: float | None = None  # relative TD error of the whole log, carried by the first third
+
+
+QUIET = 0.03  # relative TD error of a DQN's updates away from its spike, and the most a healthy late update shows
+BOUNDARIES = [
+    Boundary("a healthy policy as confident as a healthy one gets", "healthy", ("healthy", 1), entropy=0.25,
+             floor_variance=0.6),
+    Boundary("a saturated policy loosened to the line", "saturated_policy", ("saturated_policy", 1), entropy=0.1),
+    Boundary("a saturated policy whose critic explains little", "saturated_policy", ("saturated_policy", 2),
+             ceiling_entropy=0.05, variance=0.1),
+    Boundary("an untrained critic that explains a quarter", "untrained_critic", ("untrained_critic", 1),
+             variance=0.25, floor_entropy=0.45),
+    Boundary("a healthy critic just over the line", "healthy", ("healthy", 1), variance=0.4, floor_entropy=0.45),
+    Boundary("a small buffer that spikes in one late update", "small_replay_buffer", ("small_replay_buffer", 1),
+             spike=0.08),
+    Boundary("a healthy DQN with a loud first third", "healthy", ("healthy", 2), loud_start=0.08),
+]
+
+
+def plan(seed: int, secret: str | None = None) -> list[Boundary]:
+    """The boundary logs of ``seed`` in the order the child sees them, shuffled by the seed and the course secret."""
+    rng = np.random.default_rng([seed, 15_077, *runs.secret_words(secret)])
+    return [BOUNDARIES[i] for i in rng.permutation(len(BOUNDARIES))]
+
+
+def build(boundary: Boundary, base: dict) -> dict:
+    """``base`` (a fresh run's log) with the statistics ``boundary`` names set."""
+    log = {key: np.array(value, copy=True) for key, value in base.items()}
+    if "logits" in log:
+        target = boundary.entropy
+        if target is None:
+            entropy = np.mean(oracle.entropy_nats(log["logits"]))
+            if boundary.floor_entropy is not None and entropy < boundary.floor_entropy:
+                target = boundary.floor_entropy
+            if boundary.ceiling_entropy is not None and entropy > boundary.ceiling_entropy:
+                target = boundary.ceiling_entropy
+        if target is not None:
+            set_entropy(log, target)
+        target = boundary.variance
+        if target is None and boundary.floor_variance is not None:
+            target = max(late_variance(log), boundary.floor_variance)
+        if target is not None:
+            set_late_variance(log, target)
+    if boundary.spike is not None:
+        set_spike(log, boundary.spike)
+    if boundary.loud_start is not None:
+        set_loud_start(log, boundary.loud_start)
+    return log
+
+
+def late(log: dict) -> np.ndarray:
+    return log["update"] >= (log["update"].max() + 1) / 2
+
+
+# ------------------------------------------------------------------------------------------------ policy and critic
+
+
+def set_entropy(log: dict, target: float) -> None:
+    """Scale each update's logits so that its rows' mean entropy is ``target`` (bisection on the log of the scale:
+    a row's entropy falls as its logits are stretched)."""
+    for u in np.unique(log["update"]):
+        rows = log["update"] == u
+        z = log["logits"][rows]
+        z = z - z.mean(1, keepdims=True)
+        low, high = -20.0, 20.0
+        for _ in range(200):
+            mid = (low + high) / 2
+            if np.mean(oracle.entropy_nats(z * np.exp(mid))) > target:
+                low = mid
+            else:
+                high = mid
+        log["logits"][rows] = z * np.exp((low + high) / 2)
+
+
+def late_variance(log: dict) -> float:
+    m = late(log)
+    return oracle.explained_variance(log["values"][m], log["returns"][m])
+
+
+def set_late_variance(log: dict, target: float) -> None:
+    """Scale every residual R - V by one factor so that the late half's explained variance is ``target``:
+    Var(R - V') = c^2 Var(R - V), so c = sqrt((1 - target) / (1 - EV))."""
+    c = np.sqrt((1 - target) / (1 - late_variance(log)))
+    log["values"] = log["returns"] - c * (log["returns"] - log["values"])
+
+
+# ------------------------------------------------------------------------------------------------ the DQN
+
+
+def taken_q(log: dict) -> np.ndarray:
+    return log["q_values"][np.arange(len(log["actions"])), log["actions"]]
+
+
+def relative(log: dict, rows: np.ndarray) -> float:
+    return float(np.abs(log["td_errors"][rows]).mean() / np.abs(taken_q(log)[rows]).mean())
+
+
+def set_relative(log: dict, rows: np.ndarray, target: float) -> None:
+    log["td_errors"][rows] *= target / relative(log, rows)
+
+
+def set_spike(log: dict, spike: float) -> None:
+    """One update of the last quarter (the one whose values weigh least) at ``spike``; every other update at one
+    relative error chosen so that the late half pooled is QUIET, so pooling over any span drowns the spike."""
+    updates = np.unique(log["update"])
+    last = updates[updates >= np.quantile(updates, 0.75)]
+    q = np.abs(taken_q(log))
+    spiked = last[int(np.argmin([q[log["update"] == u].sum() for u in last]))]
+    at, quiet = log["update"] == spiked, late(log) & (log["update"] != spiked)
+    rest = max((QUIET * q[at | quiet].sum() - spike * q[at].sum()) / q[quiet].sum(), QUIET / 10)
+    for u in updates:
+        set_relative(log, log["update"] == u, spike if u == spiked else rest)
+
+
+def set_loud_start(log: dict, loud: float) -> None:
+    """Every update after the first third at no more than QUIET; the first third's updates scaled together so that
+    the whole log pooled is ``loud``."""
+    q, n = np.abs(taken_q(log)), int(log["update"].max()) + 1
+    first = log["update"] < n / 3
+    for u in np.unique(log["update"][~first]):
+        rows = log["update"] == u
+        set_relative(log, rows, min(relative(log, rows), QUIET))
+    rest = np.abs(log["td_errors"][~first]).sum()
+    log["td_errors"][first] *= (loud * q.sum() - rest) / np.abs(log["td_errors"][first]).sum()
+
+
+# ------------------------------------------------------------------------------------------------ the bundle
+
+
+LESSONS = {  # what each boundary log teaches when it is labelled wrong
+    BOUNDARIES[0].name: "a mean entropy of 0.25 nats is a confident policy, not a saturated one",
+    BOUNDARIES[1].name: "a mean entropy of 0.1 nats is a saturated policy",
+    BOUNDARIES[2].name: "a saturated policy starves its critic too: once the entropy has collapsed the fault is the "
+                        "policy's, whatever the critic shows, so read the policy first",
+    BOUNDARIES[3].name: "a critic that explains a quarter of the returns' variance late in training is untrained",
+    BOUNDARIES[4].name: "a critic that explains 0.4 of the returns' variance late in training is learning",
+    BOUNDARIES[5].name: "one late update whose mean |TD error| is 0.08 of its mean |Q| is a small buffer's spike, "
+                        "although the late half pooled stays at 0.03: look update by update",
+    BOUNDARIES[6].name: "a DQN's first updates are loud while it learns; its late updates (each at most 0.03 of |Q| "
+                        "here) are the ones that tell",
+}
+_lock = threading.Lock()
+
+
+def boundary_logs(seed: int, secret: str | None = None) -> Path:
+    """The .npz bundle of ``seed``'s boundary logs in ``plan`` order, built from its fresh runs and kept beside them
+    in the run cache (its name follows theirs, so it is built again whenever they are trained again)."""
+    source = fresh.fresh_logs(seed, secret)
+    path = source.with_name(source.name.replace("runs_", "boundary_", 1))
+    with _lock:
+        if path.exists() and not _loads(path):
+            path.unlink(missing_ok=True)
+        if not path.exists():
+            base = {(run.label, run.severity): log
+                    for run, log in zip(runs.fresh_plan(seed, secret), fresh.unbundle(source))}
+            logs = [build(b, base[b.base]) for b in plan(seed, secret)]
+            partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
+            np.savez_compressed(partial, **fresh.bundle(logs))
+            partial.chmod(0o600)
+            partial.replace(path)
+    return path
+
+
+def _loads(path: Path) -> bool:
+    try:
+        return len(fresh.unbundle(path)) == len(BOUNDARIES)
+    except Exception:  # noqa: BLE001 - a damaged file of any kind is made again
+        return False
