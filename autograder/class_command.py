@@ -58,6 +58,11 @@ def cmd_grade_all(args) -> int:
             bar.stop()
             err.print(f"[red]error:[/] {escape(str(lost))}", highlight=False)
             return 3
+    if args.similarity:  # before the summary, which links to it
+        from autograder import paths
+        from autograder.similarity.command import run_similarity
+
+        run_similarity(root, out, course, paths.course_root(getattr(args, "course", None)), projects, [])
     summary = write_summary(rows, course, out / "summary.html", projects)
     counts = {}
     for row in rows:

@@ -187,6 +187,7 @@ COURSE_HELP = ("the course folder (holding course.yml), or a course file to use 
 
 def parser() -> argparse.ArgumentParser:
     from autograder.class_command import cmd_grade_all  # it builds on this module's helpers
+    from autograder.similarity.command import add_command as add_similarity
 
     top = argparse.ArgumentParser(prog="autograder", description=__doc__)
     top.add_argument("--course", metavar="DIR", help=COURSE_HELP)
@@ -244,7 +245,10 @@ def parser() -> argparse.ArgumentParser:
                    "(e.g. tcp://head:8786), a task per student; needs the dask extra")
     a.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
                    "student code cannot be isolated (no bubblewrap, not root)")
+    a.add_argument("--similarity", action="store_true", help="also write the staff-only similarity report "
+                   "(similarity.html, similarity.csv) into --out, as `autograder similarity` does")
     a.set_defaults(run=cmd_grade_all)  # in autograder.class_command
+    add_similarity(commands, course_option)  # `autograder similarity`, in autograder.similarity.command
 
     z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
     z.add_argument("--out", default="autograder.zip", help="the zip to write (default: autograder.zip)")

@@ -135,3 +135,55 @@ def test_the_summary_page_fits_the_window(browser, pages, course):
     assert_fits_and_loads(page, errors)
     assert_rows_readable(page, [cid for project in course.projects.values() for cid in project.checks])
     assert "late" in page.inner_text("body")
+
+
+@pytest.fixture(scope="module")
+def similarity_pages(tmp_path_factory):
+    """The similarity report of a small class of D: a verbatim copy, a renamed one with long names, the reference."""
+    from autograder import paths
+    from autograder.similarity import similarity_report
+
+    base = tmp_path_factory.mktemp("similarity")
+    reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    stub = (paths.ASSIGNMENTS / "D_grpo" / "grpo.py").read_text()
+    class_ = {"a-student-with-a-rather-long-name@example.edu": reference.replace("theta", "a_very_long_name_" * 6),
+              "bo": reference, "cy": stub}
+    for student, source in class_.items():
+        (base / "class" / student / "D_grpo").mkdir(parents=True)
+        (base / "class" / student / "D_grpo" / "grpo.py").write_text(source)
+    similarity_report(base / "class", base / "out", paths.BUNDLED, {"D": "D_grpo"}, {"D": PROJECTS["D"].title})
+    return base / "out"
+
+
+def test_the_similarity_report_fits_the_window_and_opens_each_pair(browser, similarity_pages):
+    page, errors = opened(browser, similarity_pages / "similarity.html")
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH, "the page scrolls sideways"
+    assert errors == []
+    assert_rows_readable(page, ["1", "2", "3"])
+    assert "For course staff only" in page.inner_text("body")
+    with page.expect_navigation():
+        page.click("table.pairs a >> nth=0")
+    assert page.url.endswith("similarity/D-1.html")
+
+
+def test_the_side_by_side_page_shows_both_columns_and_links_matching_regions(browser, similarity_pages):
+    page, errors = opened(browser, similarity_pages / "similarity" / "D-1.html")
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH, "the page scrolls sideways"
+    assert errors == []
+    sides = page.evaluate("""[...document.querySelectorAll('.side')].map(s => {
+        const b = s.getBoundingClientRect(); return {left: b.left, right: b.right, top: b.top}; })""")
+    assert len(sides) == 2 and sides[0]["right"] <= sides[1]["left"] and sides[1]["right"] <= WIDTH
+    assert abs(sides[0]["top"] - sides[1]["top"]) < 1, "the two sides are not side by side"
+    marks = page.evaluate("""[...document.querySelectorAll('a.m')].map(m => ({id: m.id, href: m.getAttribute('href'),
+        side: m.closest('.side') === document.querySelectorAll('.side')[0] ? 0 : 1,
+        background: getComputedStyle(m).backgroundColor}))""")
+    assert {m["side"] for m in marks} == {0, 1}, "matching regions are not highlighted on both sides"
+    assert all(m["background"] not in ("rgba(0, 0, 0, 0)", "transparent") for m in marks)
+    first = next(m for m in marks if m["side"] == 0 and m["id"] and m["href"])
+    page.click(f"#{first['id']}")
+    target = first["href"][1:]
+    assert page.evaluate("location.hash") == f"#{target}"
+    box = page.evaluate(f"document.getElementById('{target}').getBoundingClientRect().top")
+    assert -1 <= box < HEIGHT, "the matching region is not scrolled into view"
+    fonts = page.evaluate("[...document.querySelectorAll('pre')].map(p => parseFloat(getComputedStyle(p).fontSize))")
+    assert fonts and min(fonts) >= 11

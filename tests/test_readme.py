@@ -99,6 +99,9 @@ def _ta(folder, done):
     page = (folder / "compare.html").read_text()
     assert "submission</th><th>reference</th>" in page and "D.kl_penalty" in page
     assert re.search(r"D.kl_penalty.*?0 / 1.*?1 / 1", page, re.S), "the stub scores 0 beside the reference's 1"
+    rows = (folder / "similarity" / "similarity.csv").read_text().splitlines()
+    assert len(rows) == 2 and rows[1].startswith("D,alice,reference,reference,1.000"), rows  # bob: the stubs alone
+    assert (folder / "similarity" / "similarity.html").is_file()
 
 
 def _nbgrader(folder, done):

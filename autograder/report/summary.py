@@ -42,6 +42,17 @@ def _pass_rate_plot(ids: list[str], rates: list[float]) -> bytes:
     return png(fig)
 
 
+SIMILARITY_LINK = ("<p class='note' id='similarity'>Staff only: <a href='similarity.html'>the similarity report</a> "
+                   "(pairs of submissions ranked by shared code, side by side).</p>")
+
+
+def link_similarity(path: Path) -> None:
+    """Add the link to similarity.html (beside it) to a summary page written before the report was."""
+    page = path.read_text(encoding="utf-8")
+    if "id='similarity'" not in page and "</h1>" in page:
+        path.write_text(page.replace("</h1>", "</h1>" + SIMILARITY_LINK, 1), encoding="utf-8")
+
+
 def write_summary(rows, course, path: Path, projects: list[str] | None = None) -> Path:
     """``rows`` are classroom Rows; students without a report count as absent, not as zeros, in the plots.
     ``projects`` are the projects the class was graded on (default: all of the course's): only they are shown."""
@@ -53,6 +64,8 @@ def write_summary(rows, course, path: Path, projects: list[str] | None = None) -
     body = [f"<h1>Class summary</h1><p>{len(rows)} students, {len(reports)} graded, on project"
             f"{'s' if len(projects) > 1 else ''} {', '.join(projects)} "
             f"(out of {score_text(sum(maxima.values()))} points).</p>"]
+    if (path.parent / "similarity.html").is_file():
+        body.insert(1, SIMILARITY_LINK)
     if reports:
         ids, rates = _pass_rates(reports)
         for caption, image in [("Score distribution per project", _histograms(reports, projects, maxima)),

@@ -1,0 +1,209 @@
+"""The similarity report (issue 28): what the fingerprints see through, that stubs never count, the six kinds of
+planted copies on a small synthetic class, the command, grade-all --similarity, and that no student sees any of it.
+The pages in a browser: tests/test_pages.py."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from autograder import paths
+from autograder.cli import main
+from autograder.similarity import Layout, compare_class
+from autograder.similarity.fingerprints import fingerprints
+from autograder.similarity.index import FLAG
+from autograder.similarity.tokens import CodeFile, code_files, notebook_code, tokens_of
+from conftest import quick_course_data
+
+sys.path.insert(0, str(paths.KIT_ROOT / "benchmarks"))
+import similarity as synthetic  # noqa: E402  (benchmarks/similarity.py: the synthetic class)
+
+REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+
+
+def prints(text: str) -> np.ndarray:
+    return fingerprints(tokens_of([CodeFile("m.py", text, [(1, text)])]))[0]
+
+
+ORIGINAL = '''
+import numpy as np
+
+def spread(values, eps):
+    """How far apart."""
+    centred = values - values.mean()
+    scale = np.sqrt((centred ** 2).mean()) + eps
+    total = 0.0
+    for i in range(len(values)):
+        total += abs(centred[i]) / scale
+    return total / len(values), np.max(centred) - np.min(centred)
+
+def clipped(rho, advantages, eps):
+    low, high = 1 - eps, 1 + eps
+    mask = ((advantages > 0) & (rho > high)) | ((advantages < 0) & (rho < low))
+    return np.where(mask, 0.0, rho * advantages).mean(), mask.sum()
+'''
+
+DISGUISED = '''
+import numpy as np
+
+
+def clipped(r, adv, e):  # the clip
+    lo, hi = 1 - e, 1 + e
+    m = ((adv > 0) &
+         (r > hi)) | ((adv < 0) & (r < lo))
+    return np.where(m, 0.0, r * adv).mean(), m.sum()
+
+
+def spread(xs, epsilon):
+    """Spread of xs, written my own way."""
+    # centre first
+    c = xs - xs.mean()
+    s = np.sqrt((c ** 2).mean()) + epsilon
+    acc = 0.0
+    for j in range(len(xs)):
+        acc += abs(c[j]) / s  # accumulate
+    return acc / len(xs), np.max(c) - np.min(c)
+'''
+
+
+def test_renaming_reordering_comments_docstrings_and_layout_change_no_fingerprint():
+    assert len(prints(ORIGINAL)) > 10
+    assert np.array_equal(prints(ORIGINAL), prints(DISGUISED))
+
+
+def test_literals_count_by_kind_and_library_names_count_as_written():
+    assert np.array_equal(prints(ORIGINAL), prints(ORIGINAL.replace("0.0", "1.5").replace("1 - eps", "2 - eps")))
+    assert not np.array_equal(prints(ORIGINAL), prints(ORIGINAL.replace("0.0", "0")))  # a float is not an int
+    assert not np.array_equal(prints(ORIGINAL), prints(ORIGINAL.replace("np.max", "np.median")))
+
+
+def test_a_file_that_does_not_compile_is_still_read_whole():
+    broken = ORIGINAL.replace("def clipped(rho, advantages, eps):", "def clipped(rho, advantages, eps)\n  )")
+    found = set(prints(broken).tolist())
+    assert len(found & set(prints(ORIGINAL).tolist())) > 0.6 * len(prints(ORIGINAL))
+
+
+def test_notebooks_are_read_as_json_cell_by_cell_and_magics_do_not_break_them():
+    cells = [{"cell_type": "markdown", "source": "# words"},
+             {"cell_type": "code", "source": ["%matplotlib inline\n", "!pip install nothing\n", "x = 1\n"]},
+             {"cell_type": "code", "source": ORIGINAL}]
+    code = notebook_code(json.dumps({"cells": cells, "nbformat": 4}), "n.ipynb")
+    assert code.text.startswith("# In[1]\n%matplotlib inline") and "# In[2]" in code.text
+    tokens = tokens_of([code])
+    assert set(prints(ORIGINAL).tolist()) <= set(fingerprints(tokens)[0].tolist())
+    assert "n.ipynb: spread" in tokens.unit_names
+    assert "%" not in {code.text[s:e] for s, e in zip(tokens.start, tokens.end)}
+
+
+def write_class(root: Path, modules: dict[str, str]) -> Path:
+    for student, source in modules.items():
+        (root / student / "D_grpo").mkdir(parents=True)
+        (root / student / "D_grpo" / "grpo.py").write_text(source)
+    return root
+
+
+def test_the_released_stubs_never_count(tmp_path):
+    stub = (paths.ASSIGNMENTS / "D_grpo" / "grpo.py").read_text()
+    root = write_class(tmp_path / "class", {"ann": stub, "bob": stub, "cy": stub + "\n# mine\n",
+                                            "dee": REFERENCE_D})
+    [comparison] = compare_class(Layout([(p.name, p) for p in sorted(root.iterdir())], paths.BUNDLED, []),
+                                 {"D": "D_grpo"})
+    sizes = {s.name: s.size for s in comparison.sources}
+    assert sizes["ann"] == sizes["bob"] == sizes["cy"] == 0
+    names = {frozenset((comparison.sources[p.a].name, comparison.sources[p.b].name)) for p in comparison.pairs}
+    assert names == {frozenset(("dee", "reference"))}  # the only pair: the reference handed in as it is
+    assert comparison.pairs[0].score == pytest.approx(1.0)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """A synthetic class of D (benchmarks/similarity.py): 14 students, one copy of each kind, 3 stub-only."""
+    base = tmp_path_factory.mktemp("planted")
+    truth = synthetic.make_class(base / "class", 14, 1, ["D"], seed=3)
+    assert main(["--course", str(paths.BUNDLED), "similarity", str(base / "class"), "--out",
+                 str(base / "report")]) == 0
+    return truth["D"], base / "report"
+
+
+def test_every_kind_of_planted_copy_is_flagged_and_whole_copies_rank_first(planted):
+    truth, out = planted
+    rows = list(csv.DictReader((out / "similarity.csv").open()))
+    scores = {frozenset((r["submission"], r["compared_with"])): float(r["similarity"]) for r in rows}
+    copies = {frozenset((copier, source)): kind for copier, source, kind in truth["planted"]}
+    honest = [v for key, v in scores.items() if key not in copies]
+    assert len(copies) == 6
+    for pair, kind in copies.items():
+        assert scores.get(pair, 0) >= FLAG, f"{kind} copy {sorted(pair)} scored {scores.get(pair, 0)}"
+        if kind in ("verbatim", "renamed", "reordered", "reference"):  # the rest: benchmarks/similarity.py
+            assert scores[pair] > max(honest), f"{kind} copy {sorted(pair)} ranks below an honest pair"
+    assert all(not (key & set(truth["stub_only"])) for key in scores), "a stub-only student shares code"
+
+
+def test_the_report_lists_pairs_and_a_side_by_side_page_for_each(planted):
+    _, out = planted
+    page = (out / "similarity.html").read_text()
+    assert "For course staff only" in page and "Project D" in page
+    rows = list(csv.DictReader((out / "similarity.csv").open()))
+    linked = [r["page"] for r in rows if r["page"]]
+    assert linked and all((out / link).is_file() for link in linked)
+    first = (out / linked[0]).read_text()
+    assert first.count("<div class='side'>") == 2 and "class='m c0'" in first and "href='#b" in first
+
+
+def test_the_command_compares_with_outside_folders_and_says_what_it_did(tmp_path, capsys):
+    root = write_class(tmp_path / "class", {"ann": REFERENCE_D.replace("theta", "weights"),
+                                            "bob": (paths.ASSIGNMENTS / "D_grpo" / "grpo.py").read_text()})
+    public = tmp_path / "cleanrl"
+    public.mkdir()
+    (public / "grpo_impl.py").write_text(REFERENCE_D)
+    assert main(["--course", str(paths.BUNDLED), "similarity", str(root), "--out", str(tmp_path / "out"),
+                 "--against", str(public)]) == 0
+    rows = list(csv.DictReader((tmp_path / "out" / "similarity.csv").open()))
+    assert {(r["submission"], r["compared_with"], r["kind"]) for r in rows} == {
+        ("ann", "reference", "reference"), ("ann", "cleanrl", "against")}
+    said = capsys.readouterr().err
+    assert "project D: 2 submissions" in said and "1 flagged" not in said
+    assert main(["--course", str(paths.BUNDLED), "similarity", str(root), "--out", str(tmp_path / "o"),
+                 "--against", str(tmp_path / "nowhere")]) == 2
+
+
+def test_grade_all_writes_it_links_it_from_the_summary_and_no_student_sees_it(tmp_path):
+    data = quick_course_data({"D": ("D.weights",)})
+    course = tmp_path / "course.yml"
+    course.write_text(yaml.safe_dump(data))
+    root = write_class(tmp_path / "class", {"ann": REFERENCE_D, "bob": REFERENCE_D.replace("theta", "t")})
+    out = tmp_path / "out"
+    assert main(["grade-all", str(root), "--out", str(out), "--course", str(course), "--seeds", "public",
+                 "--similarity"]) == 0
+    assert (out / "similarity.html").is_file() and (out / "similarity.csv").is_file()
+    assert "href='similarity.html'" in (out / "summary.html").read_text()
+    for student in ("ann", "bob"):
+        for file in (out / student).iterdir():
+            assert "similar" not in file.read_text().lower(), f"{file} mentions the similarity report"
+
+
+def test_a_summary_written_before_the_report_gets_its_link(tmp_path):
+    from autograder.report.summary import link_similarity
+
+    summary = tmp_path / "summary.html"
+    summary.write_text("<html><body><h1>Class summary</h1><p>3 students</p></body></html>")
+    link_similarity(summary)
+    link_similarity(summary)
+    assert summary.read_text().count("href='similarity.html'") == 1
+
+
+def test_every_project_folder_file_is_read_and_caches_are_left_out(tmp_path):
+    folder = tmp_path / "D_grpo"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "helpers").mkdir()
+    (folder / "grpo.py").write_text("x = 1\n")
+    (folder / "helpers" / "util.py").write_text("y = 2\n")
+    (folder / "__pycache__" / "grpo.py").write_text("z = 3\n")
+    (folder / "notes.txt").write_text("words")
+    assert [c.name for c in code_files(folder)] == ["grpo.py", "helpers/util.py"]
