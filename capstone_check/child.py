@@ -37,6 +37,7 @@ def run(request: dict) -> dict:
     from capstone_check.student import Student, StudentError
 
     spec = json.loads(Path(request["expected"]).read_text())["checks"][request["check"]]
+    spec["_dir"] = str(Path(request["expected"]).parent)  # where the check's recorded files are
     try:
         student = Student(Path(request["folder"]), request["modules"])
         verdict = runner_of(spec["kind"])(student, spec)

@@ -11,11 +11,9 @@ import numpy as np
 from capstone_check.student import StudentError, describe
 from capstone_check.verdict import Verdict
 
-EXPECTED = Path(__file__).parent / "expected"
 
-
-def logs_of(name: str) -> list[dict]:
-    with np.load(EXPECTED / name, allow_pickle=False) as data:
+def logs_of(path: Path) -> list[dict]:
+    with np.load(path, allow_pickle=False) as data:
         runs: dict[int, dict] = {}
         for key in data.files:
             run, field = key.split("/", 1)
@@ -25,7 +23,7 @@ def logs_of(name: str) -> list[dict]:
 
 def fresh_runs(student, spec: dict) -> Verdict:
     fn, labels = student.fn("diagnose"), []
-    for i, log in enumerate(logs_of(spec["logs"])):
+    for i, log in enumerate(logs_of(Path(spec["_dir"]) / spec["logs"])):
         label = fn(log)
         if not isinstance(label, str) or label not in spec["labels"]:
             raise StudentError(f"diagnose (run {i + 1}): expected one of {', '.join(spec['labels'])}, found "
