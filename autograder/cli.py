@@ -169,6 +169,24 @@ def cmd_release(args) -> int:
             bar.advance(f"{folder} done")
     for folder in released:
         err.print(f"released {folder.relative_to(root) if folder.is_relative_to(root) else folder}")
+    if not args.projects:  # every project released: the students' bundle of them too
+        return cmd_student_kit(argparse.Namespace(course=args.course, out=None, wheel=False))
+    return 0
+
+
+def cmd_student_kit(args) -> int:
+    from autograder.student_kit import StudentKitError, build, wheel
+
+    root = _course_root(args)
+    out = Path(args.out) if args.out else root / "student-kit"
+    try:
+        build(root, out)
+        made = wheel(out) if args.wheel else None
+    except StudentKitError as exc:
+        err.print(f"error: {exc}")
+        return 2
+    err.print(f"the students' bundle is in {out}" + (f", its wheel {made}" if made else
+                                                      " (`pip install` it, or add --wheel for a wheel)"))
     return 0
 
 
@@ -257,6 +275,13 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("projects", nargs="*", help=f"project folders, of {FOLDERS} (default: all)")
     course_option(r)
     r.set_defaults(run=cmd_release)
+
+    s = commands.add_parser("student-kit", help="build the students' bundle (stubs, given code, the public checker; "
+                            "no answer inside); `release` builds it too")
+    s.add_argument("--out", help="the folder to write (default: student-kit/ in the course folder)")
+    s.add_argument("--wheel", action="store_true", help="also build its wheel into OUT/dist")
+    course_option(s)
+    s.set_defaults(run=cmd_student_kit)
 
     i = commands.add_parser("init", help="make a new course folder from the kit's own course")
     i.add_argument("folder", help="the folder to make (it may exist, if empty)")

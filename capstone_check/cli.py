@@ -40,8 +40,9 @@ def check(project: str, folder: Path | None, checks: list[str] | None = None, wr
     say_limits_once(data.get("memory_mb"), write)
     total = earned = 0.0
     for row in run_project(project, Path(where), checks):
-        earned, total = earned + row.score, total + row.points
-        mark = "pass" if row.passed else ("part" if row.score > 0 else "fail")
+        if not row.final_only:
+            earned, total = earned + row.score, total + row.points
+        mark = "----" if row.final_only else "pass" if row.passed else ("part" if row.score > 0 else "fail")
         write(f"  {row.check:<22} {score(row.score):>4}/{score(row.points):<3} {mark}  {row.message}")
     write(f"  {project} total: {score(round(earned, 2))}/{score(total)} on the public seeds. Final grading runs the "
           "same checks with seeds you do not see.")

@@ -11,7 +11,7 @@ from capstone_check.runner import expected, run_project, say_limits_once
 def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -> float:
     project = check_id.split(".", 1)[0]
     data = expected(project)
-    if seeds != "public" or check_id not in data["checks"]:
+    if seeds != "public" or data["checks"].get(check_id, {}).get("kind", "final_only") == "final_only":
         print(f"{check_id} runs at final grading only: 0 points here")
         return 0.0
     say_limits_once(data.get("memory_mb"))

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 import rlkit
 from autograder import paths
 from autograder.student_kit import build
-from conftest import copy_reference, mutate, write_submission
+from conftest import copy_reference, mutate, quick_course_data, write_submission
 from mutants import ALL
 from student_kit_verdicts import TRAINING, bundle_scores, cached, digest, grader_scores, public_checks
 
@@ -130,7 +134,9 @@ def both(bundle: Path, root: Path, pid: str, checks: list[str], cache) -> tuple[
 
 
 def in_bundle(bundle: Path, pid: str) -> list[str]:
-    return list(json.loads((bundle / "capstone_check" / "expected" / f"{pid}.json").read_text())["checks"])
+    """The checks the bundle runs (those it leaves to final grading are listed but not run)."""
+    checks = json.loads((bundle / "capstone_check" / "expected" / f"{pid}.json").read_text())["checks"]
+    return [cid for cid, spec in checks.items() if spec["kind"] != "final_only"]
 
 
 @pytest.mark.parametrize("which", ["reference", "stubs"])
@@ -174,3 +180,59 @@ def test_the_search_finds_answers_under_other_names(tmp_path):
     shipped, found = shipped_code(tmp_path), answers()
     leaked = {found[body] for body in found if body in shipped}
     assert {"grpo.py:price_exploit", f"{paths.PACKAGE / 'projects' / 'd_grpo' / 'oracle.py'}:standardized"} <= leaked
+
+
+# ------------------------------------------------------------------------------------------------ where students work
+
+
+SITE = """import os, sys
+sys.modules["resource"] = None  # `import resource` fails, as on Windows
+if hasattr(os, "fork"):
+    del os.fork
+"""
+
+
+@pytest.fixture
+def windows_like(tmp_path, bundle) -> dict:
+    """An environment whose Pythons have no ``resource`` and no ``os.fork``, and whose PATH has no bubblewrap; the
+    bundle's packages come first on the path."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SITE)
+    (tmp_path / "bin").mkdir()
+    return {**os.environ, "PYTHONPATH": f"{tmp_path / 'site'}{os.pathsep}{bundle}", "PATH": str(tmp_path / "bin")}
+
+
+def test_without_resource_fork_or_bubblewrap_the_students_checker_runs_and_says_what_it_cannot_enforce(windows_like,
+                                                                                                      tmp_path):
+    probe = subprocess.run([sys.executable, "-c", "import os, resource"], env=windows_like, capture_output=True)
+    assert probe.returncode != 0
+    done = subprocess.run([sys.executable, "-m", "capstone_check", "D", "--folder", str(paths.SOLUTIONS / "D_grpo"),
+                           "--checks", "D.weights,D.kl_penalty,D.price_exploit"], env=windows_like, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("memory and CPU limits are not enforced here") == 1
+    assert done.stdout.count(" pass ") == 3 and "D total: 5/5" in done.stdout
+
+
+def test_without_resource_fork_or_bubblewrap_a_notebooks_check_cell_runs(windows_like, bundle):
+    notebook = json.loads((bundle / "capstone_check" / "projects" / "D_grpo" / "D_grpo.ipynb").read_text())
+    cell = next("".join(c["source"]) for c in notebook["cells"] if '"D.weights"' in "".join(c["source"]))
+    *body, last = cell.strip().splitlines()
+    code = "\n".join(body + [f"print('points', {last})"])
+    for folder, points in ((paths.SOLUTIONS, "2.0"), (paths.ASSIGNMENTS, "0.0")):
+        done = subprocess.run([sys.executable, "-c", code], cwd=folder / "D_grpo", env=windows_like,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and done.stdout.strip().endswith(f"points {points}"), done.stdout + done.stderr
+    assert "not implemented" in done.stdout
+
+
+def test_without_resource_fork_or_bubblewrap_the_kit_grades_with_a_plain_child_and_says_so(windows_like, tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "course.yml").write_text(yaml.safe_dump(quick_course_data({"D": ("D.weights", "D.kl_penalty")})))
+    env = {**windows_like, "PYTHONPATH": windows_like["PYTHONPATH"].split(os.pathsep)[0]}
+    done = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course), "grade",
+                           str(paths.SOLUTIONS), "--seeds", "public", "--projects", "D"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "3/3" in done.stdout.replace(" ", "") and "no resource limits or no fork" in done.stderr
