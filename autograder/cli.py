@@ -13,6 +13,7 @@ from autograder import paths
 from autograder.cluster import ClusterError  # imports no Dask: that waits for --scheduler
 from autograder.config import CourseError, load_course
 from autograder.grading import figures_of, grade
+from autograder.student_kit.command import add_student_kit, student_kit
 from autograder.kit import KitError
 from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
@@ -170,23 +171,7 @@ def cmd_release(args) -> int:
     for folder in released:
         err.print(f"released {folder.relative_to(root) if folder.is_relative_to(root) else folder}")
     if not args.projects:  # every project released: the students' bundle of them too
-        return cmd_student_kit(argparse.Namespace(course=args.course, out=None, wheel=False))
-    return 0
-
-
-def cmd_student_kit(args) -> int:
-    from autograder.student_kit import StudentKitError, build, wheel
-
-    root = _course_root(args)
-    out = Path(args.out) if args.out else root / "student-kit"
-    try:
-        build(root, out)
-        made = wheel(out) if args.wheel else None
-    except StudentKitError as exc:
-        err.print(f"error: {exc}")
-        return 2
-    err.print(f"the students' bundle is in {out}" + (f", its wheel {made}" if made else
-                                                      " (`pip install` it, or add --wheel for a wheel)"))
+        return student_kit(root, None, wheel=False)
     return 0
 
 
@@ -276,12 +261,7 @@ def parser() -> argparse.ArgumentParser:
     course_option(r)
     r.set_defaults(run=cmd_release)
 
-    s = commands.add_parser("student-kit", help="build the students' bundle (stubs, given code, the public checker; "
-                            "no answer inside); `release` builds it too")
-    s.add_argument("--out", help="the folder to write (default: student-kit/ in the course folder)")
-    s.add_argument("--wheel", action="store_true", help="also build its wheel into OUT/dist")
-    course_option(s)
-    s.set_defaults(run=cmd_student_kit)
+    add_student_kit(commands, course_option, _course_root)
 
     i = commands.add_parser("init", help="make a new course folder from the kit's own course")
     i.add_argument("folder", help="the folder to make (it may exist, if empty)")
