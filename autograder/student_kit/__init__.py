@@ -65,14 +65,19 @@ def expected_values(course, pid: str) -> dict:
             "seeds": course.seeds_for("public"), "memory_mb": course.limits.memory_mb, "checks": checks}
 
 
-NOTEBOOK_IMPORT = ("from autograder.notebook import grade_cell", "from capstone_check.notebook import grade_cell")
+# what the released files say of the full kit, as the students' kit says it
+SAID = [("from autograder.notebook import grade_cell", "from capstone_check.notebook import grade_cell"),
+        ("autograder check", "capstone-check")]
 
 
 def _copy_project(released: Path, target: Path) -> None:
-    """A project's released files, its notebooks' check cells calling the students' checker."""
+    """A project's released files, its notebooks' check cells and its READMEs naming the students' checker."""
     shutil.copytree(released, target, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
-    for notebook in target.glob("*.ipynb"):
-        notebook.write_text(notebook.read_text(encoding="utf-8").replace(*NOTEBOOK_IMPORT), encoding="utf-8")
+    for path in [*target.rglob("*.ipynb"), *target.rglob("*.md"), *target.rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        for old, new in SAID:
+            text = text.replace(old, new)
+        path.write_text(text, encoding="utf-8")
 
 
 def build(root: Path, out: Path, projects: list[str] | None = None) -> Path:
@@ -124,7 +129,8 @@ version = "{VERSION}"
 description = "RL capstone projects (D2L 15.7.6): the students' files, the given code and a checker"
 readme = "README.md"
 requires-python = ">=3.10"
-dependencies = ["numpy>=1.26", "gymnasium>=1.0,<2", "matplotlib>=3.8"]
+# the given code's: B's ablation.py limits BLAS threads, the notebooks draw progress bars
+dependencies = ["numpy>=1.26", "gymnasium>=1.0,<2", "matplotlib>=3.8", "threadpoolctl>=3.1", "tqdm>=4.66"]
 
 [project.scripts]
 capstone-check = "capstone_check.cli:main"
@@ -133,7 +139,7 @@ capstone-check = "capstone_check.cli:main"
 include = ["rlkit*", "capstone_check*"]
 
 [tool.setuptools.package-data]
-capstone_check = ["expected/*.json", "projects/**/*"]
+capstone_check = ["expected/*", "projects/**/*"]
 """
 
 README = """# RL capstone projects: the students' kit
