@@ -28,9 +28,20 @@ KINDS = {  # a check's kind in the expected-values file -> the function that run
 }
 
 
+# checks run one child per seed (each child hands back its seed's row; the parent decides on all rows)
+PER_SEED = {"d_k_sweep": "capstone_check.grpo_runs:k_sweep", "d_beta_sweep": "capstone_check.grpo_runs:beta_sweep",
+            "a_bar": "capstone_check.ppo_training:bar"}
+
+
 def runner_of(kind: str):
     module, name = KINDS[kind].split(":")
     return getattr(import_module(module), name)
+
+
+def per_seed(kind: str, part: str):
+    """A per-seed check's ``row`` (student, spec, seed) or ``verdict`` (spec, rows)."""
+    module, name = PER_SEED[kind].split(":")
+    return getattr(import_module(module), f"{name}_{part}")
 
 
 def run(request: dict) -> dict:
@@ -40,6 +51,8 @@ def run(request: dict) -> dict:
     spec["_dir"] = str(Path(request["expected"]).parent)  # where the check's recorded files are
     try:
         student = Student(Path(request["folder"]), request["modules"])
+        if request.get("seed") is not None:  # one seed of a per-seed check: its row, decided by the parent
+            return {"status": "ok", "row": per_seed(spec["kind"], "row")(student, spec, request["seed"])}
         verdict = runner_of(spec["kind"])(student, spec)
     except StudentError as exc:
         return {"status": "student_error", "kind": exc.kind, "fraction": 0.0, "message": str(exc)}

@@ -87,10 +87,18 @@ def _runs(values) -> str:
     return ", ".join(f"{v:.4f}" for v in np.asarray(values))
 
 
+def k_sweep_row(student, spec: dict, seed: int) -> list[float]:
+    """One seed's runs of the K-sweep: the success of each K's final policy."""
+    bar = spec["bar"]
+    return [float(success(policy(train(student, K, "verify", seed, bar["budget"] // K)), verify)) for K in bar["ks"]]
+
+
 def k_sweep(student, spec: dict) -> Verdict:
-    bar, failures = spec["bar"], []
-    table = np.array([[success(policy(train(student, K, "verify", seed, bar["budget"] // K)), verify)
-                       for K in bar["ks"]] for seed in spec["seeds"]])
+    return k_sweep_verdict(spec, [k_sweep_row(student, spec, seed) for seed in spec["seeds"]])
+
+
+def k_sweep_verdict(spec: dict, rows: list) -> Verdict:
+    bar, failures, table = spec["bar"], [], np.array(rows)
     for j, K in enumerate(bar["ks"]):
         column = table[:, j]
         if K == 1 and not np.all(np.abs(column - REFERENCE_SUCCESS) <= bar["k1_tolerance"]):
@@ -103,10 +111,18 @@ def k_sweep(student, spec: dict) -> Verdict:
                       f"{len(table)} runs")
 
 
+def beta_sweep_row(student, spec: dict, seed: int) -> list:
+    """One seed's runs of the beta sweep: (sloppy, gold, hedge) of each beta's final policy."""
+    bar = spec["bar"]
+    return [frontier(train(student, bar["group"], "sloppy", seed, bar["steps"], beta)) for beta in bar["betas"]]
+
+
 def beta_sweep(student, spec: dict) -> Verdict:
-    bar, failures = spec["bar"], []
-    rows = np.array([[frontier(train(student, bar["group"], "sloppy", seed, bar["steps"], beta))
-                      for beta in bar["betas"]] for seed in spec["seeds"]])
+    return beta_sweep_verdict(spec, [beta_sweep_row(student, spec, seed) for seed in spec["seeds"]])
+
+
+def beta_sweep_verdict(spec: dict, rows: list) -> Verdict:
+    bar, failures, rows = spec["bar"], [], np.array(rows)
     hedge, betas = rows[:, :, 2], np.array(bar["betas"])
     if 0.0 in bar["betas"] and not np.all(hedge[:, bar["betas"].index(0.0)] >= bar["hedge_at_zero_min"]):
         failures.append(f"at beta = 0 the loophole should win (hedge >= {bar['hedge_at_zero_min']}); measured "

@@ -61,13 +61,22 @@ def train(student, seed: int, bar: dict) -> tuple[list, list]:
     return final["actor"], episodes
 
 
+def bar_row(student, spec: dict, seed: int) -> list[float]:
+    """One seed's run: (the median return of the evaluation of its final policy, its training returns at the end)."""
+    b = spec["bar"]
+    actor, episodes = train(student, seed, b)
+    tail = [ret for update, ret in episodes if update >= b["n_updates"] - b["last_updates"]]
+    return [float(np.median(evaluate(actor, b["eval_episodes"], seed=10_007 * seed + 1))),
+            float(np.mean(tail)) if tail else float("nan")]
+
+
 def bar(student, spec: dict) -> Verdict:
-    b, evaluated, recent = spec["bar"], [], []
-    for seed in spec["seeds"]:
-        actor, episodes = train(student, seed, b)
-        evaluated.append(float(np.median(evaluate(actor, b["eval_episodes"], seed=10_007 * seed + 1))))
-        tail = [ret for update, ret in episodes if update >= b["n_updates"] - b["last_updates"]]
-        recent.append(float(np.mean(tail)) if tail else float("nan"))
+    return bar_verdict(spec, [bar_row(student, spec, seed) for seed in spec["seeds"]])
+
+
+def bar_verdict(spec: dict, rows: list) -> Verdict:
+    b = spec["bar"]
+    evaluated, recent = [row[0] for row in rows], [row[1] for row in rows]
     median = float(np.median(evaluated))
     figures = (f"the evaluation of your {len(evaluated)} policies ({b['eval_episodes']} episodes each): "
                f"{', '.join(f'{v:.0f}' for v in evaluated)}; median {median:.0f}. Training returns of the last "

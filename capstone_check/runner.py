@@ -35,6 +35,8 @@ class CheckerError(Exception):
 
 @dataclass
 class Row:
+    """A check's line: its points, score and message, and the seconds from the start of the run to its end."""
+
     check: str
     name: str
     points: float
@@ -90,14 +92,13 @@ def _child_env() -> dict:
     return env
 
 
-def run_one(spec_file: Path, data: dict, check: str, folder: Path) -> Row:
-    spec, started = data["checks"][check], time.perf_counter()
-    if spec["kind"] == "final_only":
-        return Row(check, spec["name"], spec["points"], 0.0, False, FINAL_ONLY, 0.0, final_only=True)
-    seconds = spec["wall_seconds"] * SLOWER
+def _child(spec_file: Path, data: dict, check: str, folder: Path, seed: int | None = None) -> dict:
+    """One child's result: the check's verdict, or with ``seed`` that seed's row of a per-seed check."""
+    spec = data["checks"][check]
+    seconds = spec["wall_seconds"] * SLOWER / (len(spec["seeds"]) if seed is not None else 1)
     with tempfile.TemporaryDirectory(prefix="capstone-check-") as tmp:
         request = {"expected": str(spec_file), "check": check, "folder": str(folder), "modules": data["modules"],
-                   "result": str(Path(tmp, "result.json"))}
+                   "result": str(Path(tmp, "result.json")), "seed": seed}
         Path(tmp, "request.json").write_text(json.dumps(request))
         posix = os.name == "posix"
         with open(Path(tmp, "output"), "w+b") as out:
@@ -111,12 +112,40 @@ def run_one(spec_file: Path, data: dict, check: str, folder: Path) -> Row:
             except subprocess.TimeoutExpired:
                 timed_out = True
             _stop(proc, posix)
-        result = _result(Path(tmp, "result.json"), proc.returncode, timed_out, seconds)
+        return _result(Path(tmp, "result.json"), proc.returncode, timed_out, seconds)
+
+
+def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
     fraction = min(max(float(result["fraction"]), 0.0), 1.0)
     if spec["credit"] == "all_or_nothing" and fraction < 1.0:
         fraction = 0.0
     return Row(check, spec["name"], spec["points"], round(spec["points"] * fraction, 2), fraction >= 1.0,
-               result["message"] + spec.get("note", ""), time.perf_counter() - started)
+               result["message"] + spec.get("note", ""), seconds)
+
+
+def _decided(spec: dict, results: list[dict]) -> dict:
+    """A per-seed check's result from its seeds' rows (in seed order), or the first seed's failure."""
+    from capstone_check.child import per_seed
+
+    failed = next((r for r in results if r.get("status") != "ok" or "row" not in r), None)
+    if failed is not None:
+        return failed
+    verdict = per_seed(spec["kind"], "verdict")(spec, [r["row"] for r in results])
+    return {"fraction": verdict.fraction, "message": verdict.message}
+
+
+def _tasks(data: dict, wanted: list[str]) -> list[tuple[str, int | None, float]]:
+    """(check, seed or None, cost): a per-seed check is one task per seed, so two cores share its seeds."""
+    from capstone_check.child import PER_SEED
+
+    tasks = []
+    for check in wanted:
+        spec = data["checks"][check]
+        if spec["kind"] in PER_SEED and len(spec.get("seeds", [])) > 1:
+            tasks += [(check, seed, spec["cost"] / len(spec["seeds"])) for seed in spec["seeds"]]
+        else:
+            tasks.append((check, None, spec["cost"]))
+    return sorted(tasks, key=lambda task: task[2])
 
 
 def _stop(proc, posix: bool) -> None:
@@ -146,12 +175,26 @@ def run_project(project: str, folder: Path, checks: list[str] | None = None, job
     spec_file = EXPECTED / f"{project}.json"
     data = expected(project)
     wanted = [c for c in data["checks"] if checks is None or c in checks]
-    wanted.sort(key=lambda c: data["checks"][c]["cost"])
-    jobs = jobs or max(1, min(2, os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_one, spec_file, data, check, folder) for check in wanted]
+    for check in wanted:
+        if data["checks"][check]["kind"] == "final_only":
+            yield Row(check, data["checks"][check]["name"], data["checks"][check]["points"], 0.0, False, FINAL_ONLY,
+                      0.0, final_only=True)
+    tasks = _tasks(data, [c for c in wanted if data["checks"][c]["kind"] != "final_only"])
+    shards: dict[str, dict] = {check: {} for check, _, _ in tasks}
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs or max(1, min(2, os.cpu_count() or 1))) as pool:
+        futures = {pool.submit(_child, spec_file, data, check, folder, seed): (check, seed)
+                   for check, seed, _ in tasks}
         for future in as_completed(futures):
-            yield future.result()
+            check, seed = futures[future]
+            spec = data["checks"][check]
+            if seed is None:
+                yield _row(check, spec, future.result(), time.perf_counter() - started)
+                continue
+            shards[check][seed] = future.result()
+            if len(shards[check]) == len(spec["seeds"]):
+                result = _decided(spec, [shards[check][s] for s in spec["seeds"]])
+                yield _row(check, spec, result, time.perf_counter() - started)
 
 
 def say_limits_once(memory_mb: int | None, write=print) -> None:
