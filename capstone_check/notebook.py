@@ -14,8 +14,11 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
     if seeds != "public" or data["checks"].get(check_id, {}).get("kind", "final_only") == "final_only":
         print(f"{check_id} runs at final grading only: 0 points here")
         return 0.0
+    from capstone_check.cli import find_folder
+
     say_limits_once(data.get("memory_mb"))
-    row = next(run_project(project, Path(folder).resolve(), [check_id]))
+    where = find_folder(data["folder"], Path(folder).resolve()) or Path(folder).resolve()
+    row = next(run_project(project, where, [check_id]))
     said = "passed" if row.passed else ("partly passed" if row.score > 0 else "failed")
     print(f"{check_id} {said} on the public seeds: {row.score:g} / {row.points:g} points")
     print(f"  {row.message}")
