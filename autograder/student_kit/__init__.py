@@ -18,14 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-import capstone_check
 import rlkit
 from autograder.config import load_course
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 
 NAME, VERSION = "rl-capstone-student", "0.1.0"
-CHECKER = Path(capstone_check.__file__).resolve().parent
 
 
 class StudentKitError(Exception):
@@ -87,8 +85,11 @@ def build(root: Path, out: Path, projects: list[str] | None = None) -> Path:
                           and (root / "assignments" / PROJECTS[pid].folder).is_dir()]
     if out.exists():
         shutil.rmtree(out)
+    import capstone_check  # the students' checker, a package of the kit's distribution beside autograder
+
     package = out / "capstone_check"
-    shutil.copytree(CHECKER, package, ignore=shutil.ignore_patterns("__pycache__", "expected", "projects"))
+    shutil.copytree(Path(capstone_check.__file__).resolve().parent, package,
+                    ignore=shutil.ignore_patterns("__pycache__", "expected", "projects"))
     shutil.copytree(Path(rlkit.__file__).parent, out / "rlkit", ignore=shutil.ignore_patterns("__pycache__"))
     (package / "expected").mkdir()
     for pid in chosen:
