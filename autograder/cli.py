@@ -13,6 +13,7 @@ from autograder import paths
 from autograder.cluster import ClusterError  # imports no Dask: that waits for --scheduler
 from autograder.config import CourseError, load_course
 from autograder.grading import figures_of, grade
+from autograder.student_kit.command import add_student_kit, student_kit
 from autograder.kit import KitError
 from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
@@ -169,6 +170,8 @@ def cmd_release(args) -> int:
             bar.advance(f"{folder} done")
     for folder in released:
         err.print(f"released {folder.relative_to(root) if folder.is_relative_to(root) else folder}")
+    if not args.projects:  # every project released: the students' bundle of them too
+        return student_kit(root, None, wheel=False)
     return 0
 
 
@@ -261,6 +264,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("projects", nargs="*", help=f"project folders, of {FOLDERS} (default: all)")
     course_option(r)
     r.set_defaults(run=cmd_release)
+
+    add_student_kit(commands, course_option, _course_root)
 
     i = commands.add_parser("init", help="make a new course folder from the kit's own course")
     i.add_argument("folder", help="the folder to make (it may exist, if empty)")

@@ -19,7 +19,7 @@ from conftest import quick_course_data
 
 KIT = paths.KIT_ROOT
 SOURCES = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "course.yml", "nbgrader_config.py",
-           "autograder", "rlkit", "solutions", "assignments"]
+           "autograder", "rlkit", "capstone_check", "solutions", "assignments"]
 IGNORE = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "course.private.yml", "gradebook.db")
 
 

@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import ctypes
 import os
-import resource
+import warnings
 
 from autograder.config import Limits
 from autograder.sandbox import user
 
+try:
+    import resource
+except ImportError:  # Windows: no resource limits, no fork; see ``preexec``
+    resource = None
+
 CLONE_NEWNET = 0x40000000
-_unshare = getattr(ctypes.CDLL(None, use_errno=True), "unshare", None)  # Linux only
+try:
+    _unshare = getattr(ctypes.CDLL(None, use_errno=True), "unshare", None)  # Linux only
+except (OSError, TypeError):  # no C library to look in (Windows)
+    _unshare = None
+_said = []
 
 
 def _leave_the_network() -> bool:
@@ -23,16 +32,34 @@ def _leave_the_network() -> bool:
 
 
 def network_isolation_available() -> bool:
-    """Whether children get no network here (tried in a throwaway child)."""
+    """Whether children get no network here (tried in a throwaway child; never where there is no fork)."""
+    if not hasattr(os, "fork"):
+        return False
     pid = os.fork()
     if pid == 0:
         os._exit(0 if _leave_the_network() else 1)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
+def plain_only() -> bool:
+    """Whether children can only be plain processes here: no ``resource`` module or no ``fork`` (Windows)."""
+    return resource is None or not hasattr(os, "fork")
+
+
 def preexec(limits: Limits, uid: int | None):
     """The function run in the child before exec. ``uid`` None: keep the grader's uid (it is not root), and count
-    the process limit on top of what that uid already runs (left unset where that cannot be counted)."""
+    the process limit on top of what that uid already runs (left unset where that cannot be counted).
+
+    None where there is no ``resource`` or no ``fork``: the child is then a plain process whose only limit is the
+    runner's wall time, and a warning says once what is not enforced.
+    """
+    if plain_only():
+        if not _said:
+            _said.append(True)
+            warnings.warn("this machine has no resource limits or no fork (as on Windows): each check runs in a plain "
+                          "child process with a wall-time limit only; its memory, CPU time, output size, processes, "
+                          "network and uid are not limited here", RuntimeWarning, stacklevel=2)
+        return None
     megabyte = 1024 * 1024
     running = 0 if uid is not None else user.tasks_of(os.getuid())
     nproc = None if running is None else running + limits.processes

@@ -179,6 +179,8 @@ def _workdirs(workdir: str, uid: int | None) -> tuple[Path, Path]:
 
 
 def _kill_group(pid: int) -> None:
+    if not hasattr(os, "killpg"):  # Windows: the runner kills the child itself (``run_check``)
+        return
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
 
@@ -222,6 +224,8 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
                 proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, jailed, out, err)
                 ended = _wait(proc, limits.wall_seconds)
                 _kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
+                if proc.poll() is None:  # where there are no process groups (a plain child, see limits.preexec)
+                    proc.kill()
                 proc.wait()
                 lease.release()  # and, under a uid of its own, whatever left the process group
                 seconds = time.perf_counter() - started

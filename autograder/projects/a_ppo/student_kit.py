@@ -1,0 +1,93 @@
+"""Project A's expected values for the students' checker: the grader's inputs and the oracle's outputs on them, and
+A.bar's settings (the checker trains with the given loop and evaluates; final grading also replays the run)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.projects._shared.ppo import oracle
+from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases, update_case
+from autograder.projects.a_ppo import pieces, update
+from autograder.student_kit.encode import call, encode, out_array, out_float
+
+
+def gae(ctx) -> dict:
+    tol, calls = ctx.bar.tolerance, []
+    for T, N, gamma, lam, r, v, term, trunc in gae_cases(ctx.seed):
+        label = {1.0: "lambda = 1", 0.0: "lambda = 0"}.get(lam, "general lambda")
+        want = oracle.gae(r, v, term, trunc, gamma, lam)
+        out = {"pair": [out_array(want, tol), out_array(want + v[:T], tol)]}
+        what = f"gae(T={T}, N={N}, lam={lam})"
+        calls.append(call("gae", [r, v, term, trunc, gamma, lam], out, f"{what} advantages", label, pick=0))
+        calls.append(call("gae", [r, v, term, trunc, gamma, lam], out, f"{what} returns (advantages + V)", "returns",
+                          pick=1))
+    return {"kind": "calls", "calls": calls, "total": 4, "passed": "matches at lambda = 1, lambda = 0 and in general, "
+            "across terminations, truncations and segment ends"}
+
+
+def batch(ctx) -> dict:
+    segment, adv, ret = pieces.segment_case(ctx.seed)
+    return {"kind": "a_batch", "args": encode([segment, adv, ret]), "keys": BATCH_KEYS,
+            "want": encode(expected_batch(segment, adv, ret)), "resets": int((~segment.valid).sum())}
+
+
+def ratio(ctx) -> dict:
+    rng = np.random.default_rng(ctx.seed)
+    new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
+    agent, batch_ = update_case(ctx.seed)
+    return {"kind": "a_ratio", "new": encode(new), "old": encode(old), "want": encode(np.exp(new - old)),
+            "agent": encode(agent), "batch": encode(batch_), "config": update.UPDATE_CONFIG,
+            "tol": ctx.bar.tolerance, "first_tol": ctx.bar.first_minibatch_tolerance}
+
+
+def clip_gradient(ctx) -> dict:
+    tol, calls = ctx.bar.tolerance, []
+    for logits, actions, old, adv, eps, kind in pieces.surrogate_cases(ctx.seed):
+        want_objective, want_grad = oracle.clipped_surrogate(logits, actions, old, adv, eps)
+        args = [logits, actions, old, adv, eps]
+        if kind == "at theta = theta_old":
+            plain = oracle.plain_policy_gradient(logits, actions, adv)
+            calls.append(call("clipped_surrogate", args, {"pair": [out_float(0.0, np.inf, "absolute"),
+                                                                    out_array(plain, tol)]},
+                              "at theta = theta_old the gradient should equal the plain policy gradient", kind, pick=1))
+        elif kind.startswith("beyond"):
+            calls.append(call("clipped_surrogate", args, {"pair": [out_float(0.0, np.inf, "absolute"),
+                                                                    out_array(np.zeros_like(logits), tol)]},
+                              "beyond the clip on the favourable side the gradient should be zero", kind, pick=1))
+        calls.append(call("clipped_surrogate", args, {"pair": [out_float(want_objective, tol, "absolute"),
+                                                                out_array(want_grad, tol)]},
+                          f"clipped_surrogate ({kind}, eps {eps})", "values"))
+    return {"kind": "calls", "calls": calls, "total": 3, "passed": "the plain policy gradient at theta_old, zero "
+            "beyond the clip, and the right objective everywhere"}
+
+
+def value_entropy(ctx) -> dict:
+    rng = np.random.default_rng(ctx.seed)
+    values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
+    logits = np.vstack([rng.normal(0, 2, (30, 2)), [[60.0, -60.0], [0.0, 0.0]]])
+    tol = ctx.bar.tolerance
+    loss, grad = oracle.value_loss(values, returns)
+    H, dH = oracle.entropy_bonus(logits)
+    calls = [call("value_loss", [values, returns], {"pair": [out_array(loss, tol), out_array(grad, tol)]},
+                  "value_loss: expected (0.5 mean (V - R)^2, (V - R) / B)", "value"),
+             call("entropy_bonus", [logits], {"pair": [out_array(H, tol), out_array(dH, tol)]},
+                  "entropy_bonus: expected the mean entropy and dH/dz = -pi (log pi + H) / B", "entropy")]
+    return {"kind": "calls", "calls": calls, "total": 2, "passed": "both values and both gradients match"}
+
+
+def update_check(ctx) -> dict:
+    agent, batch_ = update_case(ctx.seed, update.RETURN_SCALE)
+    want = update.reference_update(ctx.seed)
+    return {"kind": "a_update", "agent": encode(agent), "batch": encode(batch_), "config": update.UPDATE_CONFIG,
+            "lr": update.UPDATE_LR, "seed": ctx.seed, "want": encode({net: list(want[net]) for net in want}),
+            "tol": ctx.bar.tolerance}
+
+
+def bar(ctx) -> dict:
+    return {"kind": "a_bar", "bar": ctx.bar.model_dump(), "seeds": list(ctx.seeds),
+            "note": "; final grading also replays each run update by update against the reference and credits only "
+                    "a run whose every update follows from your pieces"}
+
+
+SPECS = {"A.gae": gae, "A.batch": batch, "A.ratio": ratio, "A.clip_gradient": clip_gradient,
+         "A.value_entropy": value_entropy, "A.update": update_check, "A.bar": bar}

@@ -1,0 +1,42 @@
+"""Project B's expected values for the students' checker: the defaults (decided by the student's own two runs), the
+switches' outputs under every setting on the grader's fixed inputs, and the statistics on crafted scores."""
+
+from __future__ import annotations
+
+from autograder.projects.b_ablations import ablation, oracle, switches
+from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
+from autograder.checks import all_close
+from autograder.student_kit.encode import encode
+
+
+def defaults(ctx) -> dict:
+    return {"kind": "b_defaults", "bar": ctx.bar.model_dump(), "seed": ctx.seed, "details": DETAILS}
+
+
+def switch_settings(ctx) -> dict:
+    seed = ctx.seed
+    want = {label: switches.outputs(seed, d, switches.oracle_run(seed)) for label, d in switches.settings()}
+    kinds = {name: next(k for k, w in want[name].items() if not all_close(w, want["baseline"][k], 1e-12))
+             for name in DETAILS}
+    agent = switches.fresh_agent(seed)
+    inputs = {"agent": agent, "gradients": switches.adam_gradients(seed, agent),
+              "segment": switches.truncation_segment(seed), "update": switches.update_inputs(seed)}
+    constants = {"update": switches.SWITCH_UPDATE_CONFIG, "optimizer": switches.SWITCH_OPTIMIZER_CONFIG,
+                 "hidden": switches.HIDDEN, "n_updates": switches.N_UPDATES, "gamma": switches.GAMMA,
+                 "lam": switches.LAM}
+    return {"kind": "b_switches", "seed": seed, "settings": [[label, d] for label, d in switches.settings()],
+            "want": encode(want), "kinds": kinds, "where": WHERE, "inputs": encode(inputs), "constants": constants,
+            "tol": ctx.bar.tolerance}
+
+
+def summary(ctx) -> dict:
+    scores, factors = ablation.score_cases()
+    logs = ablation.log_cases()
+    return {"kind": "b_summary", "names": ["baseline", *DETAILS],
+            "settings": {name: flipped(None if name == "baseline" else name) for name in ["baseline", *DETAILS]},
+            "logs": logs, "metric": [oracle.training_score([e["episode_return"] for e in log]) for log in logs],
+            "scores": scores, "factors": factors, "summary": oracle.summarize(scores),
+            "matters": [oracle.matters(scores, f) for f in factors], "tol": ctx.bar.tolerance}
+
+
+SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": summary}

@@ -1,0 +1,84 @@
+"""Project C's expected values for the students' checker: the grader's crafted data and the oracle's values on it,
+and the fresh runs of the public seeds with their labels (final grading trains its own with the grading seeds)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.projects.c_diagnosis import fresh, oracle, pieces, runs
+from autograder.student_kit.encode import call, out_array, out_float
+
+
+def entropy(ctx) -> dict:
+    tol, calls = ctx.bar.tolerance, []
+    for kind, logits in pieces.entropy_logits_cases(ctx.seed):
+        label = "one-hot entropy" if kind == "one-hot" else "entropy"
+        calls.append(call("policy_entropy", [logits], out_array(oracle.entropy_nats(logits), tol, "defined", False),
+                          f"policy_entropy ({kind} logits)", label))
+        finite = np.where(np.isinf(logits), 0.0, logits)
+        calls.append(call("logit_magnitude", [finite], out_array(oracle.logit_magnitude(finite), tol, "defined",
+                                                                  False),
+                          f"logit_magnitude ({kind} logits)", "magnitude under a shift" if kind == "shifted"
+                          else "magnitude"))
+    return {"kind": "calls", "calls": calls, "total": 4,
+            "passed": "entropy in nats (one-hot rows included) and logit magnitude match"}
+
+
+def kl_clip(ctx) -> dict:
+    tol, calls = ctx.bar.tolerance, []
+    for new, old, eps in pieces.ratio_cases(ctx.seed):
+        label = "KL of an unchanged policy" if np.all(new == old) else "KL"
+        calls.append(call("approx_kl", [new, old], out_float(oracle.approx_kl(new, old), tol, "defined", False),
+                          "approx_kl", label))
+        calls.append(call("clip_fraction", [new, old, eps], out_float(oracle.clip_fraction(new, old, eps), tol,
+                                                                      "defined", False),
+                          f"clip_fraction at eps = {eps}", "clip"))
+    return {"kind": "calls", "calls": calls, "total": 3,
+            "passed": "approximate KL and clip fraction match, 0 for an unchanged policy"}
+
+
+def explained_variance(ctx) -> dict:
+    calls = [call("explained_variance", [v, r], out_float(oracle.explained_variance(v, r), ctx.bar.tolerance,
+                                                          "defined", False),
+                  f"explained_variance ({kind})", kind if kind == "constant returns" else "ordinary")
+             for kind, v, r in pieces.variance_cases(ctx.seed)]
+    return {"kind": "calls", "calls": calls, "total": 2, "passed": "matches, and is NaN for constant returns"}
+
+
+def td_q(ctx) -> dict:
+    tol, calls = ctx.bar.tolerance, []
+    for td, q, g, gamma in pieces.td_cases(ctx.seed):
+        want_td, want_q = oracle.td_error_stats(td, q), oracle.q_overestimation(q, g, gamma)
+        for key in pieces.TD_KEYS:
+            calls.append(call("td_error_stats", [td, q], {"dict": {k: out_float(want_td[k], tol, "defined", False)
+                                                                   for k in pieces.TD_KEYS}},
+                              f"td_error_stats at gamma = {gamma}", f"td_error_stats['{key}']", pick=key))
+        for key in pieces.Q_KEYS:
+            calls.append(call("q_overestimation", [q, g, gamma],
+                              {"dict": {k: out_float(want_q[k], tol, "defined", False) for k in pieces.Q_KEYS}},
+                              f"q_overestimation at gamma = {gamma}", f"q_overestimation['{key}']", pick=key))
+    return {"kind": "calls", "calls": calls, "total": 6, "passed": "TD-error statistics and overestimation match"}
+
+
+def return_drop(ctx) -> dict:
+    calls = [call("return_drop", [curve], out_float(oracle.return_drop(curve), ctx.bar.tolerance, "defined", False),
+                  f"return_drop ({kind} curve)", "ordinary" if kind == "ordinary" else "edge")
+             for kind, curve in pieces.curve_cases(ctx.seed)]
+    return {"kind": "calls", "calls": calls, "total": 2,
+            "passed": "matches, gaps, a final peak and an empty curve included"}
+
+
+def fresh_runs(ctx) -> dict:
+    """The public seeds' fresh runs (trained without a course secret: their order and training seeds are as public
+    as the seeds) and what each is: the same runs ``autograder check`` labels on a course without a secret."""
+    logs, truth = [], []
+    for seed in ctx.seeds:
+        logs += fresh.unbundle(fresh.fresh_logs(seed, None))
+        truth += [[run.label, run.severity] for run in runs.fresh_plan(seed, None)]
+    arrays = {f"run_{i}/{key}": value for i, log in enumerate(logs) for key, value in log.items()}
+    return {"kind": "c_fresh_runs", "labels": list(runs.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",
+            "_files": {"C.fresh_runs.npz": arrays}}
+
+
+SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": explained_variance, "C.td_q": td_q,
+         "C.return_drop": return_drop, "C.fresh_runs": fresh_runs}

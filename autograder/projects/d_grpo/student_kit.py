@@ -1,0 +1,101 @@
+"""Project D's expected values for the students' checker: the grader's own inputs and the oracle's outputs on them."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from autograder.projects.d_grpo import oracle, pieces, steps
+from autograder.student_kit.encode import call, encode, out_array, out_float, reward, rng, weight
+from rlkit.toy import N_PROMPTS, N_RESPONSES, policy
+
+
+def weights(ctx) -> dict:
+    calls = []
+    for name, (reference, _) in pieces.WEIGHTS.items():
+        for r in pieces.make_groups(ctx.seed, ctx.bar.groups):
+            if name == "leave_one_out_weight" and len(r) < 2:
+                continue
+            calls.append(call(name, [r.copy()], out_array(reference(r), ctx.bar.tolerance),
+                              f"{name} of a group of {len(r)}", name))
+    calls.append(call("leave_one_out_weight", [np.array([1.0])],
+                      {"raises": "ValueError", "message": "leave_one_out_weight of a single sample should raise "
+                       "ValueError: with K = 1 there is no other sample to average"}, "leave_one_out_weight([1])",
+                      "loo_k1"))
+    return {"kind": "calls", "calls": calls, "total": len(pieces.WEIGHTS) + 1,
+            "passed": "all three weights match the chapter's definitions"}
+
+
+def kl_penalty(ctx) -> dict:
+    calls = [call("kl_penalized_reward", [r, p, q, beta], out_array(oracle.kl_penalized(r, p, q, beta),
+                                                                     ctx.bar.tolerance),
+                  f"kl_penalized_reward(beta={beta})", f"case {i}")
+             for i, (r, p, q, beta) in enumerate(pieces.kl_cases(ctx.seed))]
+    return {"kind": "calls", "calls": calls, "total": 5,
+            "passed": "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged"}
+
+
+def enumeration(ctx) -> dict:
+    cases = []
+    for label, theta, R in pieces.enumeration_cases(ctx.seed):
+        pi = policy(theta)
+        chances = {str(K): np.array([np.prod(pi[x][np.array(list(itertools.product(range(N_RESPONSES), repeat=K)))],
+                                             axis=1) for x in range(N_PROMPTS)]) for K in ctx.bar.ks}
+        cases.append({"label": label, "pi": pi, "rewards": R, "gradient": oracle.exact_gradient(pi, R),
+                      "chances": chances})
+    return {"kind": "d_enumeration", "cases": encode(cases), "ks": list(ctx.bar.ks), "tol": ctx.bar.tolerance}
+
+
+def clip_gradient(ctx) -> dict:
+    calls = [call("clipped_surrogate_gradient", [pi, old, ys, A, eps],
+                  out_array(oracle.clipped_gradient(pi, old, ys, A, eps), ctx.bar.tolerance),
+                  f"clipped_surrogate_gradient {region} (eps {eps})", region)
+             for region, pi, old, ys, A, eps in pieces.clip_cases(ctx.seed, ctx.bar.cases)]
+    return {"kind": "calls", "calls": calls, "total": len(pieces.REGIONS),
+            "passed": "right in all four regions of the clipped surrogate"}
+
+
+def grpo_step(ctx) -> dict:
+    calls = []
+    for i, (case, theta) in enumerate(zip(steps.STEP_CASES, steps.step_inputs(ctx.seed))):
+        K, reward_name, beta, epochs, eps, lr, weight_name = case
+        kwargs = {"beta": beta, "lr": lr, "epochs": epochs, "eps": eps}
+        want = steps.reference_step(ctx.seed, i, theta, steps.step_kwargs(case))
+        entry = call("grpo_step", [theta, K, reward(reward_name), rng(ctx.seed + i)],
+                     out_array(want, ctx.bar.tolerance), f"grpo_step({steps.setting(case)})", f"case {i}", keep=[0])
+        entry["kwargs"] = {**kwargs, **({"weight": weight(weight_name)} if weight_name else {})}
+        calls.append(entry)
+    return {"kind": "calls", "calls": calls, "total": len(steps.STEP_CASES),
+            "passed": "matches the chapter's step, its clipped multi-epoch form, any weight and beta > 0"}
+
+
+def price_exploit(ctx) -> dict:
+    low, high = ctx.bar.threshold_range
+    calls = []
+    for row, (logits, rewards, exploit) in enumerate(steps.price_cases(ctx.seed)):
+        entry = call("price_exploit", [logits, rewards, exploit],
+                     out_float(oracle.price_exploit(logits, rewards, exploit), ctx.bar.tolerance, "exact_or_close",
+                               finite=True), f"price_exploit, row {row}", "rows")
+        if row in (2, 3):  # 8*8 and 9*9: only the KL penalty stands in the hedge's way
+            entry["range"] = {"bounds": [low, high], "group": f"toy {row}",
+                              "message": f"on prompt {row} of the toy the hedge should stop paying near beta = 1/4"}
+        calls.append(entry)
+    return {"kind": "calls", "calls": calls, "total": 3,
+            "passed": "right on the toy and on unseen rows, binding floors included"}
+
+
+def chapter_tables(ctx) -> dict:
+    bar = ctx.bar.model_dump()
+    bar["k_table"] = [[int(k), float(v)] for k, v in ctx.bar.k_table.items()]
+    bar["beta_table"] = [[float(b), list(v)] for b, v in ctx.bar.beta_table.items()]
+    return {"kind": "d_chapter_tables", "bar": bar}
+
+
+def sweep(kind: str):
+    return lambda ctx: {"kind": kind, "bar": ctx.bar.model_dump(), "seeds": list(ctx.seeds)}
+
+
+SPECS = {"D.weights": weights, "D.kl_penalty": kl_penalty, "D.enumeration": enumeration,
+         "D.clip_gradient": clip_gradient, "D.grpo_step": grpo_step, "D.price_exploit": price_exploit,
+         "D.chapter_tables": chapter_tables, "D.k_sweep": sweep("d_k_sweep"), "D.beta_sweep": sweep("d_beta_sweep")}

@@ -1,0 +1,159 @@
+"""The students' bundle: what students install to work on the projects and check their work, with no answer in it.
+
+``build(course_root, out)`` writes a folder (``out``) that is an installable distribution, ``rl-capstone-student``:
+the given code (``rlkit``), the students' checker (``capstone_check``), each project's released files (stubs,
+notebooks, READMEs, example logs) and the checker's expected values, computed here from the reference on the public
+inputs and seeds. It holds no reference code, no oracle, no grading seed and no course secret: the checker compares
+the student's outputs with recorded values and decides the training bars with the given code alone
+(``tests/test_student_kit.py`` searches a built bundle for all of them). ``wheel(out)`` builds its wheel.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import rlkit
+from autograder.config import load_course
+from autograder.plan import planned
+from autograder.projects import PROJECTS
+
+NAME, VERSION = "rl-capstone-student", "0.1.0"
+
+
+class StudentKitError(Exception):
+    """The bundle cannot be built as asked; the message says why."""
+
+
+def _specs(pid: str) -> dict:
+    """Check id -> ``spec(ctx)``, from the project package's ``student_kit`` module (none: every check is final
+    grading's alone)."""
+    from importlib import import_module
+
+    try:
+        return import_module(f"{PROJECTS.package(pid)}.student_kit").SPECS
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{PROJECTS.package(pid)}.student_kit":
+            raise
+        return {}
+
+
+def expected_values(course, pid: str) -> dict:
+    """Project ``pid``'s public checks as the students' checker runs them: each check's recorded inputs and expected
+    values (or its bar, for checks the given code decides), its points, credit and wall-time limit."""
+    project, specs, checks = PROJECTS[pid], _specs(pid), {}
+    for cid, cfg in course.projects[pid].checks.items():
+        if not cfg.public:
+            continue
+        item = planned(course, pid, cid, "public")
+        if cid not in specs:  # it needs the reference at run time (B's replayed re-runs): final grading's alone
+            checks[cid] = {"name": item.check.name, "points": item.points, "kind": "final_only", "cost": 0.0}
+            continue
+        shards = len(item.shards())
+        limits = course.limits_for(pid, cid)
+        checks[cid] = {"name": item.check.name, "points": item.points, "credit": item.credit,
+                       "wall_seconds": limits.wall_seconds * shards, "cost": item.check.cost * shards,
+                       **specs[cid](item.context)}
+    return {"project": pid, "title": project.title, "folder": project.folder, "modules": list(project.modules),
+            "seeds": course.seeds_for("public"), "memory_mb": course.limits.memory_mb, "checks": checks}
+
+
+# what the released files say of the full kit, as the students' kit says it
+SAID = [("from autograder.notebook import grade_cell", "from capstone_check.notebook import grade_cell"),
+        ("autograder check", "capstone-check")]
+
+
+def _copy_project(released: Path, target: Path) -> None:
+    """A project's released files, its notebooks' check cells and its READMEs naming the students' checker."""
+    shutil.copytree(released, target, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+    for path in [*target.rglob("*.ipynb"), *target.rglob("*.md"), *target.rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        for old, new in SAID:
+            text = text.replace(old, new)
+        path.write_text(text, encoding="utf-8")
+
+
+def build(root: Path, out: Path, projects: list[str] | None = None) -> Path:
+    """Write the students' bundle of the course folder ``root`` into ``out`` (replaced if it exists)."""
+    course = load_course(root / "course.yml", private=False)
+    chosen = projects or [pid for pid in course.projects if pid in PROJECTS
+                          and (root / "assignments" / PROJECTS[pid].folder).is_dir()]
+    if out.exists():
+        shutil.rmtree(out)
+    import capstone_check  # the students' checker, a package of the kit's distribution beside autograder
+
+    package = out / "capstone_check"
+    shutil.copytree(Path(capstone_check.__file__).resolve().parent, package,
+                    ignore=shutil.ignore_patterns("__pycache__", "expected", "projects"))
+    shutil.copytree(Path(rlkit.__file__).parent, out / "rlkit", ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "expected").mkdir()
+    for pid in chosen:
+        released = root / "assignments" / PROJECTS[pid].folder
+        if not released.is_dir():
+            raise StudentKitError(f"expected the released stubs in {released}; run `autograder release` first")
+        _copy_project(released, package / "projects" / PROJECTS[pid].folder)
+        values = expected_values(course, pid)
+        for spec in values["checks"].values():
+            for name, arrays in spec.pop("_files", {}).items():
+                np.savez_compressed(package / "expected" / name, **arrays)
+        (package / "expected" / f"{pid}.json").write_text(json.dumps(values))
+    (out / "pyproject.toml").write_text(PYPROJECT)
+    (out / "README.md").write_text(README)
+    return out
+
+
+def wheel(out: Path) -> Path:
+    """The bundle's wheel, built offline with the setuptools of this environment, into ``out/dist``."""
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
+                           "-w", str(out / "dist"), str(out)], capture_output=True, text=True)
+    found = sorted((out / "dist").glob("rl_capstone_student-*.whl"))
+    if done.returncode != 0 or not found:
+        raise StudentKitError(f"building the students' wheel failed:\n{done.stdout}{done.stderr}")
+    shutil.rmtree(out / "build", ignore_errors=True)
+    for info in out.glob("*.egg-info"):
+        shutil.rmtree(info)
+    return found[-1]
+
+
+PYPROJECT = f"""[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{NAME}"
+version = "{VERSION}"
+description = "RL capstone projects (D2L 15.7.6): the students' files, the given code and a checker"
+readme = "README.md"
+requires-python = ">=3.10"
+# the given code's: B's ablation.py limits BLAS threads, the notebooks draw progress bars
+dependencies = ["numpy>=1.26", "gymnasium>=1.0,<2", "matplotlib>=3.8", "threadpoolctl>=3.1", "tqdm>=4.66"]
+
+[project.scripts]
+capstone-check = "capstone_check.cli:main"
+
+[tool.setuptools.packages.find]
+include = ["rlkit*", "capstone_check*"]
+
+[tool.setuptools.package-data]
+capstone_check = ["expected/*", "projects/**/*"]
+"""
+
+README = """# RL capstone projects: the students' kit
+
+```bash
+pip install rl_capstone_student-*.whl   # or: pip install .   (from this folder)
+capstone-check start D                   # copies D_grpo/ (stubs, notebook, README) into this folder
+capstone-check D                         # the public checks of project D, each row as it finishes
+```
+
+The checker runs the course's public checks with the public seeds and says, per check, what was expected and what
+was measured. Final grading runs the same checks with seeds you do not see. This kit holds no reference solution:
+the checker compares your outputs with values recorded from the reference on the public inputs, and the training
+bars are decided by the given code. Final grading also replays training runs update by update against the reference,
+which this checker cannot do.
+"""

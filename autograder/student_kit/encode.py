@@ -1,0 +1,52 @@
+"""Values as the students' checker reads them (``capstone_check.values.decode``): JSON with tags for arrays, tuples
+and the few objects the checks hand to student code."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+
+def encode(value):
+    if isinstance(value, np.ndarray):
+        return {"__array__": value.tolist(), "dtype": str(value.dtype), "shape": list(value.shape)}
+    if isinstance(value, tuple):
+        return {"__tuple__": [encode(v) for v in value]}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): encode(v) for k, v in value.items()}
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return value.item()
+    if dataclasses.is_dataclass(value) and type(value).__name__ == "Segment":
+        return {"__segment__": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"cannot put {type(value).__name__} into the students' expected values")
+
+
+def rng(seed: int) -> dict:
+    return {"__rng__": int(seed)}
+
+
+def reward(name: str) -> dict:
+    return {"__reward__": name}
+
+
+def weight(name: str) -> dict:
+    return {"__weight__": name}
+
+
+def out_array(want, tol: float, compare: str = "close", finite: bool = True) -> dict:
+    want = np.asarray(want, dtype=float)
+    return {"array": encode(want), "shape": list(want.shape), "compare": compare, "tol": tol, "finite": finite}
+
+
+def out_float(want, tol: float, compare: str = "close", finite: bool = True) -> dict:
+    return {"float": float(want), "compare": compare, "tol": tol, "finite": finite}
+
+
+def call(fn: str, args: list, out: dict, what: str, group: str, module: str | None = None, **extra) -> dict:
+    return {"fn": fn, "module": module, "args": encode(list(args)), "out": out, "what": what, "group": group,
+            **extra}

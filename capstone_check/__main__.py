@@ -1,0 +1,3 @@
+from capstone_check.cli import main
+
+main()

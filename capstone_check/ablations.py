@@ -1,0 +1,159 @@
+"""Project B's checks of the switches and the statistics: the student's outputs against the reference's, recorded
+at release on the grader's fixed inputs; the defaults against the student's own Project A run."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from capstone_check.student import StudentError, as_array, as_float, describe
+from capstone_check.values import close, decode
+from capstone_check.verdict import Verdict
+from rlkit.nn import flatten
+
+
+def details_class(student):
+    cls = getattr(student.module("details"), "Details", None)
+    if cls is None or not dataclasses.is_dataclass(cls):
+        raise StudentError("expected the dataclass `Details` in details.py (it is given in the stub)", "missing")
+    return cls
+
+
+def student_details(student, d: dict):
+    try:
+        return details_class(student)(**d)
+    except TypeError as exc:
+        raise StudentError(f"Details({', '.join(d)}) failed: {exc}; keep the nine fields of the stub",
+                           "invalid") from None
+
+
+def config_with(student, **values):
+    try:
+        return student.module("ppo").Config(**values)
+    except (AttributeError, TypeError) as exc:
+        raise StudentError(f"ppo.Config({', '.join(values)}) failed: {exc}; ppo.py should be your Project A module",
+                           "invalid") from None
+
+
+def defaults(student, spec: dict) -> Verdict:
+    from rlkit.cartpole import make_envs
+
+    found = {f.name: f.default for f in dataclasses.fields(details_class(student))}
+    bar, runs = spec["bar"], {}
+    for module in ("ppo", "details"):
+        agent, _ = student.fn("train", module)(make_envs(bar["num_envs"]), bar["n_updates"], bar["n_steps"],
+                                               spec["seed"])
+        runs[module] = [np.asarray(p, dtype=float) for p in flatten([agent["actor"], agent["critic"]])]
+    failures = []
+    wrong = {k: v for k, v in spec["details"].items() if found.get(k) is not v}
+    if wrong:
+        failures.append("Details should default to Project A's choices: " + ", ".join(f"{k} = {v}"
+                                                                                       for k, v in wrong.items()))
+    a, b = runs["ppo"], runs["details"]
+    if not (len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))):
+        failures.append(f"details.train(..., Details()) should give the very same weights as ppo.train after "
+                        f"{bar['n_updates']} updates (seed {spec['seed']}); they differ, so a default changes "
+                        "something (the order of random draws counts too)")
+    return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
+
+
+def _all_close(got, want, tolerance) -> bool:
+    return len(got) == len(want) and all(close(g, w, tolerance) for g, w in zip(got, want))
+
+
+def _outputs(student, spec: dict, d: dict) -> dict:
+    c, seed, inputs = spec["constants"], spec["seed"], spec["inputs"]
+    details, out = student_details(student, d), {}
+    config = config_with(student, hidden=c["hidden"])
+    agent = student.fn("init_agent", "details")(np.random.default_rng(seed), config, details)
+    out["init"] = flatten([agent["actor"], agent["critic"]])
+    agent, gradients = decode(inputs["agent"]), decode(inputs["gradients"])
+    optimizer = student.fn("make_optimizer", "details")(agent, config_with(student, **c["optimizer"]), details)
+    for g in gradients:
+        optimizer.step(g)
+    out["optimizer"] = flatten([agent["actor"], agent["critic"]])
+    config, fn = config_with(student, lr=c["optimizer"]["lr"]), student.fn("learning_rate", "details")
+    out["learning_rate"] = [as_float(fn(u, c["n_updates"], config, details), "learning_rate")
+                            for u in range(c["n_updates"])]
+    segment = decode(inputs["segment"])
+    result = student.fn("advantages_and_returns", "details")(segment, config_with(student, gamma=c["gamma"],
+                                                                                   lam=c["lam"]), details)
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        raise StudentError(f"advantages_and_returns should return (advantages, returns), found {describe(result)}",
+                           "invalid")
+    out["advantages"] = [as_array(r, segment.rewards.shape, "advantages_and_returns") for r in result]
+    agent, batch = decode(inputs["update"])
+    optimizer = _grader_adam(agent, c["optimizer"])
+    student.fn("ppo_update", "details")(agent, optimizer, batch, config_with(student, **c["update"]), details,
+                                        np.random.default_rng(seed))
+    out["update"] = flatten([agent["actor"], agent["critic"]])
+    return {k: [np.asarray(v, dtype=float) for v in values] for k, values in out.items()}
+
+
+def _grader_adam(agent, c: dict):
+    from rlkit.nn import Adam
+
+    return Adam(flatten([agent["actor"], agent["critic"]]), lr=c["lr"], eps=c["adam_eps"])
+
+
+def switches(student, spec: dict) -> Verdict:
+    got = {label: _outputs(student, spec, d) for label, d in spec["settings"]}
+    want, tol, failures = decode(spec["want"]), spec["tol"], []
+    for name, kind in spec["kinds"].items():
+        where = spec["where"][name]
+        others = [k for k in want[name] if k != kind and not _all_close(got[name][k], got["baseline"][k], 1e-12)]
+        if not _all_close(got["baseline"][kind], want["baseline"][kind], tol):
+            failures.append(f"{name}: {where} with Details() differs from the reference (Project A's behaviour), so "
+                            "the switch cannot be judged")
+        elif _all_close(got[name][kind], got["baseline"][kind], 1e-12):
+            failures.append(f"{name}: flipping it changes nothing in {where}")
+        elif not _all_close(got[name][kind], want[name][kind], tol):
+            failures.append(f"{name}: flipped, {where} changes, but not as the reference's does")
+        elif others:
+            failures.append(f"{name}: flipping it also changes {', '.join(others)}, which it should leave alone")
+    return Verdict.of(failures, len(spec["kinds"]), "all nine switches do what the reference's do, and only that")
+
+
+def _table(summary) -> dict:
+    if not isinstance(summary, dict):
+        raise StudentError(f"summarize should return a dict of settings, found {describe(summary)}", "invalid")
+    try:
+        return {str(k): {s: float(v[s]) for s in ("median", "min", "max")} for k, v in summary.items()}
+    except (KeyError, TypeError, ValueError):
+        raise StudentError("summarize should give {setting: {'median': ..., 'min': ..., 'max': ...}}",
+                           "invalid") from None
+
+
+def summary(student, spec: dict) -> Verdict:
+    setting = student.fn("setting", "ablation")
+    fields = {}
+    for name in spec["names"]:
+        details = setting(name)
+        if not dataclasses.is_dataclass(details):
+            raise StudentError(f"setting() should return a Details, found {describe(details)}", "invalid")
+        fields[name] = {f.name: getattr(details, f.name) for f in dataclasses.fields(details)}
+    score = student.fn("training_score", "ablation")
+    metric = [as_float(score(log), "training_score") for log in spec["logs"]]
+    scores = spec["scores"]
+    table = _table(student.fn("summarize", "ablation")({k: list(v) for k, v in scores.items()}))
+    matters = student.fn("matters", "ablation")
+    decided = [bool(matters({k: list(v) for k, v in scores.items()}, f)) for f in spec["factors"]]
+    failures, tol = [], spec["tol"]
+    wrong = [name for name in spec["names"] if fields[name] != spec["settings"][name]]
+    if wrong:
+        failures.append(f"setting(name) should flip exactly that detail of Details() (baseline: none); wrong for "
+                        f"{', '.join(wrong[:3])}")
+    if not close(metric, spec["metric"], tol):
+        failures.append(f"training_score: expected {', '.join(f'{w:.4g}' for w in spec['metric'])} on three logs "
+                        "(updates with no finished episode skipped), found " + ", ".join(f"{v:.4g}" for v in metric))
+    want = spec["summary"]
+    if not (set(table) == set(want) and all(close([table[k][s] for s in ("median", "min", "max")],
+                                                  [want[k][s] for s in ("median", "min", "max")], tol)
+                                            for k in want)):
+        failures.append("summarize: each setting's median, min and max are taken over its seeds; for scores "
+                        f"{scores['baseline']} the baseline's are {want['baseline']}")
+    if decided != spec["matters"]:
+        failures.append(f"matters: expected {spec['matters']} for {spec['factors']} on crafted scores (the bar "
+                        "compares the change of the median with the larger of the two settings' max - min, strictly)")
+    return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference")

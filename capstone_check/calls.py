@@ -1,0 +1,74 @@
+"""Checks of single pieces: call the student's function on the recorded public inputs and compare each output with
+the value final grading's reference gives on those inputs (recorded at release), with final grading's tolerance.
+
+A call's ``out`` says what must come back: ``{"array": want, "shape": ..., "compare": ..., "tol": ...}``,
+``{"float": want, ...}``, ``{"pair": [out, out]}``, ``{"dict": {key: out}}``, ``{"raises": "ValueError"}``; and a
+call may name arguments that must come back unchanged (``keep``) or a range its number must fall in (``range``).
+The first failure of each group is reported; the check scores the share of groups without one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from capstone_check.student import StudentError, as_array, as_float, describe
+from capstone_check.values import COMPARE, decode, difference, fmt
+from capstone_check.verdict import Verdict
+
+
+def _shaped(value, out: dict, what: str):
+    """The student's value as the check collects it (a StudentError when it cannot be: wrong type, shape, NaN)."""
+    if "pair" in out:
+        if not isinstance(value, (tuple, list)) or len(value) != len(out["pair"]):
+            raise StudentError(f"{what}: expected a pair of values, found {describe(value)}", "invalid")
+        return [_shaped(v, o, f"{what}[{i}]") for i, (v, o) in enumerate(zip(value, out["pair"]))]
+    if "dict" in out:
+        if not isinstance(value, dict) or set(value) != set(out["dict"]):
+            raise StudentError(f"{what}: expected a dict with keys {', '.join(out['dict'])}, found "
+                               f"{describe(value)}", "invalid")
+        return {k: _shaped(value[k], o, f"{what}['{k}']") for k, o in out["dict"].items()}
+    if "float" in out and out.get("finite", True):
+        return as_float(value, what)
+    shape = out.get("shape", ())
+    return as_array(value, shape, what, finite=out.get("finite", True))
+
+
+def _mismatch(got, out: dict) -> str | None:
+    """Why ``got`` is not what ``out`` expects, or None."""
+    if "pair" in out:
+        return next((m for g, o in zip(got, out["pair"]) if (m := _mismatch(g, o))), None)
+    if "dict" in out:
+        return next((f"['{k}'] {m}" for k, o in out["dict"].items() if (m := _mismatch(got[k], o))), None)
+    want = decode(out["array"] if "array" in out else out["float"])
+    if COMPARE[out.get("compare", "close")](got, want, out["tol"]):
+        return None
+    if np.ndim(want) == 0:
+        return f"returned {fmt(got)}, expected {fmt(want)}"
+    return f"returned {fmt(got)}, expected {fmt(want)} ({difference(got, want)})"
+
+
+def run_calls(student, spec: dict) -> Verdict:
+    failed: dict[str, str] = {}
+    for call in spec["calls"]:
+        args, kwargs = decode(call.get("args", [])), decode(call.get("kwargs", {}))
+        kept = {i: np.array(args[i], copy=True) for i in call.get("keep", [])}
+        out, what = call["out"], call["what"]
+        if "raises" in out:
+            raised = student.call(call["fn"], call.get("module"), args, kwargs, raises=out["raises"])
+            if not raised and call["group"] not in failed:
+                failed[call["group"]] = out["message"]
+            continue
+        got = _shaped(student.call(call["fn"], call.get("module"), args, kwargs), out, what)
+        for i, before in kept.items():
+            if call["group"] not in failed and not np.array_equal(args[i], before):
+                failed[call["group"]] = f"{what}: changed the array it was given; return a new array"
+        if "pick" in call:  # one part of a pair or one key of a dict, in a group of its own
+            got, out = got[call["pick"]], out["pair" if isinstance(call["pick"], int) else "dict"][call["pick"]]
+        problem = _mismatch(got, out)
+        if problem and call["group"] not in failed:
+            failed[call["group"]] = f"{what}: {problem}" + (f" ({call['hint']})" if call.get("hint") else "")
+        if "range" in call:
+            low, high = call["range"]["bounds"]
+            if not low <= got <= high:
+                failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
+    return Verdict.of(list(failed.values()), spec["total"], spec["passed"])

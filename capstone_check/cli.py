@@ -1,0 +1,86 @@
+"""``capstone-check``: the students' command. ``capstone-check D`` runs project D's public checks on the project
+folder (found from the working directory); ``capstone-check start D`` copies the project's files to work in."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from capstone_check.runner import CheckerError, expected, projects, run_project, say_limits_once
+
+PROJECT_FILES = Path(__file__).parent / "projects"
+AUDITED = ("final grading also replays your training run update by update against the reference "
+           "(the proof of learning), which this checker cannot do without the reference")
+
+
+def find_folder(folder_name: str, start: Path) -> Path | None:
+    """The project folder: the working directory itself, a folder of that name inside it, or one above it."""
+    for place in [start, *start.parents]:
+        if place.name == folder_name:
+            return place
+        if (place / folder_name).is_dir():
+            return place / folder_name
+    return None
+
+
+def score(value: float) -> str:
+    return f"{value:g}"
+
+
+def check(project: str, folder: Path | None, checks: list[str] | None = None, write=print) -> float:
+    """Run one project's public checks, printing each row as it finishes; return the points earned."""
+    data = expected(project)
+    where = folder or find_folder(data["folder"], Path.cwd())
+    if where is None or not Path(where).is_dir():
+        raise CheckerError(f"no {data['folder']} folder here or above {Path.cwd()}; run `capstone-check start "
+                           f"{project}` to make one, or pass --folder")
+    write(f"Project {project} ({data['title']}): public checks on {Path(where).resolve()}, seeds {data['seeds']}")
+    say_limits_once(data.get("memory_mb"), write)
+    total = earned = 0.0
+    for row in run_project(project, Path(where), checks):
+        if not row.final_only:
+            earned, total = earned + row.score, total + row.points
+        mark = "----" if row.final_only else "pass" if row.passed else ("part" if row.score > 0 else "fail")
+        write(f"  {row.check:<22} {score(row.score):>4}/{score(row.points):<3} {mark}  {row.message}")
+    write(f"  {project} total: {score(round(earned, 2))}/{score(total)} on the public seeds. Final grading runs the "
+          "same checks with seeds you do not see.")
+    return earned
+
+
+def start(project: str, into: Path) -> Path:
+    data = expected(project)
+    source, target = PROJECT_FILES / data["folder"], into / data["folder"]
+    if target.exists():
+        raise CheckerError(f"{target} exists already; your work is kept (remove it to start afresh)")
+    shutil.copytree(source, target)
+    return target
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="capstone-check", description="Run a capstone project's public checks.")
+    parser.add_argument("project", nargs="*", help=f"project ids ({', '.join(projects())}); 'start P' copies P's "
+                        "files here")
+    parser.add_argument("--folder", type=Path, help="the project folder (default: found from here)")
+    parser.add_argument("--checks", help="comma-separated check ids (default: all public checks)")
+    args = parser.parse_args(argv)
+    try:
+        if args.project[:1] == ["start"]:
+            for project in args.project[1:]:
+                print(f"made {start(project.upper(), Path.cwd())}")
+            return
+        chosen = [p.upper() for p in args.project] or [p for p in projects()
+                                                      if find_folder(expected(p)["folder"], Path.cwd())]
+        if not chosen:
+            raise CheckerError("no project folder found here; name a project (e.g. `capstone-check D`)")
+        checks = args.checks.split(",") if args.checks else None
+        for project in chosen:
+            check(project, args.folder, checks)
+    except CheckerError as exc:
+        print(f"capstone-check: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

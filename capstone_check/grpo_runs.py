@@ -1,0 +1,137 @@
+"""Project D's checks that need no recorded value: the enumeration (the expectation over every group, from the
+group probabilities recorded at release), and the sweeps, whose bars the toy's own ``success`` decides."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from capstone_check.student import as_array
+from capstone_check.values import decode
+from capstone_check.verdict import Verdict
+from rlkit.toy import N_PROMPTS, N_RESPONSES, PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
+
+REWARDS = {"verify": verify, "sloppy": sloppy}
+REFERENCE_SUCCESS = float(success(PI_REF, verify))
+
+
+def enumeration(student, spec: dict) -> Verdict:
+    """Every group of K responses weighted by the student's weights: the expected update must be (K-1)/K of the
+    exact gradient for centred weights, and exactly the gradient for leave-one-out."""
+    fns = {"centered": student.fn("group_centered_weight"), "loo": student.fn("leave_one_out_weight")}
+    weights = {}
+    for c, case in enumerate(spec["cases"]):
+        R = decode(case["rewards"])
+        for K in spec["ks"]:
+            groups = list(itertools.product(range(N_RESPONSES), repeat=K))
+            for key, fn in fns.items():
+                weights[key, c, K] = np.array([[as_array(fn(R[x, list(g)]), (K,), f"group_{key} weight")
+                                                for g in groups] for x in range(N_PROMPTS)])
+    failures, tests = [], 0
+    for c, case in enumerate(spec["cases"]):
+        pi, g = decode(case["pi"]), decode(case["gradient"])
+        for K in spec["ks"]:
+            groups = np.array(list(itertools.product(range(N_RESPONSES), repeat=K)))
+            chances = decode(case["chances"][str(K)])  # (prompt, group): how likely each group is
+            for key, factor, what in (("centered", (K - 1) / K, f"(K-1)/K = {(K - 1) / K:.3f} of"),
+                                      ("loo", 1.0, "exactly")):
+                tests += 1
+                u = np.stack([_expected(pi[x], groups, weights[key, c, K][x], chances[x]) for x in range(N_PROMPTS)])
+                error = np.abs(u - factor * g).max()
+                if not error <= spec["tol"] * max(1.0, np.abs(g).max()):
+                    ratio = float((u * g).sum() / (g * g).sum())
+                    failures.append(f"{key} weights, K = {K}, {case['label']}: the expected update should be {what} "
+                                    f"the exact gradient; it is {ratio:.4f} of it (max |error| {error:.2e})")
+    return Verdict.of(failures, tests, "the expected updates match (K-1)/K and 1 times the exact gradient")
+
+
+def _expected(pi_x, groups, w, chance):
+    """sum over groups of chance(g) * mean_k w_k (e_{y_k} - pi_x)."""
+    scores = np.eye(len(pi_x))[groups] - pi_x
+    return np.einsum("g,gk,gkv->v", chance, w, scores) / groups.shape[1]
+
+
+def train(student, K: int, reward: str, seed: int, steps: int, beta: float = 0.0) -> np.ndarray:
+    """The chapter's loop around the student's step: theta_ref, one rng per run, ``steps`` updates."""
+    step, rng, theta = student.fn("grpo_step"), np.random.default_rng(seed), THETA_REF.copy()
+    for _ in range(steps):
+        theta = step(theta, K, REWARDS[reward], rng, beta=beta, lr=2.0, epochs=1)
+        if not (isinstance(theta, np.ndarray) and theta.shape == THETA_REF.shape):
+            as_array(theta, THETA_REF.shape, f"grpo_step (K = {K})")
+    return as_array(theta, THETA_REF.shape, f"theta after {steps} steps of grpo_step (K = {K})")
+
+
+def frontier(theta) -> list[float]:
+    pi = policy(theta)
+    return [float(success(pi, sloppy)), float(success(pi, verify)), float(hedge_probability(pi))]
+
+
+def chapter_tables(student, spec: dict) -> Verdict:
+    bar, failures = spec["bar"], []
+    k_rows = [float(success(policy(train(student, K, "verify", bar["k_seed"], bar["budget"] // K)), verify))
+              for K, _ in bar["k_table"]]
+    beta_rows = [frontier(train(student, bar["beta_group"], "sloppy", bar["beta_seed"], bar["beta_steps"], beta))
+                 for beta, _ in bar["beta_table"]]
+    for (K, printed), got in zip(bar["k_table"], k_rows):
+        if f"{got:.3f}" != f"{printed:.3f}":
+            failures.append(f"K = {K}: success {got:.3f}, the chapter prints {printed:.3f}")
+    for (beta, printed), got in zip(bar["beta_table"], beta_rows):
+        if not np.all(np.abs(np.array(got) - printed) <= bar["beta_tolerance"] + 1e-12):
+            failures.append(f"beta = {beta}: (sloppy, gold, hedge) = ({got[0]:.2f}, {got[1]:.2f}, {got[2]:.2f}), "
+                            f"the chapter prints ({printed[0]:.2f}, {printed[1]:.2f}, {printed[2]:.2f})")
+    return Verdict.of(failures, len(k_rows) + len(beta_rows), "both tables reproduced")
+
+
+def _runs(values) -> str:
+    return ", ".join(f"{v:.4f}" for v in np.asarray(values))
+
+
+def k_sweep_row(student, spec: dict, seed: int) -> list[float]:
+    """One seed's runs of the K-sweep: the success of each K's final policy."""
+    bar = spec["bar"]
+    return [float(success(policy(train(student, K, "verify", seed, bar["budget"] // K)), verify)) for K in bar["ks"]]
+
+
+def k_sweep(student, spec: dict) -> Verdict:
+    return k_sweep_verdict(spec, [k_sweep_row(student, spec, seed) for seed in spec["seeds"]])
+
+
+def k_sweep_verdict(spec: dict, rows: list) -> Verdict:
+    bar, failures, table = spec["bar"], [], np.array(rows)
+    for j, K in enumerate(bar["ks"]):
+        column = table[:, j]
+        if K == 1 and not np.all(np.abs(column - REFERENCE_SUCCESS) <= bar["k1_tolerance"]):
+            failures.append(f"K = 1 should not learn (a group of one has zero standardized weight): success should "
+                            f"stay at the reference {REFERENCE_SUCCESS:.4f}, measured {_runs(column)}")
+        if K >= 4 and not np.all(column >= bar["ceiling"]):
+            failures.append(f"K = {K} should reach the verifier's ceiling 0.5 (at least {bar['ceiling']}) within "
+                            f"{bar['budget']} scored responses per prompt; measured {_runs(column)}")
+    return Verdict.of(failures, len(bar["ks"]), f"K = 1 stays at {REFERENCE_SUCCESS:.4f}; K >= 4 reaches 0.5 on all "
+                      f"{len(table)} runs")
+
+
+def beta_sweep_row(student, spec: dict, seed: int) -> list:
+    """One seed's runs of the beta sweep: (sloppy, gold, hedge) of each beta's final policy."""
+    bar = spec["bar"]
+    return [frontier(train(student, bar["group"], "sloppy", seed, bar["steps"], beta)) for beta in bar["betas"]]
+
+
+def beta_sweep(student, spec: dict) -> Verdict:
+    return beta_sweep_verdict(spec, [beta_sweep_row(student, spec, seed) for seed in spec["seeds"]])
+
+
+def beta_sweep_verdict(spec: dict, rows: list) -> Verdict:
+    bar, failures, rows = spec["bar"], [], np.array(rows)
+    hedge, betas = rows[:, :, 2], np.array(bar["betas"])
+    if 0.0 in bar["betas"] and not np.all(hedge[:, bar["betas"].index(0.0)] >= bar["hedge_at_zero_min"]):
+        failures.append(f"at beta = 0 the loophole should win (hedge >= {bar['hedge_at_zero_min']}); measured "
+                        f"{_runs(hedge[:, bar['betas'].index(0.0)])}")
+    high = betas >= bar["suppressed_from"]
+    if not np.all(hedge[:, high] <= bar["hedge_suppressed_max"]):
+        failures.append(f"above the threshold 1/4 (beta >= {bar['suppressed_from']}) the hedge should be at most "
+                        f"{bar['hedge_suppressed_max']}; measured up to {hedge[:, high].max():.3f}")
+    if np.any(np.diff(hedge, axis=1) > 0):
+        failures.append("the hedge probability should not grow with beta; it did on "
+                        f"{int(np.any(np.diff(hedge, axis=1) > 0, axis=1).sum())} of {len(hedge)} runs")
+    return Verdict.of(failures, 3, "the hedge wins at beta = 0 and is suppressed above 1/4")

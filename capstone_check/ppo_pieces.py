@@ -1,0 +1,135 @@
+"""Project A's checks whose inputs are objects (a rollout segment, an agent and its optimizer): the batch, the ratio
+on ppo_update's first minibatch, and one whole update, each against values recorded from the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from capstone_check.student import StudentError, describe
+from capstone_check.values import close, decode, difference
+from capstone_check.verdict import Verdict
+from rlkit.categorical import log_prob
+from rlkit.cartpole import N_ACTIONS
+from rlkit.nn import Adam, flatten, mlp_forward
+
+
+def batch(student, spec: dict) -> Verdict:
+    segment, adv, ret = decode(spec["args"])
+    got = student.fn("flatten_batch")(segment, adv.copy(), ret.copy())
+    if not isinstance(got, dict):
+        raise StudentError(f"flatten_batch: expected a dict, found {describe(got)}", "invalid")
+    missing = [key for key in spec["keys"] if key not in got]
+    if missing:
+        raise StudentError(f"flatten_batch: expected keys {', '.join(spec['keys'])}; missing {', '.join(missing)}",
+                           "invalid")
+    want, failures = decode(spec["want"]), []
+    for key in spec["keys"]:
+        try:
+            array = np.asarray(got[key], dtype=float)
+        except (TypeError, ValueError):
+            raise StudentError(f"flatten_batch()['{key}']: expected numbers, found {describe(got[key])}",
+                               "invalid") from None
+        if array.shape != want[key].shape:
+            failures.append(f"'{key}' has shape {array.shape}, expected {want[key].shape}: the segment holds "
+                            f"{segment.valid.size} steps of which {spec['resets']} are reset steps to drop")
+        elif not close(array, want[key], 1e-6):
+            failures.append(f"'{key}' is not the segment's valid transitions in array[valid] order "
+                            f"({difference(array, want[key])})")
+    return Verdict.of(failures, len(spec["keys"]), f"{int(segment.valid.sum())} real transitions, {spec['resets']} "
+                      "reset steps dropped")
+
+
+def config(student, values: dict):
+    config_class = getattr(student.modules[0], "Config", None)
+    if config_class is None:
+        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
+    try:
+        return config_class(**values)
+    except TypeError as exc:
+        raise StudentError(f"Config({', '.join(values)}) failed: {exc}", "raised") from None
+
+
+def first_surrogate_call(student, agent, batch_, values: dict) -> dict:
+    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call."""
+    module, seen = student.modules[0], {}
+    original = getattr(module, "clipped_surrogate", None)
+
+    def recording(logits, actions, logp_old, *rest, **kw):
+        if not seen:
+            seen.update(logits=np.array(logits, float), actions=np.array(actions), logp_old=np.array(logp_old, float))
+        return original(logits, actions, logp_old, *rest, **kw)
+
+    module.clipped_surrogate = recording
+    try:
+        optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=1e-3)
+        student.fn("ppo_update")(agent, optimizer, batch_, config(student, values), np.random.default_rng(0))
+    finally:
+        module.clipped_surrogate = original
+    return seen
+
+
+def from_the_batch(logits, actions, logp_old, agent, batch_) -> bool:
+    """Whether every row of the recorded call is a transition of the batch at theta_old."""
+    at_old = mlp_forward(agent["actor"], batch_["obs"])[0]
+    same = ((np.abs(logits[:, None, :] - at_old[None]).max(-1) <= 1e-6 * np.maximum(1, np.abs(at_old).max()))
+            & (actions[:, None] == batch_["actions"][None])
+            & (np.abs(logp_old[:, None] - batch_["logp"][None]) <= 1e-9))
+    return bool(same.any(axis=1).all())
+
+
+def ratio(student, spec: dict) -> Verdict:
+    from capstone_check.student import as_array
+
+    new, old, failures = decode(spec["new"]), decode(spec["old"]), []
+    got = as_array(student.fn("importance_ratio")(new.copy(), old.copy()), (50,), "importance_ratio")
+    if not close(got, decode(spec["want"]), spec["tol"]):
+        failures.append(f"importance_ratio should be exp(logp_new - logp_old); {difference(got, decode(spec['want']))}")
+    agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
+    try:
+        seen = first_surrogate_call(student, agent, batch_, spec["config"])
+    except StudentError as exc:
+        failures.append(f"the ratio on ppo_update's first minibatch could not be read: {exc}")
+        return Verdict.of(failures, 2, "")
+    if not seen:
+        failures.append("ppo_update never called clipped_surrogate, so the ratio of its first minibatch could not be "
+                        "read; compute the objective with your clipped_surrogate")
+        return Verdict.of(failures, 2, "")
+    logits, actions, logp_old = seen["logits"], np.asarray(seen["actions"], float), seen["logp_old"]
+    B = len(logits)
+    if B == 0 or logits.shape != (B, N_ACTIONS) or actions.shape != (B,) or logp_old.shape != (B,) \
+            or not np.all(np.isin(actions, range(N_ACTIONS))):
+        return Verdict(0.0, "the recorded clipped_surrogate call does not have a minibatch's shapes")
+    actions = actions.astype(int)
+    deviation = float(np.abs(np.exp(log_prob(logits, actions) - logp_old) - 1).max())
+    if not deviation <= spec["first_tol"]:
+        failures.append(f"on the first minibatch of the first epoch every ratio should be 1 (the policy has not "
+                        f"changed yet); max |rho - 1| = {deviation:.3g}. Are the stored log-probs and actions indexed "
+                        "with the same minibatch as the observations?")
+    elif not from_the_batch(logits, actions, logp_old, decode(spec["agent"]), batch_):
+        failures.append("the first clipped_surrogate call of ppo_update should be on a minibatch of the batch it was "
+                        "given: the policy's logits at the batch's observations, with their stored actions and "
+                        "log-probs")
+    return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch")
+
+
+def first_difference(got, want, tolerance) -> str | None:
+    if len(got) != len(want):
+        return f"{len(got)} parameter arrays, expected {len(want)}"
+    for k, (g, w) in enumerate(zip(got, want)):
+        if not close(g, w, tolerance):
+            return f"parameter array {k}: {difference(g, w) if np.shape(g) == np.shape(w) else 'another shape'}"
+    return None
+
+
+def update(student, spec: dict) -> Verdict:
+    agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
+    optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=spec["lr"])
+    cfg = config(student, spec["config"])
+    student.fn("ppo_update")(agent, optimizer, batch_, cfg, np.random.default_rng(spec["seed"]))
+    want, failures = decode(spec["want"]), []
+    for net in ("actor", "critic"):
+        got = [np.asarray(p, dtype=float) for p in flatten(agent[net])]
+        where = first_difference(got, want[net], spec["tol"])
+        if where:
+            failures.append(f"the {net} after the update differs from the reference's at {where}")
+    return Verdict.of(failures, 2, "both networks match the reference after the update")

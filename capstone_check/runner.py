@@ -1,0 +1,204 @@
+"""Run a project's checks, each in a plain child process with a wall-time limit, and hand back each row as it ends.
+
+The checks of single pieces start first (they take a second each), the training checks after them, so the first
+verdict comes in seconds. Students run this on their own machines (Linux, macOS, Windows, Colab, a JupyterHub): no
+sandbox is needed there, and none is assumed. Where ``resource`` exists the child's memory is limited too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None
+
+EXPECTED = Path(__file__).parent / "expected"
+SLOWER = 3  # a student's laptop may be slower than the grading machine: wall-time limits are the course's times this
+_said = threading.Event()
+
+
+class CheckerError(Exception):
+    """The checker cannot run as asked (no expected values, an unknown project); the message says why."""
+
+
+@dataclass
+class Row:
+    """A check's line: its points, score and message, and the seconds from the start of the run to its end."""
+
+    check: str
+    name: str
+    points: float
+    score: float
+    passed: bool
+    message: str
+    seconds: float
+    final_only: bool = False  # not run here: it needs the reference at run time
+
+
+FINAL_ONLY = ("not checked here: final grading re-runs your training itself and replays every update against the "
+              "reference, which this kit does not hold")
+
+
+def expected(project: str) -> dict:
+    path = EXPECTED / f"{project}.json"
+    if not path.is_file():
+        have = ", ".join(sorted(p.stem for p in EXPECTED.glob("*.json"))) or "none"
+        raise CheckerError(f"no expected values for project {project} in this checker (it has: {have}); it is built "
+                           "by the course's `autograder release`")
+    return json.loads(path.read_text())
+
+
+def projects() -> list[str]:
+    return sorted(p.stem for p in EXPECTED.glob("*.json"))
+
+
+def limits_note(memory_mb: int | None) -> str:
+    """What this machine's checker enforces, said once."""
+    if resource is not None and hasattr(os, "fork") and memory_mb:
+        return ""
+    return ("note: on this machine each check runs in a plain child process with a wall-time limit only; memory and "
+            "CPU limits are not enforced here (final grading enforces them)")
+
+
+def _memory_limit(memory_mb: int | None):
+    if resource is None or not hasattr(os, "fork") or not memory_mb:
+        return None
+
+    def apply():
+        size = memory_mb * 2**20
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        except (ValueError, OSError):  # macOS refuses RLIMIT_AS: the wall-time limit stays
+            pass
+    return apply
+
+
+def _child_env() -> dict:
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[name] = "1"
+    return env
+
+
+def _child(spec_file: Path, data: dict, check: str, folder: Path, seed: int | None = None) -> dict:
+    """One child's result: the check's verdict, or with ``seed`` that seed's row of a per-seed check."""
+    spec = data["checks"][check]
+    seconds = spec["wall_seconds"] * SLOWER / (len(spec["seeds"]) if seed is not None else 1)
+    with tempfile.TemporaryDirectory(prefix="capstone-check-") as tmp:
+        request = {"expected": str(spec_file), "check": check, "folder": str(folder), "modules": data["modules"],
+                   "result": str(Path(tmp, "result.json")), "seed": seed}
+        Path(tmp, "request.json").write_text(json.dumps(request))
+        posix = os.name == "posix"
+        with open(Path(tmp, "output"), "w+b") as out:
+            proc = subprocess.Popen([sys.executable, "-m", "capstone_check.child", str(Path(tmp, "request.json"))],
+                                    cwd=tmp, env=_child_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                    preexec_fn=_memory_limit(data.get("memory_mb")) if posix else None,
+                                    start_new_session=posix)
+            try:
+                proc.wait(timeout=seconds)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            _stop(proc, posix)
+        return _result(Path(tmp, "result.json"), proc.returncode, timed_out, seconds)
+
+
+def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
+    fraction = min(max(float(result["fraction"]), 0.0), 1.0)
+    if spec["credit"] == "all_or_nothing" and fraction < 1.0:
+        fraction = 0.0
+    return Row(check, spec["name"], spec["points"], round(spec["points"] * fraction, 2), fraction >= 1.0,
+               result["message"] + spec.get("note", ""), seconds)
+
+
+def _decided(spec: dict, results: list[dict]) -> dict:
+    """A per-seed check's result from its seeds' rows (in seed order), or the first seed's failure."""
+    from capstone_check.child import per_seed
+
+    failed = next((r for r in results if r.get("status") != "ok" or "row" not in r), None)
+    if failed is not None:
+        return failed
+    verdict = per_seed(spec["kind"], "verdict")(spec, [r["row"] for r in results])
+    return {"fraction": verdict.fraction, "message": verdict.message}
+
+
+def _tasks(data: dict, wanted: list[str]) -> list[tuple[str, int | None, float]]:
+    """(check, seed or None, cost): a per-seed check is one task per seed, so two cores share its seeds."""
+    from capstone_check.child import PER_SEED
+
+    tasks = []
+    for check in wanted:
+        spec = data["checks"][check]
+        if spec["kind"] in PER_SEED and len(spec.get("seeds", [])) > 1:
+            tasks += [(check, seed, spec["cost"] / len(spec["seeds"])) for seed in spec["seeds"]]
+        else:
+            tasks.append((check, None, spec["cost"]))
+    return sorted(tasks, key=lambda task: task[2])
+
+
+def _stop(proc, posix: bool) -> None:
+    if posix:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    elif proc.poll() is None:
+        proc.kill()
+    proc.wait()
+
+
+def _result(path: Path, returncode: int, timed_out: bool, seconds: float) -> dict:
+    if timed_out:
+        return {"fraction": 0.0, "message": f"did not finish within {seconds:g} s; look for an endless loop or a "
+                                            "step far slower than needed"}
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {"fraction": 0.0, "message": f"the process running your code ended (exit status {returncode}) "
+                                            "before the check finished (does your code call sys.exit or os._exit?)"}
+
+
+def run_project(project: str, folder: Path, checks: list[str] | None = None, jobs: int | None = None):
+    """Yield each check's ``Row`` as it finishes, the checks of single pieces first."""
+    spec_file = EXPECTED / f"{project}.json"
+    data = expected(project)
+    wanted = [c for c in data["checks"] if checks is None or c in checks]
+    for check in wanted:
+        if data["checks"][check]["kind"] == "final_only":
+            yield Row(check, data["checks"][check]["name"], data["checks"][check]["points"], 0.0, False, FINAL_ONLY,
+                      0.0, final_only=True)
+    tasks = _tasks(data, [c for c in wanted if data["checks"][c]["kind"] != "final_only"])
+    shards: dict[str, dict] = {check: {} for check, _, _ in tasks}
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs or max(1, min(2, os.cpu_count() or 1))) as pool:
+        futures = {pool.submit(_child, spec_file, data, check, folder, seed): (check, seed)
+                   for check, seed, _ in tasks}
+        for future in as_completed(futures):
+            check, seed = futures[future]
+            spec = data["checks"][check]
+            if seed is None:
+                yield _row(check, spec, future.result(), time.perf_counter() - started)
+                continue
+            shards[check][seed] = future.result()
+            if len(shards[check]) == len(spec["seeds"]):
+                result = _decided(spec, [shards[check][s] for s in spec["seeds"]])
+                yield _row(check, spec, result, time.perf_counter() - started)
+
+
+def say_limits_once(memory_mb: int | None, write=print) -> None:
+    note = limits_note(memory_mb)
+    if note and not _said.is_set():
+        _said.set()
+        write(note)

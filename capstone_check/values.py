@@ -1,0 +1,109 @@
+"""The expected-values file's encoding, and the comparisons a check makes (the same tolerances as final grading's).
+
+Values are JSON with tags: ``{"__array__": ..., "dtype": ..., "shape": ...}`` for arrays, ``{"__tuple__": [...]}``,
+and a few objects the checks hand to student code: a seeded generator, one of the toy's reward functions, a group
+weight passed as an argument, a rollout segment.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _centred(r):
+    """A weight the checks pass to ``grpo_step`` as ``weight=`` (the README's "centred" weight)."""
+    return np.subtract(r, np.mean(r))
+
+
+def _leave_one_out_scaled(r):
+    """A weight the checks pass to ``grpo_step`` as ``weight=`` (the README's leave-one-out weight)."""
+    return np.multiply(np.size(r) / (np.size(r) - 1.0), np.subtract(r, np.mean(r)))
+
+
+WEIGHTS = {"centred": _centred, "leave-one-out": _leave_one_out_scaled}
+
+
+def decode(value):
+    """A value of the expected-values file as the object it stands for."""
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "__array__" in value:
+        return np.array(value["__array__"], dtype=value["dtype"]).reshape(value["shape"])
+    if "__tuple__" in value:
+        return tuple(decode(v) for v in value["__tuple__"])
+    if "__rng__" in value:
+        return np.random.default_rng(value["__rng__"])
+    if "__reward__" in value:
+        from rlkit import toy
+        return getattr(toy, value["__reward__"])
+    if "__weight__" in value:
+        return WEIGHTS[value["__weight__"]]
+    if "__segment__" in value:
+        from rlkit.cartpole import Segment
+        return Segment(**{k: decode(v) for k, v in value["__segment__"].items()})
+    return {k: decode(v) for k, v in value.items()}
+
+
+def numbers(value) -> np.ndarray | None:
+    """``value`` as a float array, or None when it is not numbers, is ragged, or holds NaN or inf."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    if array.dtype.kind not in "biuf":
+        return None
+    array = array.astype(float)
+    return array if np.all(np.isfinite(array)) else None
+
+
+def _within(got, want, tolerance) -> bool:
+    return bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
+
+
+def close(got, want, tolerance: float) -> bool:
+    """Same shape, finite, every entry within ``tolerance`` (absolute below 1, relative above)."""
+    got, want = numbers(got), np.asarray(want, dtype=float)
+    return got is not None and got.shape == want.shape and _within(got, want, tolerance)
+
+
+def close_where_defined(got, want, tolerance: float) -> bool:
+    """``close`` where ``want`` is defined; NaN exactly where it is NaN."""
+    try:
+        got, want = np.asarray(got, float), np.asarray(want, float)
+    except (TypeError, ValueError):
+        return False
+    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
+        return False
+    defined = ~np.isnan(want)
+    return _within(got[defined], want[defined], tolerance)
+
+
+def within_absolute(got, want, tolerance: float) -> bool:
+    array = numbers(got)
+    return array is not None and array.shape == np.shape(want) and not bool(np.any(np.abs(array - want) > tolerance))
+
+
+def exact_or_close(got, want, tolerance: float) -> bool:
+    return bool(got == want or abs(got - want) <= tolerance * max(1, abs(want)))
+
+
+COMPARE = {"close": close, "defined": close_where_defined, "absolute": within_absolute,
+           "exact_or_close": exact_or_close}
+
+
+def fmt(value) -> str:
+    try:
+        return np.array2string(np.asarray(value, dtype=float), precision=4, suppress_small=True, max_line_width=120,
+                               threshold=12)
+    except (TypeError, ValueError):
+        return repr(value)[:120]
+
+
+def difference(got, want) -> str:
+    try:
+        gaps = np.abs(np.asarray(got, float) - np.asarray(want, float))
+        return f"max |difference| {np.nanmax(gaps) if np.any(~np.isnan(gaps)) else float('nan'):.3g}"
+    except (TypeError, ValueError):
+        return "of another shape"

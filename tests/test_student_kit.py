@@ -1,0 +1,238 @@
+"""The students' bundle (``autograder.student_kit``): no answer inside, and the grader's verdicts on the public seeds.
+
+The bundle is built once from a copy of the kit's course folder whose private overlay holds distinctive grading seeds
+and a secret, and searched for them, for every solution marker, and (by syntax tree, not by file name) for the body
+of every reference function that holds a solution region and of every oracle function.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+import rlkit
+from autograder import paths
+from autograder.student_kit import build
+from conftest import copy_reference, mutate, quick_course_data, write_submission
+from mutants import ALL
+from student_kit_verdicts import TRAINING, bundle_scores, cached, digest, grader_scores, public_checks
+
+OVERLAY_SEEDS = [4_711_001, 81_500_213, 20_260_117]
+OVERLAY_SECRET = "overlay-secret-5b1f0c9e-not-for-students"
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS")
+
+
+@pytest.fixture(scope="session")
+def bundle(tmp_path_factory) -> Path:
+    course = tmp_path_factory.mktemp("course")
+    shutil.copy(paths.COURSE_FILE, course / "course.yml")
+    shutil.copytree(paths.ASSIGNMENTS, course / "assignments")
+    (course / "course.private.yml").write_text(json.dumps({"seeds": {"grading": OVERLAY_SEEDS},
+                                                           "secret": OVERLAY_SECRET}))
+    return build(course, tmp_path_factory.mktemp("student") / "kit")
+
+
+def _body(node) -> str:
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    return ast.dump(ast.Module(body=body, type_ignores=[]))
+
+
+def _trivial(node) -> bool:
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+               or (isinstance(s, ast.Raise) and "NotImplementedError" in ast.dump(s)) for s in body)
+
+
+def _functions(tree) -> list:
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def answers() -> dict[str, str]:
+    """Body -> where: every reference function holding a solution region, every oracle function, and every
+    reference and oracle module as a whole."""
+    found = {}
+    for path in paths.SOLUTIONS.rglob("*.py"):
+        source = path.read_text()
+        tree, lines = ast.parse(source), source.splitlines()
+        found[ast.dump(tree)] = str(path)
+        for fn in _functions(tree):
+            if any("BEGIN SOLUTION" in line for line in lines[fn.lineno - 1:fn.end_lineno]):
+                found[_body(fn)] = f"{path.name}:{fn.name}"
+    for path in (paths.PACKAGE / "projects").rglob("oracle.py"):
+        tree = ast.parse(path.read_text())
+        found[ast.dump(tree)] = str(path)
+        found.update({_body(fn): f"{path}:{fn.name}" for fn in _functions(tree) if not _trivial(fn)})
+    return found
+
+
+def shipped_code(bundle: Path) -> dict[str, str]:
+    """Body -> where, of every module, function and notebook code cell in the bundle."""
+    found = {}
+    sources = {str(p): p.read_text() for p in bundle.rglob("*.py")}
+    for notebook in bundle.rglob("*.ipynb"):
+        for i, cell in enumerate(json.loads(notebook.read_text())["cells"]):
+            if cell["cell_type"] == "code":
+                code = "".join(cell["source"])
+                sources[f"{notebook}[{i}]"] = "\n".join(line for line in code.splitlines()
+                                                        if not line.lstrip().startswith(("%", "!")))
+    for where, source in sources.items():
+        tree = ast.parse(source)
+        found[ast.dump(tree)] = where
+        found.update({_body(fn): f"{where}:{fn.name}" for fn in _functions(tree)})
+    return found
+
+
+def test_the_bundle_holds_no_reference_or_oracle_code(bundle):
+    shipped = shipped_code(bundle)
+    leaked = {where: shipped[body] for body, where in answers().items() if body in shipped}
+    assert not leaked, leaked
+    assert not any(p.name in ("oracle.py", "course.yml", "course.private.yml") for p in bundle.rglob("*"))
+    assert not (bundle / "autograder").exists() and not list(bundle.rglob("solutions"))
+
+
+def _texts(bundle: Path):
+    """Every file's bytes, the members of archives (npz, wheels) unpacked."""
+    for path in bundle.rglob("*"):
+        if path.is_file() and zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                for name in archive.namelist():
+                    yield f"{path}:{name}", archive.read(name)
+        elif path.is_file():
+            yield str(path), path.read_bytes()
+
+
+def test_the_bundle_holds_no_solution_marker_grading_seed_or_secret(bundle):
+    wanted = [m.encode() for m in MARKERS] + [str(s).encode() for s in OVERLAY_SEEDS] + [OVERLAY_SECRET.encode()]
+    found = [(where, text) for where, data in _texts(bundle) for text in wanted if text in data]
+    assert not found, found
+
+
+# ------------------------------------------------------------------------------------------------ the verdicts
+
+PROJECT_OF = {"A_ppo": "A", "B_ablations": "B", "C_diagnosis": "C", "D_grpo": "D"}
+PROJECT_OF_FOLDER = {pid: folder for folder, pid in PROJECT_OF.items()}
+
+
+def both(bundle: Path, root: Path, pid: str, checks: list[str], cache) -> tuple[dict, dict]:
+    """The grader's and the bundle's scores of ``checks``, each cached under a digest of its code and the
+    submission."""
+    submission = digest(root / PROJECT_OF_FOLDER[pid], extra=",".join(checks))
+    grader_key = digest(paths.PACKAGE, Path(rlkit.__file__).parent, extra=submission + paths.COURSE_FILE.read_text())
+    bundle_key = digest(bundle / "capstone_check", bundle / "rlkit", extra=submission)
+    return (cached(cache, f"grader/{pid}/{grader_key}", lambda: grader_scores(root, pid, checks)),
+            cached(cache, f"bundle/{pid}/{bundle_key}", lambda: bundle_scores(bundle, root, pid, checks)))
+
+
+
+def in_bundle(bundle: Path, pid: str) -> list[str]:
+    """The checks the bundle runs (those it leaves to final grading are listed but not run)."""
+    checks = json.loads((bundle / "capstone_check" / "expected" / f"{pid}.json").read_text())["checks"]
+    return [cid for cid, spec in checks.items() if spec["kind"] != "final_only"]
+
+
+@pytest.mark.parametrize("which", ["reference", "stubs"])
+@pytest.mark.parametrize("pid", ["A", "B", "C", "D"])
+def test_the_bundle_scores_the_reference_and_the_stubs_as_the_grader_does(bundle, pid, which, request):
+    root = paths.SOLUTIONS.parent / ("solutions" if which == "reference" else "assignments")
+    checks = in_bundle(bundle, pid)
+    grader, student = both(bundle, root, pid, checks, request.config.cache)
+    assert grader == student
+    assert all(score > 0 for score in grader.values()) if which == "reference" else not any(grader.values())
+
+
+def test_the_bundle_leaves_out_only_the_checks_that_need_the_reference_at_run_time(bundle):
+    """B's table and bar are credited only on the grader's replay of every update (proof of learning)."""
+    left_out = {cid for pid in "ABCD" for cid in set(public_checks(pid)) - set(in_bundle(bundle, pid))}
+    assert left_out == {"B.table", "B.bar"}
+
+
+@pytest.mark.parametrize("mutant", ALL, ids=[m.name for m in ALL])
+def test_the_bundle_scores_every_planted_bug_as_the_grader_does(bundle, mutant, tmp_path, request):
+    """Every check of the bundle on the mutant's project; of the training checks, the one the bug is planted for
+    (the others train for seconds to minutes each, and run on the reference and the stubs above)."""
+    pid = PROJECT_OF[mutant.folder]
+    root = copy_reference(tmp_path, mutant.folder)
+    reference = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text()
+    write_submission(root, mutate(reference, mutant.old, mutant.new), mutant.folder, mutant.module)
+    checks = [c for c in in_bundle(bundle, pid) if c not in TRAINING or c == mutant.check]
+    grader, student = both(bundle, root, pid, checks, request.config.cache)
+    assert grader == student
+
+
+def test_the_search_finds_answers_under_other_names(tmp_path):
+    """The search above compares syntax trees: a solution function or an oracle renamed into another file is found."""
+    source = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    tree = ast.parse(source)
+    solved = next(f for f in _functions(tree) if f.name == "price_exploit")
+    oracle = (paths.PACKAGE / "projects" / "d_grpo" / "oracle.py").read_text()
+    (tmp_path / "helpers.py").write_text("import numpy as np\n\n\n" + "\n".join(
+        source.splitlines()[solved.lineno - 1:solved.end_lineno]).replace("def price_exploit", "def harmless"))
+    (tmp_path / "judge.py").write_text(oracle.replace("def standardized", "def scale"))
+    shipped, found = shipped_code(tmp_path), answers()
+    leaked = {found[body] for body in found if body in shipped}
+    assert {"grpo.py:price_exploit", f"{paths.PACKAGE / 'projects' / 'd_grpo' / 'oracle.py'}:standardized"} <= leaked
+
+
+# ------------------------------------------------------------------------------------------------ where students work
+
+
+SITE = """import os, sys
+sys.modules["resource"] = None  # `import resource` fails, as on Windows
+if hasattr(os, "fork"):
+    del os.fork
+"""
+
+
+@pytest.fixture
+def windows_like(tmp_path, bundle) -> dict:
+    """An environment whose Pythons have no ``resource`` and no ``os.fork``, and whose PATH has no bubblewrap; the
+    bundle's packages come first on the path."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SITE)
+    (tmp_path / "bin").mkdir()
+    return {**os.environ, "PYTHONPATH": f"{tmp_path / 'site'}{os.pathsep}{bundle}", "PATH": str(tmp_path / "bin")}
+
+
+def test_without_resource_fork_or_bubblewrap_the_students_checker_runs_and_says_what_it_cannot_enforce(windows_like,
+                                                                                                      tmp_path):
+    probe = subprocess.run([sys.executable, "-c", "import os, resource"], env=windows_like, capture_output=True)
+    assert probe.returncode != 0
+    done = subprocess.run([sys.executable, "-m", "capstone_check", "D", "--folder", str(paths.SOLUTIONS / "D_grpo"),
+                           "--checks", "D.weights,D.kl_penalty,D.price_exploit"], env=windows_like, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("memory and CPU limits are not enforced here") == 1
+    assert done.stdout.count(" pass ") == 3 and "D total: 5/5" in done.stdout
+
+
+def test_without_resource_fork_or_bubblewrap_a_notebooks_check_cell_runs(windows_like, bundle):
+    notebook = json.loads((bundle / "capstone_check" / "projects" / "D_grpo" / "D_grpo.ipynb").read_text())
+    cell = next("".join(c["source"]) for c in notebook["cells"] if '"D.weights"' in "".join(c["source"]))
+    *body, last = cell.strip().splitlines()
+    code = "\n".join(body + [f"print('points', {last})"])
+    for folder, points in ((paths.SOLUTIONS, "2.0"), (paths.ASSIGNMENTS, "0.0")):
+        done = subprocess.run([sys.executable, "-c", code], cwd=folder / "D_grpo", env=windows_like,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and done.stdout.strip().endswith(f"points {points}"), done.stdout + done.stderr
+    assert "not implemented" in done.stdout
+
+
+def test_without_resource_fork_or_bubblewrap_the_kit_grades_with_a_plain_child_and_says_so(windows_like, tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "course.yml").write_text(yaml.safe_dump(quick_course_data({"D": ("D.weights", "D.kl_penalty")})))
+    env = {**windows_like, "PYTHONPATH": windows_like["PYTHONPATH"].split(os.pathsep)[0]}
+    done = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course), "grade",
+                           str(paths.SOLUTIONS), "--seeds", "public", "--projects", "D"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "3/3" in done.stdout.replace(" ", "") and "no resource limits or no fork" in done.stderr
