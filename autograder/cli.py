@@ -107,15 +107,28 @@ def cmd_check(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from autograder.gradescope import build_zip
+    from autograder.gradescope import build_zip, missing_secret
 
     course_file = course_file_of(args)
     course = load_course(course_file, args.private)  # the same overlay as every other command; a bad one fails here
+    projects = projects_option(args.projects, course)
+    missing = missing_secret(course, projects or list(course.projects))
+    if missing:
+        others = ",".join(pid for pid in course.projects if not missing_secret(course, [pid]))
+        without = f", build for the other projects (--projects {others})" if others else ""
+        raise UsageError(f"not building the zip: {missing}. Put that secret (the one `autograder c-logs` wrote the "
+                         f"logs with) in the overlay{without}, or set per_student: false in course.yml if everyone "
+                         "has the example logs")
     if course.private_overlay is None:
         err.print("[yellow]note:[/] no private overlay: Gradescope will grade with the placeholder grading seeds")
+    if projects is None and len(course.projects) > 1:
+        err.print(f"[yellow]note:[/] this zip grades whichever of {', '.join(course.projects)} an upload holds; "
+                  "make one Gradescope assignment per project, each with its own zip (--projects D)")
     private = Path(course.private_overlay) if course.private_overlay else None
-    out = build_zip(Path(args.out), private, course_file)
-    err.print(f"wrote {out}: upload it as the assignment's autograder (Gradescope: Configure Autograder, zip file)")
+    out = build_zip(Path(args.out), private, course_file, projects)
+    graded = f" for project{'s' * (len(projects) > 1)} {', '.join(projects)}" if projects else ""
+    err.print(f"wrote {out}{graded}: upload it as the assignment's autograder (Gradescope: Configure Autograder, "
+              "zip file)")
     return 0
 
 
@@ -248,6 +261,8 @@ def parser() -> argparse.ArgumentParser:
 
     z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
     z.add_argument("--out", default="autograder.zip", help="the zip to write (default: autograder.zip)")
+    z.add_argument("--projects", help="the projects this Gradescope assignment grades, e.g. D (default: whichever "
+                                      "an upload holds); one assignment per project is the usual way")
     course_option(z)
     z.add_argument("--private", help="private overlay with the grading seeds to build in (default: "
                                      "$AUTOGRADER_PRIVATE, then course.private.yml)")
