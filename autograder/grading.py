@@ -7,6 +7,7 @@ beside it.
 from __future__ import annotations
 
 import json
+import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -114,25 +115,57 @@ def _early(check, outcome: Outcome, ctx: Context) -> None:
         pass
 
 
-def _within_budget(request: dict, limits, runtime_dir: Path, deadline: float, budget: float) -> Outcome:
-    """``run_check`` with its wall-time limit cut to what is left of the submission's budget; a check the budget
-    does not reach is not started, and one it cuts short says so."""
-    left = deadline - time.monotonic()
-    said = (f"the submission's time budget ({budget:g} s, course.yml's limits.submission_seconds) ran out "
-            "{} this check; an earlier check that hangs or runs far too long is the likely cause")
+class Budget:
+    """The submission's time budget (course.yml's ``limits.submission_seconds``), spent by each check's own time: the
+    CPU its child used, never the time it spent waiting for a busy machine, so a slow or loaded grading machine
+    spends none of it. A check stopped at its own wall-time limit spends that wall time: a hang that sleeps computes
+    nothing, but it holds the submission up all the same."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self._spent: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def left(self) -> float:
+        with self._lock:
+            return self.seconds - sum(self._spent.values())
+
+    def charge(self, check_id: str, outcome: Outcome) -> None:
+        cost = outcome.seconds if outcome.status == "timeout" else outcome.cpu_seconds
+        with self._lock:
+            self._spent[check_id] = self._spent.get(check_id, 0.0) + cost
+
+    def spenders(self) -> str:
+        """The checks that spent the most, as a message names them: ``D.k_sweep 301 s, B.bar 190 s``."""
+        with self._lock:
+            spent = sorted(((s, c) for c, s in self._spent.items() if s >= 0.5), reverse=True)
+        shown = ", ".join(f"{cid} {seconds:.0f} s" for seconds, cid in spent[:4])
+        return shown + (f" and {len(spent) - 4} more" if len(spent) > 4 else "") if shown else "no other check"
+
+
+def _within_budget(check_id: str, request: dict, limits, runtime_dir: Path, budget: Budget) -> Outcome:
+    """``run_check`` with its CPU-time limit cut to what is left of the submission's budget; a check the budget
+    does not reach is not started, and one it cuts short says so. Each names the checks that spent the budget."""
+    left = budget.left()
+    said = (f"the submission's time budget ({budget.seconds:g} s of the checks' own CPU time, course.yml's "
+            "limits.submission_seconds) ran out {}; the checks that spent it: {}")
     if left <= 0:
-        return Outcome("timeout", 0.0, message=said.format("before"))
-    outcome = run_check(request, limits.model_copy(update={"wall_seconds": min(limits.wall_seconds, left)}),
+        return Outcome("timeout", 0.0, message=said.format("before this check started", budget.spenders()))
+    cut = left < limits.cpu_seconds
+    outcome = run_check(request, limits.model_copy(update={"cpu_seconds": min(limits.cpu_seconds, left)}),
                         runtime_dir)
-    if outcome.status == "timeout" and left < limits.wall_seconds:
-        outcome.message = said.format("during")
+    budget.charge(check_id, outcome)
+    if cut and outcome.status == "crashed" and "of CPU" in outcome.message:  # stopped by the budget's CPU limit
+        outcome = Outcome("timeout", outcome.seconds, message=said.format(
+            f"during this check, after it used {outcome.cpu_seconds:.0f} s", budget.spenders()),
+            cpu_seconds=outcome.cpu_seconds)
     return outcome
 
 
 def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) -> list[Outcome | None]:
     """Run every planned check that has a folder in the sandbox, per-seed checks split across children, longest
     first, all within the submission's time budget."""
-    deadline = time.monotonic() + course.limits.submission_seconds
+    budget = Budget(course.limits.submission_seconds)
     tasks = [(i, shard, item.check.cost * len(shard))  # (index in checks, seeds for this child, cost)
              for i, item in enumerate(checks) if item.folder is not None for shard in item.shards()]
     tasks.sort(key=lambda task: -task[2])
@@ -142,8 +175,7 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
         item = checks[i]
         ctx = _prepare(item.check, item.context_for(shard))
         outcome = ctx if isinstance(ctx, Outcome) else _within_budget(
-            item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, deadline,
-            course.limits.submission_seconds)
+            item.check_id, item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, budget)
         _early(item.check, outcome, item.context_for(shard))
         if progress:
             progress(item.check_id, len(tasks))
