@@ -257,6 +257,8 @@ def parser() -> argparse.ArgumentParser:
                    "(e.g. tcp://head:8786), a task per student; needs the dask extra")
     a.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
                    "student code cannot be isolated (no bubblewrap, not root)")
+    a.add_argument("--regrade", choices=["timed-out", "crashed", "all"], help="grade again the students whose kept "
+                   "grading timed out (or crashed, or all of them), though their files have not changed")
     a.set_defaults(run=cmd_grade_all)  # in autograder.class_command
 
     z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
