@@ -36,10 +36,10 @@ def note_placeholder_seeds(course, seed_set: str) -> None:
 
 
 def _advance_per_check(bar):
-    """The ``progress`` callback of ``grade``: one step per finished child, named after its check."""
-    def advance(check_id: str, total: int) -> None:
+    """The ``progress`` callback of ``grade``: how many checks are done, of how many, and which ended last."""
+    def advance(what: str, done: int, total: int) -> None:
         bar.total(total)
-        bar.advance(check_id)
+        bar.at(done, what)
     return advance
 
 
@@ -194,6 +194,11 @@ def cmd_init(args) -> int:
     return 0
 
 
+DESCRIPTION = ("Grade the capstone projects of D2L §15.7. Students: `autograder check D` runs the public checks on "
+               "your D_grpo folder. Instructors: `autograder init DIR` makes a course folder; `grade`, `grade-all`, "
+               "`compare`, `release`, `c-logs` and `gradescope` work on the course folder you are in (or --course "
+               "DIR). Each command's --help says more.")
+
 COURSE_HELP = ("the course folder (holding course.yml), or a course file to use instead of its course.yml "
                "(default: the working directory or the nearest folder above it that holds course.yml)")
 
@@ -201,7 +206,7 @@ COURSE_HELP = ("the course folder (holding course.yml), or a course file to use 
 def parser() -> argparse.ArgumentParser:
     from autograder.class_command import cmd_grade_all  # it builds on this module's helpers
 
-    top = argparse.ArgumentParser(prog="autograder", description=__doc__)
+    top = argparse.ArgumentParser(prog="autograder", description=DESCRIPTION)
     top.add_argument("--course", metavar="DIR", help=COURSE_HELP)
     commands = top.add_subparsers(dest="command", required=True)
 

@@ -169,6 +169,8 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
     tasks = [(i, shard, item.check.cost * len(shard))  # (index in checks, seeds for this child, cost)
              for i, item in enumerate(checks) if item.folder is not None for shard in item.shards()]
     tasks.sort(key=lambda task: -task[2])
+    unfinished = {i: sum(1 for task in tasks if task[0] == i) for i, _, _ in tasks}  # children left per check
+    total, counted = len(unfinished), threading.Lock()
 
     def run(task):
         i, shard, _ = task
@@ -177,8 +179,10 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
         outcome = ctx if isinstance(ctx, Outcome) else _within_budget(
             item.check_id, item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, budget)
         _early(item.check, outcome, item.context_for(shard))
-        if progress:
-            progress(item.check_id, len(tasks))
+        with counted:  # a check is done when its last child is: one step per check, per-seed ones included
+            unfinished[i] -= 1
+            if progress and unfinished[i] == 0:
+                progress(item.check_id, total - sum(1 for left in unfinished.values() if left), total)
         return outcome
 
     with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
@@ -225,8 +229,8 @@ def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
           checks: list[str] | None = None, public_only: bool = False, jobs: int | None = None,
           progress=None, student: str | None = None) -> Graded:
-    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(check_id, total)`` hears each
-    child's end.
+    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(what, done, total)`` hears
+    grading start and each check end (a per-seed check when its last child ends).
 
     ``student`` is the student's id when known (grade-all's folder name, Gradescope's metadata, ``--student``): checks
     that depend on who the student is (C's own logs) judge with it and the course secret.
@@ -234,6 +238,8 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
     path = Path(path)
     jail.check_isolation(course, seed_set)
     planned_checks = plan(path, course, seed_set, projects, checks, public_only, student)
+    if progress:  # the number of checks from the start, never "0/?"
+        progress("importing the modules", 0, sum(1 for item in planned_checks if item.folder is not None))
     failed = _failed_imports(course, planned_checks, jobs)
     runnable = [item.without_folder() if item.project in failed else item for item in planned_checks]
     outcomes = _sandbox_runs(course, runnable, jobs, progress)

@@ -59,3 +59,5 @@ def test_a_submission_without_the_project_still_gets_a_report(tmp_path, capsys):
 def test_the_module_entry_point_works():
     done = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "grade" in done.stdout and "release" in done.stdout
+    assert "thin layer" not in done.stdout and "``" not in done.stdout  # said to users, not to the kit's developers
+    assert "autograder check D" in done.stdout and "autograder init DIR" in done.stdout
