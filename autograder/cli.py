@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import warnings
 from pathlib import Path
 
 from rich.console import Console
@@ -289,10 +290,23 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def say_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one line for the person at the terminal: what it says, without Python's file, line and source
+    (the kit's warnings, such as the sandbox's "student code will run as root", are meant for the instructor)."""
+    err.print(f"[yellow]warning:[/] {escape(str(message))}", highlight=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if getattr(args, "insecure", False):
         os.environ["AUTOGRADER_INSECURE"] = "1"
+    with warnings.catch_warnings():
+        warnings.showwarning = say_warning
+        warnings.filterwarnings("once", category=RuntimeWarning, module=r"autograder\.")  # once a run, not per check
+        return _run(args)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except (UsageError, CourseError, KitError, paths.CourseNotFound, ClusterError) as exc:
