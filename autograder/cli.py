@@ -183,7 +183,25 @@ def cmd_release(args) -> int:
             bar.advance(f"{folder} done")
     for folder in released:
         err.print(f"released {folder.relative_to(root) if folder.is_relative_to(root) else folder}")
+    released_ids = [pid for pid, p in PROJECTS.items() if p.folder in folders]
+    try:
+        note_secret(load_course(root / paths.COURSE_NAME), released_ids)
+    except CourseError:  # the release is done; a bad course file is said by the next command that grades
+        pass
     return 0
+
+
+def note_secret(course, projects: list[str]) -> None:
+    """Say, where a project needs the course secret, that it does and where it goes (with a fresh one to paste):
+    without it, its personal files cannot be written or graded."""
+    import secrets
+
+    from autograder.plan import secret_wanted
+
+    for why in secret_wanted(course, projects):
+        err.print(f"[yellow]note:[/] {escape(why)}: put the course secret in course.private.yml beside the grading "
+                  f"seeds, for example `secret: {secrets.token_urlsafe(24)}` (private, and unchanged all term), "
+                  "before making each student's own (see the README)", highlight=False)
 
 
 def cmd_init(args) -> int:
@@ -192,6 +210,8 @@ def cmd_init(args) -> int:
     folder = init_course(Path(args.folder))
     err.print(f"made the course folder {folder}: `cd {args.folder}` and `autograder grade solutions` grades the "
               "reference; put your grading seeds in course.private.yml (see the README)")
+    course = load_course(folder / paths.COURSE_NAME, private=False)
+    note_secret(course, list(course.projects))
     return 0
 
 
