@@ -134,8 +134,8 @@ def cmd_gradescope(args) -> int:
 
 
 def _judged_details(report, pid: str) -> dict[str, dict]:
-    """Project ``pid``'s checks' details, those that failed to run left out: what its figures overlay."""
-    return {c.id: c.details for c in report.projects[pid].checks if c.status is None}
+    """Project ``pid``'s checks' details, those that failed to run as empty: what its figures overlay."""
+    return report.projects[pid].figures_data()
 
 
 def cmd_compare(args) -> int:
