@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from autograder.budget import Budget, within_budget
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.plan import PlannedCheck, plan, project_folder
@@ -115,53 +116,6 @@ def _early(check, outcome: Outcome, ctx: Context) -> None:
         pass
 
 
-class Budget:
-    """The submission's time budget (course.yml's ``limits.submission_seconds``), spent by each check's own time: the
-    CPU its child used, never the time it spent waiting for a busy machine, so a slow or loaded grading machine
-    spends none of it. A check stopped at its own wall-time limit spends that wall time: a hang that sleeps computes
-    nothing, but it holds the submission up all the same."""
-
-    def __init__(self, seconds: float):
-        self.seconds = seconds
-        self._spent: dict[str, float] = {}
-        self._lock = threading.Lock()
-
-    def left(self) -> float:
-        with self._lock:
-            return self.seconds - sum(self._spent.values())
-
-    def charge(self, check_id: str, outcome: Outcome) -> None:
-        cost = outcome.seconds if outcome.status == "timeout" else outcome.cpu_seconds
-        with self._lock:
-            self._spent[check_id] = self._spent.get(check_id, 0.0) + cost
-
-    def spenders(self) -> str:
-        """The checks that spent the most, as a message names them: ``D.k_sweep 301 s, B.bar 190 s``."""
-        with self._lock:
-            spent = sorted(((s, c) for c, s in self._spent.items() if s >= 0.5), reverse=True)
-        shown = ", ".join(f"{cid} {seconds:.0f} s" for seconds, cid in spent[:4])
-        return shown + (f" and {len(spent) - 4} more" if len(spent) > 4 else "") if shown else "no other check"
-
-
-def _within_budget(check_id: str, request: dict, limits, runtime_dir: Path, budget: Budget) -> Outcome:
-    """``run_check`` with its CPU-time limit cut to what is left of the submission's budget; a check the budget
-    does not reach is not started, and one it cuts short says so. Each names the checks that spent the budget."""
-    left = budget.left()
-    said = (f"the submission's time budget ({budget.seconds:g} s of the checks' own CPU time, course.yml's "
-            "limits.submission_seconds) ran out {}; the checks that spent it: {}")
-    if left <= 0:
-        return Outcome("timeout", 0.0, message=said.format("before this check started", budget.spenders()))
-    cut = left < limits.cpu_seconds
-    outcome = run_check(request, limits.model_copy(update={"cpu_seconds": min(limits.cpu_seconds, left)}),
-                        runtime_dir)
-    budget.charge(check_id, outcome)
-    if cut and outcome.status == "crashed" and "of CPU" in outcome.message:  # stopped by the budget's CPU limit
-        outcome = Outcome("timeout", outcome.seconds, message=said.format(
-            f"during this check, after it used {outcome.cpu_seconds:.0f} s", budget.spenders()),
-            cpu_seconds=outcome.cpu_seconds)
-    return outcome
-
-
 def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) -> list[Outcome | None]:
     """Run every planned check that has a folder in the sandbox, per-seed checks split across children, longest
     first, all within the submission's time budget."""
@@ -176,7 +130,7 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
         i, shard, _ = task
         item = checks[i]
         ctx = _prepare(item.check, item.context_for(shard))
-        outcome = ctx if isinstance(ctx, Outcome) else _within_budget(
+        outcome = ctx if isinstance(ctx, Outcome) else within_budget(
             item.check_id, item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, budget)
         _early(item.check, outcome, item.context_for(shard))
         with counted:  # a check is done when its last child is: one step per check, per-seed ones included

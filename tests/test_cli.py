@@ -73,7 +73,7 @@ def test_a_warning_is_one_line_for_the_instructor_said_once(tmp_path, monkeypatc
             warnings.warn(f"running as root, but uid {uid} cannot run this Python", RuntimeWarning)
         return 0
 
-    monkeypatch.setattr("autograder.cli.cmd_init", warns)
+    monkeypatch.setattr("autograder.course_commands.cmd_init", warns)
     assert main(["init", str(tmp_path / "course")]) == 0
     said = capsys.readouterr().err
     assert said.count("warning: running as root, but uid 61000") == 1 and "uid 61001" in said
