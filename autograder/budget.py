@@ -24,10 +24,9 @@ class Budget:
         with self._lock:
             return self.seconds - sum(self._spent.values())
 
-    def charge(self, check_id: str, outcome: Outcome) -> None:
-        cost = outcome.seconds if outcome.status == "timeout" else outcome.cpu_seconds
+    def charge(self, check_id: str, seconds: float) -> None:
         with self._lock:
-            self._spent[check_id] = self._spent.get(check_id, 0.0) + cost
+            self._spent[check_id] = self._spent.get(check_id, 0.0) + seconds
 
     def spenders(self) -> str:
         """The checks that spent the most, as a message names them: ``D.k_sweep 301 s, B.bar 190 s``."""
@@ -48,9 +47,10 @@ def within_budget(check_id: str, request: dict, limits, runtime_dir: Path, budge
     cut = left < limits.cpu_seconds
     outcome = run_check(request, limits.model_copy(update={"cpu_seconds": min(limits.cpu_seconds, left)}),
                         runtime_dir)
-    budget.charge(check_id, outcome)
-    if cut and outcome.status == "crashed" and "of CPU" in outcome.message:  # stopped by the budget's CPU limit
-        outcome = Outcome("timeout", outcome.seconds, message=said.format(
-            f"during this check, after it used {outcome.cpu_seconds:.0f} s", budget.spenders()),
-            cpu_seconds=outcome.cpu_seconds)
+    if cut and outcome.status == "crashed" and "of CPU" in outcome.message:  # stopped by the budget's CPU limit,
+        used = max(outcome.cpu_seconds, left)  # so it used at least what was left (a reading may lag behind)
+        budget.charge(check_id, used)
+        return Outcome("timeout", outcome.seconds, message=said.format(
+            f"during this check, after it used {used:.0f} s", budget.spenders()), cpu_seconds=used)
+    budget.charge(check_id, outcome.seconds if outcome.status == "timeout" else outcome.cpu_seconds)
     return outcome

@@ -2,7 +2,7 @@
 
 A check's child may run under bubblewrap, whose outer process never waits for the processes inside, so the
 resource usage ``wait4`` reports for it holds none of their time. Read from /proc while the check runs, each live
-process of the tree counts its own time and the time of the children it has reaped; sampled a few times a second, the
+process of the tree counts its own time and the time of the children it has reaped; sampled twice a second, the
 largest reading is the check's CPU up to the last fraction of a second.
 """
 
