@@ -7,10 +7,12 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: grade test release clean
 
 # An existing venv is kept: making it again over itself with another interpreter would mix two Pythons.
+# setuptools' banner about editable installs (folders named like the package may shadow it) is known and harmless here:
+# filtered by its text, nothing else.
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,dask,test]'
+	PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,dask,test]'
 	touch $(STAMP)
 
 grade: $(STAMP)  ## grade the bundled reference solutions and print the score table

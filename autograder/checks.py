@@ -224,6 +224,8 @@ class Project:
     ``knows_student``: the checks judge with the student's id and the course secret (C's own logs); other projects'
     checks are never told either.
     ``commands``: ``commands(subparsers, course_option)`` adds the project's own CLI commands (C's ``c-logs``).
+    ``needs_secret``: ``needs_secret(project_config)`` says, in a sentence, why a course configured so cannot grade
+    the project without the course secret (C's per-student logs), or None when it can.
     """
 
     id: str
@@ -237,6 +239,7 @@ class Project:
     own_files: tuple[str, ...] = ()
     knows_student: bool = False
     commands: Callable[..., None] | None = None
+    needs_secret: Callable[..., str | None] | None = None
 
     @classmethod
     def of(cls, id: str, title: str, folder: str, modules: tuple[str, ...], checks: list[type[Check]],

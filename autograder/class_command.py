@@ -21,7 +21,7 @@ def _grade_all_on_cluster(args, root, out, course, advance, projects):
 
 
 def cmd_grade_all(args) -> int:
-    from autograder.classroom import Interrupted, assigned_projects, grade_all
+    from autograder.classroom import Interrupted, assigned_projects, forget, grade_all, students_in
     from autograder.report.summary import write_summary
 
     root, out = Path(args.root), Path(args.out)
@@ -37,9 +37,14 @@ def cmd_grade_all(args) -> int:
     course = load_course(course_file_of(args), args.private)
     projects = assigned_projects(root, course, projects_option(args.projects, course))
     note_placeholder_seeds(course, args.seeds)
+    if args.regrade:
+        again = forget(out, args.regrade)
+        err.print(f"regrading {len(again)} student{'s' * (len(again) != 1)} ({args.regrade})"
+                  + (f": {', '.join(again[:10])}{' and more' if len(again) > 10 else ''}" if again else ""),
+                  highlight=False)
     err.print(f"grading project{'s' if len(projects) > 1 else ''} {', '.join(projects)}"
               f"{'' if args.projects else ' (those found in the class; --projects to choose)'}", highlight=False)
-    with progress_bar("class", console=err) as bar:
+    with progress_bar("class", total=len(students_in(root)), console=err) as bar:
         def advance(student: str, done: int, total: int) -> None:
             bar.total(total)
             bar.advance(f"{student} done")

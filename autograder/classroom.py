@@ -101,6 +101,25 @@ def _digest_file(digest, path: Path) -> None:
             digest.update(chunk)
 
 
+REGRADE = {"timed-out": "timed out", "crashed": "crashed", "all": ""}  # --regrade: which kept gradings to redo
+
+
+def forget(out: Path, which: str) -> list[str]:
+    """Make the next run regrade the students of ``out`` whose kept grading matches ``which`` (``REGRADE``'s keys:
+    those whose status says timed out, or crashed, or all): their fingerprint goes, their report stays until the
+    regrade replaces it. Returns those students."""
+    problem, forgotten = REGRADE[which], []
+    for stamp in sorted(out.glob(f"*/{FINGERPRINT}")) if out.is_dir() else []:
+        try:
+            status = what_happened(Report.load(stamp.parent / "report.json"))
+        except (OSError, ValueError, KeyError, TypeError):
+            status = "unreadable"  # a report that cannot be read is graded again in any case
+        if problem in status:
+            stamp.unlink()
+            forgotten.append(stamp.parent.name)
+    return forgotten
+
+
 def _write_atomically(path: Path, text: str) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text, encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import warnings
 from pathlib import Path
 
 from rich.console import Console
@@ -13,7 +14,7 @@ from autograder import paths
 from autograder.cluster import ClusterError  # imports no Dask: that waits for --scheduler
 from autograder.config import CourseError, load_course
 from autograder.grading import figures_of, grade
-from autograder.student_kit.command import add_student_kit, student_kit
+from autograder.student_kit.command import add_student_kit
 from autograder.kit import KitError
 from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
@@ -37,10 +38,10 @@ def note_placeholder_seeds(course, seed_set: str) -> None:
 
 
 def _advance_per_check(bar):
-    """The ``progress`` callback of ``grade``: one step per finished child, named after its check."""
-    def advance(check_id: str, total: int) -> None:
+    """The ``progress`` callback of ``grade``: how many checks are done, of how many, and which ended last."""
+    def advance(what: str, done: int, total: int) -> None:
         bar.total(total)
-        bar.advance(check_id)
+        bar.at(done, what)
     return advance
 
 
@@ -107,22 +108,9 @@ def cmd_check(args) -> int:
     return _grade_and_report(folder, course, args, "public", public_only=True)
 
 
-def cmd_gradescope(args) -> int:
-    from autograder.gradescope import build_zip
-
-    course_file = course_file_of(args)
-    course = load_course(course_file, args.private)  # the same overlay as every other command; a bad one fails here
-    if course.private_overlay is None:
-        err.print("[yellow]note:[/] no private overlay: Gradescope will grade with the placeholder grading seeds")
-    private = Path(course.private_overlay) if course.private_overlay else None
-    out = build_zip(Path(args.out), private, course_file)
-    err.print(f"wrote {out}: upload it as the assignment's autograder (Gradescope: Configure Autograder, zip file)")
-    return 0
-
-
 def _judged_details(report, pid: str) -> dict[str, dict]:
-    """Project ``pid``'s checks' details, those that failed to run left out: what its figures overlay."""
-    return {c.id: c.details for c in report.projects[pid].checks if c.status is None}
+    """Project ``pid``'s checks' details, those that failed to run as empty: what its figures overlay."""
+    return report.projects[pid].figures_data()
 
 
 def cmd_compare(args) -> int:
@@ -154,35 +142,10 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def cmd_release(args) -> int:
-    root = _course_root(args)
-    from autograder.release import ReleaseError, release_project  # needs nbgrader (the `nbgrader` extra)
-
-    solutions = root / "solutions"
-    if not solutions.is_dir():
-        raise ReleaseError(f"expected the reference solutions in {solutions}, found no such folder")
-    folders = args.projects or sorted(p.name for p in solutions.iterdir() if p.is_dir() and not p.name.startswith("."))
-    released = []
-    with progress_bar("releasing", total=len(folders), console=err) as bar:
-        for folder in folders:
-            bar.advance(f"{folder} (nbgrader generate_assignment)", steps=0)
-            released.append(release_project(folder, solutions, root / "assignments"))
-            bar.advance(f"{folder} done")
-    for folder in released:
-        err.print(f"released {folder.relative_to(root) if folder.is_relative_to(root) else folder}")
-    if not args.projects:  # every project released: the students' bundle of them too
-        return student_kit(root, None, wheel=False)
-    return 0
-
-
-def cmd_init(args) -> int:
-    from autograder.kit import init_course
-
-    folder = init_course(Path(args.folder))
-    err.print(f"made the course folder {folder}: `cd {args.folder}` and `autograder grade solutions` grades the "
-              "reference; put your grading seeds in course.private.yml (see the README)")
-    return 0
-
+DESCRIPTION = ("Grade the capstone projects of D2L §15.7. Students: `autograder check D` runs the public checks on "
+               "your D_grpo folder. Instructors: `autograder init DIR` makes a course folder; `grade`, `grade-all`, "
+               "`compare`, `release`, `c-logs` and `gradescope` work on the course folder you are in (or --course "
+               "DIR). Each command's --help says more.")
 
 COURSE_HELP = ("the course folder (holding course.yml), or a course file to use instead of its course.yml "
                "(default: the working directory or the nearest folder above it that holds course.yml)")
@@ -191,8 +154,9 @@ COURSE_HELP = ("the course folder (holding course.yml), or a course file to use 
 def parser() -> argparse.ArgumentParser:
     from autograder.class_command import cmd_grade_all  # it builds on this module's helpers
     from autograder.similarity.command import add_command as add_similarity
+    from autograder.course_commands import cmd_gradescope, cmd_init, cmd_release
 
-    top = argparse.ArgumentParser(prog="autograder", description=__doc__)
+    top = argparse.ArgumentParser(prog="autograder", description=DESCRIPTION)
     top.add_argument("--course", metavar="DIR", help=COURSE_HELP)
     commands = top.add_subparsers(dest="command", required=True)
 
@@ -250,11 +214,15 @@ def parser() -> argparse.ArgumentParser:
                    "student code cannot be isolated (no bubblewrap, not root)")
     a.add_argument("--similarity", action="store_true", help="also write the staff-only similarity report "
                    "(similarity.html, similarity.csv) into --out, as `autograder similarity` does")
+    a.add_argument("--regrade", choices=["timed-out", "crashed", "all"], help="grade again the students whose kept "
+                   "grading timed out (or crashed, or all of them), though their files have not changed")
     a.set_defaults(run=cmd_grade_all)  # in autograder.class_command
     add_similarity(commands, course_option)  # `autograder similarity`, in autograder.similarity.command
 
     z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
     z.add_argument("--out", default="autograder.zip", help="the zip to write (default: autograder.zip)")
+    z.add_argument("--projects", help="the projects this Gradescope assignment grades, e.g. D (default: whichever "
+                                      "an upload holds); one assignment per project is the usual way")
     course_option(z)
     z.add_argument("--private", help="private overlay with the grading seeds to build in (default: "
                                      "$AUTOGRADER_PRIVATE, then course.private.yml)")
@@ -276,10 +244,23 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def say_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one line for the person at the terminal: what it says, without Python's file, line and source
+    (the kit's warnings, such as the sandbox's "student code will run as root", are meant for the instructor)."""
+    err.print(f"[yellow]warning:[/] {escape(str(message))}", highlight=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if getattr(args, "insecure", False):
         os.environ["AUTOGRADER_INSECURE"] = "1"
+    with warnings.catch_warnings():
+        warnings.showwarning = say_warning
+        warnings.filterwarnings("once", category=RuntimeWarning, module=r"autograder\.")  # once a run, not per check
+        return _run(args)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except (UsageError, CourseError, KitError, paths.CourseNotFound, ClusterError) as exc:

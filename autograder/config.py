@@ -36,8 +36,9 @@ class Limits(_Strict):
     processes: int = Field(default=64, gt=0, description="processes (and threads) a check may run at once")
     sandbox_uids: tuple[int, int] = Field(default=(61000, 61063), description="first and last uid a grader "
                                           "running as root hands out, one per running check")
-    submission_seconds: float = Field(default=540, gt=0, description="wall time all checks of one submission may "
-                                      "take together; checks it does not reach score 0 with a sentence")
+    submission_seconds: float = Field(default=540, gt=0, description="time all checks of one submission may take "
+                                      "together, counted as each check's own CPU time (a check stopped at its wall "
+                                      "limit counts that wall time); checks it does not reach score 0 with a sentence")
     import_seconds: float = Field(default=20, gt=0, description="wall and CPU time of the one child per project "
                                   "that imports the student's modules before any check runs")
     result_mb: float = Field(default=2, gt=0, description="largest result a check's child may hand back")

@@ -27,13 +27,17 @@ SETUP = """#!/usr/bin/env bash
 # Jupyter, no nbgrader) in a venv; the kit itself runs from this folder (run_autograder puts it on PYTHONPATH).
 set -euo pipefail
 apt-get update -qq && apt-get install -y -qq python3 python3-pip python3-venv bubblewrap > /dev/null
-python3 -m venv /autograder/venv
+# The venv is made from the system's Python, never from whichever python3 comes first on PATH: each check's child
+# runs as a uid of its own, which must be able to run that Python (one under root's home, such as pyenv's or
+# conda's, it cannot, and student code would then run as root). --prepare below refuses an image where it cannot.
+/usr/bin/python3 -m venv /autograder/venv
 /autograder/venv/bin/python -m pip install --quiet --upgrade pip
 /autograder/venv/bin/python -m pip install --quiet -r /autograder/source/requirements.txt
 # What grading can make before any submission comes (Project C's fresh runs for the grading seeds) is made once, into
-# the image: every submission then reads it instead of training it again.
+# the image: every submission then reads it instead of training it again. It first checks that the image can grade
+# as built: the sandbox's uids can run the venv's Python, and the course secret is there if Project C needs it.
 mkdir -p /autograder/cache
-AUTOGRADER_CACHE=/autograder/cache PYTHONPATH=/autograder/source /autograder/venv/bin/python -m autograder.gradescope \
+AUTOGRADER_CACHE=/autograder/cache PYTHONPATH=/autograder/source /autograder/venv/bin/python -m autograder.gradescope \\
     --prepare /autograder
 # The kit, its oracles, the private overlay and the cache are root's alone: student code runs as a uid of its own,
 # under bubblewrap, and reads none of them (it imports a copy of the runtime without the oracles, made for each run).
@@ -50,6 +54,7 @@ exec "${AUTOGRADER_PYTHON:-/autograder/venv/bin/python}" -m autograder.gradescop
 """
 
 DISTRIBUTION = "rl-capstone-kit"
+ASSIGNMENT = "assignment.json"  # in the zip: the projects this Gradescope assignment grades (--projects)
 
 
 def core_requirements() -> list[str]:
@@ -77,9 +82,10 @@ def _kit_files() -> list[tuple[Path, str]]:
     return files
 
 
-def build_zip(out: Path, private: Path | None = None, course_file: Path | None = None) -> Path:
+def build_zip(out: Path, private: Path | None = None, course_file: Path | None = None,
+              projects: list[str] | None = None) -> Path:
     """The zip to upload as the assignment's autograder: setup.sh, run_autograder, requirements.txt, the course file
-    and the kit's code.
+    and the kit's code; with ``projects``, the projects this assignment grades (every other is left ungraded).
 
     The reference solutions are left out; the instructor's private overlay, if given, goes in as course.private.yml so
     Gradescope grades with the real grading seeds (students never see the autograder zip).
@@ -97,7 +103,30 @@ def build_zip(out: Path, private: Path | None = None, course_file: Path | None =
             archive.write(path, name)
         if private is not None:
             archive.write(private, paths.PRIVATE_NAME)
+        if projects:
+            archive.writestr(ASSIGNMENT, json.dumps({"projects": list(projects)}))
     return out
+
+
+def assigned(course) -> list[str] | None:
+    """The projects this Gradescope assignment grades, as the zip was built (``--projects``); None when it names
+    none, and every project of the course the upload holds is graded."""
+    try:
+        wanted = json.loads((paths.BUNDLED / ASSIGNMENT).read_text())["projects"]
+    except FileNotFoundError:
+        return None
+    return [pid for pid in course.projects if pid in wanted]
+
+
+def missing_secret(course, projects: list[str]) -> str:
+    """What to say when ``projects`` need the course secret and the course has none ("" when nothing is missing)."""
+    from autograder.plan import secret_wanted
+
+    why = secret_wanted(course, projects)
+    if not why:
+        return ""
+    return (f"{why[0]}, but the private overlay ({course.private_overlay or 'none found'}) holds no `secret:`, so "
+            "no student's own logs can be graded")
 
 
 def arrange(submission: Path, workdir: Path) -> Path:
@@ -163,13 +192,34 @@ def graded_course():
 
 
 def prepare(root: Path) -> int:
-    """At the image's build (setup.sh): the inputs every grading would make (``plan.prepare_course``), into the run
-    cache that run_autograder points at."""
+    """At the image's build (setup.sh): refuse an image that could not grade as built (``unfit``), then make the
+    inputs every grading would make (``plan.prepare_course``) into the run cache that run_autograder points at."""
     from autograder.plan import prepare_course
 
-    made = prepare_course(graded_course())
+    course = graded_course()
+    problem = unfit(course)
+    if problem:
+        print(f"ERROR: this autograder cannot grade as built: {problem}", file=sys.stderr)
+        raise SystemExit(1)
+    made = prepare_course(course, projects=assigned(course))
     print(f"prepared {made} inputs for grading in {os.environ.get('AUTOGRADER_CACHE', 'the user cache')}")
     return made
+
+
+def unfit(course) -> str:
+    """Why an image with this course would grade wrongly ("" when it would not): a course secret Project C needs and
+    the zip lacks, or a grader running as root whose sandbox uids cannot run its Python (student code would run as
+    root)."""
+    from autograder.sandbox.user import dropping
+
+    missing = missing_secret(course, assigned(course))
+    if missing:
+        return (f"{missing}. Rebuild the zip with `autograder gradescope` and an overlay holding the secret that "
+                "`autograder c-logs` used")
+    if os.geteuid() == 0 and not dropping(course.limits.sandbox_uids):
+        return (f"the sandbox's uids cannot run {sys.executable}, so student code would run as root; make the venv "
+                "from a Python every user can run (/usr/bin/python3, as setup.sh does)")
+    return ""
 
 
 def run(root: Path) -> dict:
@@ -186,18 +236,23 @@ def run(root: Path) -> dict:
         course = graded_course()  # wherever Gradescope starts this from
         with tempfile.TemporaryDirectory(prefix="gradescope-") as workdir:
             layout = arrange(root / "submission", Path(workdir))
-            present = [pid for pid in course.projects if (layout / PROJECTS[pid].folder).is_dir()]
+            wanted = assigned(course)  # a project of the assignment missing from the upload scores 0, saying so
+            present = [pid for pid in wanted or course.projects if (layout / PROJECTS[pid].folder).is_dir()]
             if not present:
                 found = ", ".join(sorted(p.name for p in (root / "submission").iterdir())) or "nothing"
-                folders = ", ".join(f"{PROJECTS[pid].folder}/" for pid in course.projects)
-                modules = ", ".join(f"{m}.py" for pid in course.projects for m in PROJECTS[pid].modules)
+                folders = ", ".join(f"{PROJECTS[pid].folder}/" for pid in wanted or course.projects)
+                modules = ", ".join(f"{m}.py" for pid in wanted or course.projects for m in PROJECTS[pid].modules)
                 results = {"score": 0.0, "execution_time": round(time.perf_counter() - started, 1), "tests": [],
                            "output": f"No project found in the upload: expected a project folder ({folders}) or a "
                                      f"project's module ({modules}); found {found}."}
             else:
-                report = grade(layout, course, seed_set="grading", projects=present,
+                report = grade(layout, course, seed_set="grading", projects=wanted or present,
                                student=submitter(root)).report
                 results = results_from(report, time.perf_counter() - started)
+                missing = missing_secret(course, present)
+                if missing:  # an image built without setup.sh's check: say it where the student and instructor look
+                    results["output"] += (f"\nThis autograder lacks the course secret: {missing}. This is not your "
+                                          "fault; please tell the instructor.")
     except Exception as exc:  # noqa: BLE001 - Gradescope must always get a results file
         results = {"score": 0.0, "execution_time": round(time.perf_counter() - started, 1), "tests": [],
                    "output": f"The autograder itself failed ({type(exc).__name__}: {exc}); this is not your fault, "
@@ -207,7 +262,7 @@ def run(root: Path) -> dict:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--prepare"]:
+    if sys.argv[1:2] == ["--prepare"]:  # setup.sh; exits 1 with a sentence when the image could not grade
         prepare(Path(sys.argv[2] if len(sys.argv) > 2 else "/autograder"))
     else:
         run(Path(sys.argv[1] if len(sys.argv) > 1 else "/autograder"))

@@ -7,12 +7,14 @@ beside it.
 from __future__ import annotations
 
 import json
+import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from autograder.budget import Budget, within_budget
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.plan import PlannedCheck, plan, project_folder
@@ -114,39 +116,27 @@ def _early(check, outcome: Outcome, ctx: Context) -> None:
         pass
 
 
-def _within_budget(request: dict, limits, runtime_dir: Path, deadline: float, budget: float) -> Outcome:
-    """``run_check`` with its wall-time limit cut to what is left of the submission's budget; a check the budget
-    does not reach is not started, and one it cuts short says so."""
-    left = deadline - time.monotonic()
-    said = (f"the submission's time budget ({budget:g} s, course.yml's limits.submission_seconds) ran out "
-            "{} this check; an earlier check that hangs or runs far too long is the likely cause")
-    if left <= 0:
-        return Outcome("timeout", 0.0, message=said.format("before"))
-    outcome = run_check(request, limits.model_copy(update={"wall_seconds": min(limits.wall_seconds, left)}),
-                        runtime_dir)
-    if outcome.status == "timeout" and left < limits.wall_seconds:
-        outcome.message = said.format("during")
-    return outcome
-
-
 def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) -> list[Outcome | None]:
     """Run every planned check that has a folder in the sandbox, per-seed checks split across children, longest
     first, all within the submission's time budget."""
-    deadline = time.monotonic() + course.limits.submission_seconds
+    budget = Budget(course.limits.submission_seconds)
     tasks = [(i, shard, item.check.cost * len(shard))  # (index in checks, seeds for this child, cost)
              for i, item in enumerate(checks) if item.folder is not None for shard in item.shards()]
     tasks.sort(key=lambda task: -task[2])
+    unfinished = {i: sum(1 for task in tasks if task[0] == i) for i, _, _ in tasks}  # children left per check
+    total, counted = len(unfinished), threading.Lock()
 
     def run(task):
         i, shard, _ = task
         item = checks[i]
         ctx = _prepare(item.check, item.context_for(shard))
-        outcome = ctx if isinstance(ctx, Outcome) else _within_budget(
-            item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, deadline,
-            course.limits.submission_seconds)
+        outcome = ctx if isinstance(ctx, Outcome) else within_budget(
+            item.check_id, item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, budget)
         _early(item.check, outcome, item.context_for(shard))
-        if progress:
-            progress(item.check_id, len(tasks))
+        with counted:  # a check is done when its last child is: one step per check, per-seed ones included
+            unfinished[i] -= 1
+            if progress and unfinished[i] == 0:
+                progress(item.check_id, total - sum(1 for left in unfinished.values() if left), total)
         return outcome
 
     with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
@@ -193,8 +183,8 @@ def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
           checks: list[str] | None = None, public_only: bool = False, jobs: int | None = None,
           progress=None, student: str | None = None) -> Graded:
-    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(check_id, total)`` hears each
-    child's end.
+    """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(what, done, total)`` hears
+    grading start and each check end (a per-seed check when its last child ends).
 
     ``student`` is the student's id when known (grade-all's folder name, Gradescope's metadata, ``--student``): checks
     that depend on who the student is (C's own logs) judge with it and the course secret.
@@ -202,6 +192,8 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
     path = Path(path)
     jail.check_isolation(course, seed_set)
     planned_checks = plan(path, course, seed_set, projects, checks, public_only, student)
+    if progress:  # the number of checks from the start, never "0/?"
+        progress("importing the modules", 0, sum(1 for item in planned_checks if item.folder is not None))
     failed = _failed_imports(course, planned_checks, jobs)
     runnable = [item.without_folder() if item.project in failed else item for item in planned_checks]
     outcomes = _sandbox_runs(course, runnable, jobs, progress)

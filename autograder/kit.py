@@ -29,9 +29,15 @@ gradebook.db
 submitted/
 autograded/
 feedback/
-# grading output
+# grading output, and what holds the grading seeds or students' work: the Gradescope zip (the overlay is inside),
+# the students' own logs of Project C, downloaded submissions, the TA's comparison page
 out/
 reports/
+grades/
+autograder.zip
+c-logs/
+submissions/
+compare.html
 __pycache__/
 .ipynb_checkpoints/
 """

@@ -94,6 +94,15 @@ def plan(path: Path, course: Course, seed_set: SeedSet, projects: list[str] | No
     return out
 
 
+def secret_wanted(course: Course, projects: list[str] | None = None) -> list[str]:
+    """Why grading ``projects`` (default: all of the course's) cannot do without the course secret, when the course
+    has none: a sentence per project that needs it (C with per-student logs), empty when nothing is missing."""
+    if course.secret:
+        return []
+    needs = [(pid, PROJECTS[pid].needs_secret) for pid in projects or course.projects if PROJECTS[pid].needs_secret]
+    return [why for pid, needs_secret in needs if (why := needs_secret(course.projects[pid]))]
+
+
 def prepare_course(course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None) -> int:
     """Make, before any submission comes, every input the course's checks make in the grader (each ``prepare``, for
     each child's seeds): C's fresh runs, kept in the run cache, so that no grading trains them again. What a

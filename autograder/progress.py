@@ -12,13 +12,36 @@ import sys
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+from rich.text import Text
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
 
 def wanted() -> bool:
     """True when a person is watching: stdout and stderr are terminals, and this is not a CI run."""
     return sys.stdout.isatty() and sys.stderr.isatty() and not os.environ.get("CI")
+
+
+class Count(MofNCompleteColumn):
+    """``3/9`` steps done, once the number of steps is known (nothing before, rather than ``0/?``)."""
+
+    def render(self, task):
+        return Text("") if task.total is None else super().render(task)
+
+
+class Times(ProgressColumn):
+    """``0:00:12 elapsed, 0:00:30 left``; the time left only once there is an estimate (after the first step), never
+    a placeholder."""
+
+    def __init__(self):
+        super().__init__()
+        self._elapsed, self._left = TimeElapsedColumn(), TimeRemainingColumn()
+
+    def render(self, task):
+        said = Text.assemble(self._elapsed.render(task), " elapsed")
+        if task.time_remaining is not None and not task.finished:
+            said.append_text(Text.assemble(", ", self._left.render(task), " left"))
+        return said
 
 
 class Bar:
@@ -33,6 +56,10 @@ class Bar:
     def advance(self, what: str = "", steps: int = 1) -> None:
         self._progress.update(self._task, advance=steps, description=what)
 
+    def at(self, done: int, what: str = "") -> None:
+        """``done`` steps are done, the last of them ``what``."""
+        self._progress.update(self._task, completed=done, description=what)
+
     def restart(self, label: str) -> None:
         """Start over for a second run of the same kind (compare: the reference after the submission)."""
         self._progress.reset(self._task, description="")
@@ -45,9 +72,8 @@ class Bar:
 @contextmanager
 def progress_bar(label: str, total: int | None = None, console: Console | None = None, transient: bool = True):
     """A bar labelled ``label`` (what is running) for ``total`` steps, drawn only when ``wanted()``."""
-    progress = Progress(TextColumn(f"[bold]{label}[/]"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.description}"), TimeElapsedColumn(), TextColumn("elapsed,"),
-                        TimeRemainingColumn(), TextColumn("left"), console=console or Console(stderr=True),
+    progress = Progress(TextColumn(f"[bold]{label}[/]"), BarColumn(), Count(),
+                        TextColumn("{task.description}"), Times(), console=console or Console(stderr=True),
                         transient=transient, disable=not wanted())
     with progress:
         yield Bar(progress, progress.add_task("", total=total))

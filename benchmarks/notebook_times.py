@@ -24,7 +24,6 @@ sys.path.insert(0, str(KIT))
 
 from autograder.nbcells import TAG  # noqa: E402
 from autograder.projects import PROJECTS  # noqa: E402
-from autograder.release import MADE_BY_STUDENTS  # noqa: E402
 
 
 def run_once(folder_name: str, with_checks: bool) -> float:
@@ -32,7 +31,8 @@ def run_once(folder_name: str, with_checks: bool) -> float:
         folder = Path(shutil.copytree(KIT / "assignments" / folder_name, Path(tmp) / folder_name))
         for module in (KIT / "solutions" / folder_name).glob("*.py"):
             shutil.copy(module, folder / module.name)
-        for made in MADE_BY_STUDENTS.get(folder_name, ()):  # the student's notebook makes these itself
+        made_by_students = next(p.made_by_students for p in PROJECTS.values() if p.folder == folder_name)
+        for made in made_by_students:  # the student's notebook makes these itself
             (folder / made).unlink(missing_ok=True)
         notebook = nbformat.read(folder / f"{folder_name}.ipynb", as_version=4)
         if not with_checks:
@@ -49,14 +49,14 @@ def main() -> None:
     parser.add_argument("--projects", default=",".join(PROJECTS))
     parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
-    print(f"{os.cpu_count()} CPUs")
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
     for pid in args.projects.split(","):
         folder = PROJECTS[pid].folder
         for run in range(args.runs):
             whole = run_once(folder, with_checks=True)
             experiments = run_once(folder, with_checks=False)
             print(f"{pid} ({folder}) run {run + 1}: whole notebook {whole:.0f} s, "
-                  f"experiments alone {experiments:.0f} s", flush=True)
+                  f"experiments alone {experiments:.0f} s (load average {os.getloadavg()[0]:.1f})", flush=True)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ decided by their id and the course secret; the secret lives only in the private 
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -148,6 +149,7 @@ def test_the_student_id_comes_from_gradescopes_metadata(tmp_path):
 
 def test_grade_all_grades_each_student_against_their_own_logs(tmp_path, course):
     """Alice's folder holds her own set; the verdict is right for her and wrong when filed as someone else's."""
+    course = course.model_copy(update={"secret": "the course's own secret"})
     key = runs.student_key("alice", course.secret, 0)
     truth = {name: run.label for name, run in runs.student_set(key).items()}
     folder = tmp_path / "alice" / "C_diagnosis"
@@ -159,11 +161,30 @@ def test_grade_all_grades_each_student_against_their_own_logs(tmp_path, course):
     as_alice = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"],
                      student="alice").report.to_json()
     assert as_alice["projects"]["C"]["checks"][0]["passed"]
+    assert "student alice's own logs" in as_alice["projects"]["C"]["checks"][0]["message"]
     others = [s for s in ("bob", "carol", "dave", "erin") if runs.student_set(runs.student_key(s, course.secret, 0))
               != runs.student_set(key)]
     as_other = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"],
                      student=others[0]).report.to_json()
     assert not as_other["projects"]["C"]["checks"][0]["passed"]
+
+
+def test_grading_without_a_student_id_says_it_used_the_example_logs(tmp_path, course, capsys):
+    """`grade` without --student judges C.own_labels against the example logs: the table and the page say so."""
+    assert main(["grade", str(paths.SOLUTIONS), "--projects", "C", "--seeds", "public", "--report",
+                 str(tmp_path / "out")]) == 0
+    table = "".join(ch for ch in capsys.readouterr().out if not ch.isspace() and ch not in "│┃")  # unwrapped
+    assert "bundledexamplelogs" in table and "--studentID" in table
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "bundled example logs (no student id was given" in page
+
+
+def test_a_student_graded_without_the_course_secret_is_told_it_is_not_their_fault(tmp_path, course):
+    """Personal logs cannot be judged without the secret that made them: the grader says so, never a wrong 1/3."""
+    folder = shutil.copytree(paths.SOLUTIONS / "C_diagnosis", tmp_path / "alice" / "C_diagnosis")
+    report = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"], student="alice").report
+    check = report.to_json()["projects"]["C"]["checks"][0]
+    assert check["score"] == 0 and "not your fault" in check["message"] and "no course secret" in check["message"]
 
 
 def test_the_c_notebook_runs_its_self_checks_and_names_the_example_faults(tmp_path, course):

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from autograder import paths
-from autograder.classroom import grade_all
+from autograder.classroom import forget, grade_all
 from autograder.cli import main
 from autograder.config import load_course
 from conftest import mutate, quick_course_data
@@ -106,6 +106,10 @@ def test_an_interrupted_run_resumes_without_grading_anyone_twice(classroom, quic
     assert rows["eve"] == "unchanged (timed out: D.price_exploit)"  # what happened when it was graded, kept
     assert rows["ada"] == "unchanged" and rows["dee"] == "unchanged (does not compile: D)"
     assert all(status.startswith(("unchanged", "regraded", "no submission")) for status in rows.values())
+
+    assert forget(out, "timed-out") == ["eve"]  # grade-all --regrade timed-out: a slow machine's verdict is not kept
+    rows = {r.student: r.status for r in grade_all(classroom, out, course, seed_set="public")}
+    assert rows["eve"] == "timed out: D.price_exploit" and rows["ada"] == "unchanged"
 
 
 def test_a_plain_folder_of_downloads_works_too(classroom, quick_course, tmp_path):

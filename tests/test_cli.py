@@ -59,3 +59,22 @@ def test_a_submission_without_the_project_still_gets_a_report(tmp_path, capsys):
 def test_the_module_entry_point_works():
     done = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "grade" in done.stdout and "release" in done.stdout
+    assert "thin layer" not in done.stdout and "``" not in done.stdout  # said to users, not to the kit's developers
+    assert "autograder check D" in done.stdout and "autograder init DIR" in done.stdout
+
+
+def test_a_warning_is_one_line_for_the_instructor_said_once(tmp_path, monkeypatch, capsys):
+    """The kit's warnings (the sandbox's "student code will run as root") reach the terminal as one line each, once
+    a run, without Python's file, line number and source line."""
+    import warnings
+
+    def warns(args):
+        for uid in (61000, 61000, 61001):
+            warnings.warn(f"running as root, but uid {uid} cannot run this Python", RuntimeWarning)
+        return 0
+
+    monkeypatch.setattr("autograder.course_commands.cmd_init", warns)
+    assert main(["init", str(tmp_path / "course")]) == 0
+    said = capsys.readouterr().err
+    assert said.count("warning: running as root, but uid 61000") == 1 and "uid 61001" in said
+    assert "RuntimeWarning" not in said and "warnings.warn" not in said and ".py:" not in said

@@ -1,6 +1,7 @@
 """Course folders: found from where a command runs (or --course), made by `autograder init`, never the kit's own."""
 
 import json
+import re
 
 import pytest
 import yaml
@@ -118,3 +119,13 @@ def test_a_student_folder_outside_any_course_checks_with_the_kits_course(tmp_pat
 def test_the_gitignore_keeps_private_and_student_files_out():
     lines = GITIGNORE.splitlines()
     assert {"course.private.yml", "gradebook.db", "submitted/", "autograded/", "feedback/"} <= set(lines)
+    # the Gradescope zip holds the overlay; grades, C's personal logs, downloads and the TA's page are the students'
+    assert {"autograder.zip", "grades/", "c-logs/", "submissions/", "compare.html"} <= set(lines)
+
+
+def test_init_says_the_course_needs_a_secret_and_offers_one(tmp_path, capsys):
+    assert main(["init", str(tmp_path / "course")]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert "course.private.yml" in said and re.search(r"`secret: [\w-]{24,}`", said), said
+    assert main(["init", str(tmp_path / "other")]) == 0
+    assert re.search(r"`secret: ([\w-]+)`", said).group(1) not in capsys.readouterr().err, "a fresh secret each time"

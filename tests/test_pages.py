@@ -34,7 +34,7 @@ PLOTTED = {  # the data each project's figures are drawn from, as the checks han
 }
 MESSAGE = ("expected the median return over the 3 grading seeds to be above 450 within 60 updates; measured 212.5 "
            "(seed 1 of 3: 180.25, seed 2 of 3: 212.5, seed 3 of 3: 498.0). A common cause: the advantages were not "
-           "normalized per minibatch. ")
+           "normalized per minibatch in `ppo_update`. ")
 
 
 def report_of(course, name: str, fraction: float) -> tuple[Report, dict]:
@@ -117,6 +117,10 @@ def test_the_report_page_fits_the_window(browser, pages, course):
     page, errors = opened(browser, pages / "report.html")
     assert_fits_and_loads(page, errors)
     assert_rows_readable(page, [cid for project in course.projects.values() for cid in project.checks])
+    widths = page.evaluate("[...document.querySelectorAll('td.what')].map(c => c.getBoundingClientRect().width)")
+    assert widths and min(widths) >= 200, f"the 'what it checks' column is squeezed to {min(widths or [0]):.0f} px"
+    assert "`" not in page.evaluate("document.body.innerText"), "a message shows its backticks"
+    assert "ppo_update" in page.evaluate("[...document.querySelectorAll('td code')].map(c => c.textContent)")
     scores = page.evaluate("[...document.querySelectorAll('td.score, b, h2')].map(e => e.textContent)")
     assert any("0.67 / 2" in text for text in scores)  # two points, a third of them: rounded to two decimals
     assert not any(re.search(r"\d\.\d{3}", text) for text in scores), "a score with more than two decimals"

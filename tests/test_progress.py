@@ -15,7 +15,7 @@ from autograder import paths
 from conftest import quick_course_data, write_submission
 
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
-BAR = re.compile(r"\d+/\d+ .*\d:\d\d:\d\d elapsed, +(\d:\d\d:\d\d|-:--:--) left")  # done/total, what, times
+BAR = re.compile(r"\d+/\d+ .*\d:\d\d:\d\d elapsed(, \d:\d\d:\d\d left)?")  # done/total, what, times
 
 
 @pytest.fixture()
@@ -78,6 +78,21 @@ def test_a_terminal_gets_a_bar_with_the_time_left_and_ci_gets_none(quick):
     grade, grade_all = commands(course, root)
     shown = run_in_a_terminal(grade, env)
     assert "grading" in shown and BAR.search(shown), shown
+    assert "0/2 importing the modules" in shown and "/?" not in shown and "-:--:--" not in shown, shown
     assert re.search(r"class .*1/1 ada done", run_in_a_terminal(grade_all, env))
     quiet = run_in_a_terminal(grade, {**env, "CI": "true"})
     assert "D.weights" in quiet and "elapsed" not in quiet
+
+
+def test_the_bar_counts_checks_from_the_start_and_a_per_seed_check_once(quick, monkeypatch):
+    """One step per check, however many children it runs (one per seed), and the total known before any ends."""
+    from autograder.config import load_course
+    from autograder.grading import grade
+    from autograder.projects import PROJECTS
+
+    course, root = quick
+    monkeypatch.setattr(type(PROJECTS["D"].checks["D.kl_penalty"]), "per_seed", True)  # three children, one check
+    heard = []
+    grade(root / "class" / "ada", load_course(course, private=False), seed_set="public",
+          progress=lambda what, done, total: heard.append((done, total)))
+    assert heard[0] == (0, 2) and heard[-1] == (2, 2) and len(heard) == 3

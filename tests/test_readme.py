@@ -93,6 +93,22 @@ def _gradescope(folder, done):
     with zipfile.ZipFile(folder / "autograder.zip") as archive:
         assert {"setup.sh", "run_autograder", "course.yml"} <= set(archive.namelist())
         assert b"2718281" in archive.read("course.private.yml")
+        assert json.loads(archive.read("assignment.json")) == {"projects": ["D"]}
+
+
+def _course(folder, done):
+    course = folder / "my-course"
+    assert "secret:" in (course / "course.private.yml").read_text()
+    assert (course / "course.private.yml").stat().st_mode & 0o077 == 0
+    assert "raise NotImplementedError()" in (course / "assignments" / "C_diagnosis" / "diagnostics.py").read_text()
+    for student in ("alice", "bob"):
+        assert sorted(p.name for p in (course / "c-logs" / student).iterdir()) == [
+            "agent_a.npz", "agent_b.npz", "agent_c.npz"]
+    with zipfile.ZipFile(course / "autograder.zip") as archive:
+        assert json.loads(archive.read("assignment.json")) == {"projects": ["C"]}
+        assert b"secret:" in archive.read("course.private.yml"), "the zip holds the secret C's grading needs"
+    ignored = (course / ".gitignore").read_text().splitlines()
+    assert {"course.private.yml", "autograder.zip", "c-logs/"} <= set(ignored)
 
 
 def _ta(folder, done):
@@ -114,7 +130,7 @@ def _nbgrader(folder, done):
 
 
 CHECKS = {"student": _student, "install": _install, "instructor": _instructor, "gradescope": _gradescope,
-          "ta": _ta, "nbgrader": _nbgrader}
+          "ta": _ta, "nbgrader": _nbgrader, "course": _course}
 
 
 def test_every_section_has_a_tested_block():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from autograder.report.html import SHOWN, STYLE, figure_html
+from autograder.report.html import SHOWN, STYLE, figure_html, text_html
 from autograder.report.model import CheckResult, Report
 from autograder.report.table import score_text
 
@@ -38,7 +38,7 @@ def _cell(check: CheckResult) -> str:
     numbers = "".join(f"<div><code>{html.escape(k)}</code> {_numbers(v)}</div>" for k, v in check.details.items()
                       if k != "status")
     return (f"<td><b class='{css}'>{score_text(check.score)} / {score_text(check.max_score)}</b><br>"
-            f"{html.escape(check.message)}"
+            f"{text_html(check.message)}"
             f"<div class='numbers'>{numbers}</div></td>")
 
 

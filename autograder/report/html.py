@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from pathlib import Path
 
 from autograder.report.model import CheckResult, ProjectResult, Report
@@ -22,7 +23,16 @@ td.score { white-space: nowrap; text-align: right; }
 figure { margin: 1rem 0; } figcaption, .note { color: #555; font-size: 0.9rem; }
 img { max-width: 100%; height: auto; }
 td { overflow-wrap: anywhere; }
+td.what { width: 30%; min-width: 12rem; overflow-wrap: normal; }
+code { font-family: ui-monospace, monospace; font-size: 0.92em; background: #f3f3f3; padding: 0 0.2em; }
 """
+
+CODE = re.compile(r"`([^`\n]+)`")
+
+
+def text_html(text: str) -> str:
+    """Plain text as HTML: escaped, and a `name` in backticks (how messages quote code) set as code."""
+    return CODE.sub(r"<code>\1</code>", html.escape(text))
 
 
 # a check's outcome as the page's CSS class and word
@@ -37,20 +47,20 @@ def _status(check: CheckResult) -> tuple[str, str]:
 def figure_html(caption: str, png: bytes | None) -> str:
     """An embedded figure, or its caption alone as a note when it was not drawn (``png`` None)."""
     if not png:
-        return f"<p class='note'>{html.escape(caption)}</p>"
+        return f"<p class='note'>{text_html(caption)}</p>"
     return (f"<figure><img alt='{html.escape(caption)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+            f"<figcaption>{text_html(caption)}</figcaption></figure>")
 
 
 def _project_section(pid: str, project: ProjectResult, title: str, figures: list[tuple[str, bytes]]) -> str:
     rows = []
     for check in project.checks:
         css, word = _status(check)
-        rows.append(f"<tr><td class='id'>{html.escape(check.id)}</td><td>{html.escape(check.name)}</td>"
+        rows.append(f"<tr><td class='id'>{html.escape(check.id)}</td><td class='what'>{text_html(check.name)}</td>"
                     f"<td class='score {css}'>{score_text(check.score)} / {score_text(check.max_score)}<br>{word}</td>"
-                    f"<td>{html.escape(check.message)}</td></tr>")
+                    f"<td>{text_html(check.message)}</td></tr>")
     images = "".join(figure_html(caption, png) for caption, png in figures)
-    notes = "".join(f"<p class='note'>{html.escape(note)}</p>" for note in project.notes)
+    notes = "".join(f"<p class='note'>{text_html(note)}</p>" for note in project.notes)
     return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — "
             f"{score_text(project.score)} / {score_text(project.max_score)}"
             f"</h2><table><tr><th>check</th><th>what it checks</th><th>score</th><th>message</th></tr>"

@@ -87,8 +87,9 @@ class ProjectResult:
         return round(sum(c.max_score for c in self.checks), 6)
 
     def figures_data(self) -> dict[str, dict]:
-        """Judged checks' details by check id: what ``Project.plots`` draws."""
-        return {c.id: c.figures_data for c in self.checks if c.figures_data is not None}
+        """Every check's details by check id, what ``Project.plots`` draws: a judged check's, and an empty dict for
+        a check that failed to run (so a figure can say which of its checks gave nothing to draw)."""
+        return {c.id: c.figures_data or {} for c in self.checks}
 
     def to_json(self) -> dict:
         out = {"score": self.score, "max_score": self.max_score, "checks": [c.to_json() for c in self.checks]}

@@ -12,10 +12,11 @@ from autograder.report.figures import figure, png, series
 REFERENCE_BAND = Path(__file__).with_name("reference_band.json")
 
 
-def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes]]:
-    """``reference``: the reference's details on the same seeds, drawn dashed beneath (the TA's compare view)."""
-    bar = details.get("A.bar")
-    if not bar:
+def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes | None]]:
+    """``reference``: the reference's details on the same seeds, drawn dashed beneath (the TA's compare view), also
+    when the submission's own A.bar gave nothing to draw."""
+    bar, theirs = details.get("A.bar"), (reference or {}).get("A.bar", {})
+    if not bar and not theirs:
         return []
     fig, ax = figure()
     if REFERENCE_BAND.exists():
@@ -23,15 +24,27 @@ def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes
         x = np.arange(1, len(band["low"]) + 1)
         ax.fill_between(x, band["low"], band["high"], color="gray", alpha=0.25,
                         label=f"reference, {band['seeds']} seeds (min to max)")
-    for i, curve in enumerate((reference or {}).get("A.bar", {}).get("curves", [])):
+    for i, curve in enumerate(theirs.get("curves", [])):
         y = series(curve)
         ax.plot(np.arange(1, len(y) + 1), y, "--", color="black", lw=0.8, alpha=0.6,
                 label="the reference, same seeds" if i == 0 else None)
-    evaluated = series(bar.get("evaluated"))
-    for i, curve in enumerate(bar["curves"]):
-        y, score = series(curve), (f"{evaluated[i]:.0f}" if i < len(evaluated) else "none")
-        ax.plot(np.arange(1, len(y) + 1), y, ".-", ms=3, label=f"your run {i + 1}: evaluated {score}")
-    ax.axhline(bar["threshold"], ls="--", color="tab:red", lw=1, label=f"bar: {bar['threshold']:g}")
+    evaluated = series((bar or {}).get("evaluated"))
+    for i, curve in enumerate((bar or {}).get("curves", [])):
+        y = series(curve)
+        ax.plot(np.arange(1, len(y) + 1), y, ".-", ms=3, label=run_label(i, len(y), evaluated))
+    threshold = (bar or theirs).get("threshold")
+    if threshold is not None:
+        ax.axhline(threshold, ls="--", color="tab:red", lw=1, label=f"bar: {threshold:g}")
     ax.set(xlabel="update", ylabel="mean return of episodes ending in the update", ylim=(0, 520))
     ax.legend(loc="lower right", fontsize="small")
-    return [("Learning curves on CartPole-v1 (returns recorded by the grader's environments)", png(fig))]
+    caption = "Learning curves on CartPole-v1 (returns recorded by the grader's environments)"
+    if not bar:
+        caption += "; the submission's A.bar gave no curves to draw (its row says why): the reference's alone"
+    return [(caption, png(fig))]
+
+
+def run_label(i: int, updates: int, evaluated) -> str:
+    """A run's legend: how long its curve is, and what the grader's own evaluation of its final policy scored (a
+    return, never a number of updates)."""
+    score = f"{evaluated[i]:.0f}" if i < len(evaluated) else "none"
+    return f"your run {i + 1}: {updates} update{'s' * (updates != 1)}, final policy's return {score}"

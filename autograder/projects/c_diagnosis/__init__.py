@@ -2,7 +2,7 @@
 
 from autograder.checks import Project
 from autograder.projects.c_diagnosis.pieces import Entropy, ExplainedVariance, KLClip, ReturnDrop, TDAndQ
-from autograder.projects.c_diagnosis.verdicts import DiagnoseRules, FreshRuns, OwnLabels
+from autograder.projects.c_diagnosis.verdicts import DiagnoseRules, FreshRuns, OwnLabels, needs_secret
 from autograder.projects.c_diagnosis.command import add_commands
 from autograder.projects.c_diagnosis.plots import plots
 from autograder.projects.c_diagnosis.runs import NAMES
@@ -11,4 +11,4 @@ PROJECT = Project.of("C", "Diagnose three faulty agents", "C_diagnosis", ("diagn
                      [Entropy, KLClip, ExplainedVariance, TDAndQ, ReturnDrop, OwnLabels, FreshRuns, DiagnoseRules],
                      plots=plots,
                      own_files=tuple(f"logs/{name}.npz" for name in NAMES), knows_student=True,
-                     commands=add_commands)
+                     commands=add_commands, needs_secret=needs_secret)

@@ -37,11 +37,36 @@ class OwnLabels(Check):
         if not isinstance(labels, dict) or set(labels) != set(runs.NAMES):
             raise Malformed(f"expected a label for each of {', '.join(runs.NAMES)}")
         student = ctx.student if ctx.bar.per_student else None
+        if student is not None and not ctx.secret:  # the grader's fault, said as such (never the student's 1/3)
+            raise RuntimeError(NO_SECRET)
         truth = runs.student_set(runs.student_key(student, ctx.secret, ctx.bar.example_seed))
-        whose = f"student {student}'s logs" if student else "the bundled example logs"
+        whose = whose_logs(student, ctx.bar.per_student)
         failures = [f"{name} is not {data['labels'][name]}" for name in runs.NAMES
                     if data["labels"][name] != truth[name].label]
-        return Verdict.of(failures, len(runs.NAMES), f"all three right ({whose})", graded_against=whose)
+        return Verdict.of(failures, len(runs.NAMES), f"all three right ({whose})", note=f"graded against {whose}",
+                          graded_against=whose)
+
+
+NO_SECRET = ("this grader has no course secret, so it cannot tell which of a student's own logs holds which fault; "
+             "the instructor builds the autograder with the overlay holding the secret that `autograder c-logs` used")
+
+
+def whose_logs(student: str | None, per_student: bool) -> str:
+    """Whose three logs C.own_labels judged, as the table and the page say it."""
+    if student is not None:
+        return f"student {student}'s own logs"
+    if per_student:  # a course of personal logs graded without a student id: say so, and how to name one
+        return "the bundled example logs (no student id was given: `grade --student ID` grades a student's own)"
+    return "the bundled example logs"
+
+
+def needs_secret(project) -> str | None:
+    """Why a course whose Project C is configured as ``project`` (its ProjectConfig) needs the course secret."""
+    check = project.checks.get(OwnLabels.id)
+    if check is None or not check.bar.get("per_student", False):
+        return None
+    return ("Project C's logs are per student (course.yml: C.own_labels, per_student: true), and which log holds "
+            "which fault follows from the student's id and the course secret")
 
 
 class FreshRuns(Check):

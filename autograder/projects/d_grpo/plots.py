@@ -7,18 +7,28 @@ import numpy as np
 from autograder.report.figures import figure, png, series
 
 
-def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes]]:
-    """``details`` maps check id -> that check's details (empty when the check did not run to a verdict);
-    ``reference``, the same for the reference on the same seeds, is drawn beneath (the TA's compare view)."""
+def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes | None]]:
+    """``details`` maps each graded check's id to its details (empty when the check did not run to a verdict);
+    ``reference``, the same for the reference on the same seeds, is drawn beneath (the TA's compare view). A figure
+    with nothing of the submission's to draw says so in a note, with the reference's alone when there is one."""
     out, reference = [], reference or {}
-    tables, sweep = details.get("D.chapter_tables", {}), details.get("D.k_sweep", {})
-    if tables or sweep:
-        out.append(("K-sweep: success at a matched budget of 6400 responses per prompt",
-                    _k_sweep(tables, sweep, reference.get("D.k_sweep", {}))))
-    if tables:
-        out.append(("Beta frontier against the sloppy grader (rng seed 2)",
-                    _beta_frontier(tables, reference.get("D.chapter_tables", {}))))
+    tables, sweep, betas = (details.get(c, {}) for c in ("D.chapter_tables", "D.k_sweep", "D.beta_sweep"))
+    their_tables, their_sweep = reference.get("D.chapter_tables", {}), reference.get("D.k_sweep", {})
+    for caption, ours, theirs, draw, sources in (
+            ("K-sweep: success at a matched budget of 6400 responses per prompt", tables or sweep, their_sweep,
+             lambda: _k_sweep(tables, sweep, their_sweep), ("D.k_sweep", "D.chapter_tables")),
+            ("Beta frontier against the sloppy grader", tables or betas, their_tables,
+             lambda: _beta_frontier(tables, betas, their_tables), ("D.beta_sweep", "D.chapter_tables"))):
+        graded = " or ".join(c for c in sources if c in details)
+        if ours or theirs:
+            mine = "" if ours else f"; the reference's alone: {NOTHING.format(graded or ' or '.join(sources))}"
+            out.append((caption + mine, draw()))
+        elif graded:  # graded, and nothing to draw: say why there is no figure
+            out.append((f"No figure of the {caption.split(':')[0]}: {NOTHING.format(graded)}", None))
     return out
+
+
+NOTHING = "{} gave no results to draw (the check's row says why)"
 
 
 def _k_sweep(tables: dict, sweep: dict, reference_sweep: dict) -> bytes:
@@ -42,17 +52,25 @@ def _k_sweep(tables: dict, sweep: dict, reference_sweep: dict) -> bytes:
     return png(fig)
 
 
-def _beta_frontier(tables: dict, reference_tables: dict) -> bytes:
+def _beta_frontier(tables: dict, betas: dict, reference_tables: dict) -> bytes:
+    """The chapter's table (seed 2) as the student reproduced it, the mean over fresh seeds of D.beta_sweep, the
+    chapter's own rows as squares, and the reference's rows dashed beneath."""
     fig, ax = figure()
-    rows, chapter = triples(tables["beta_rows"]), triples(tables["beta_chapter"])
     if reference_tables:
         lines = ax.plot(reference_tables["betas"], triples(reference_tables["beta_rows"]), "--", color="black",
                         lw=0.8, alpha=0.6)
         lines[0].set_label("the reference (dashed)")
+    chapter = tables or reference_tables
     for j, (label, color) in enumerate([("sloppy score", "tab:orange"), ("exact score", "tab:green"),
                                         ("hedge probability", "tab:purple")]):
-        ax.plot(tables["betas"], rows[:, j], "o-", color=color, label=f"{label} (yours)")
-        ax.plot(tables["betas"], chapter[:, j], "s", ms=9, mfc="none", color=color)
+        if tables:
+            ax.plot(tables["betas"], triples(tables["beta_rows"])[:, j], "o-", color=color,
+                    label=f"{label} (yours, seed 2)")
+        if betas:
+            ax.plot(betas["betas"], triples(betas["mean_rows"])[:, j], "^:", color=color,
+                    label=f"{label} (yours, fresh seeds' mean)")
+        if chapter:
+            ax.plot(chapter["betas"], triples(chapter["beta_chapter"])[:, j], "s", ms=9, mfc="none", color=color)
     ax.axvline(0.25, ls="--", color="gray", lw=1)
     ax.text(0.255, 0.9, "beta = 1/4", color="gray")
     ax.set(xlabel="KL coefficient beta", ylabel="score / probability", ylim=(0, 1.05))
