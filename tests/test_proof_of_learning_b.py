@@ -109,7 +109,7 @@ CHEATS = {
 
 def test_a_jump_within_what_other_cpus_explain_is_still_caught_on_the_graders_own_runs(tmp_path, short):
     """B.table replays runs made on the student's machine and must allow what rounding on another CPU does to one
-    update (1.5e-2 a weight); B.bar's runs are the grader's own and a 1e-3 jump is far outside its 3e-4."""
+    update (3.5e-2 a weight); B.bar's runs are the grader's own and a 1e-3 jump is far outside its 3e-4."""
     files = cheat_of(CALLS + "    if CALLS == 5:\n        agent['actor'][0][1] += 1e-3\n")
     result = grade_checks(submission(tmp_path, files, harness=False), short, ["B.bar"])["B.bar"]
     assert result["score"] == 0 and f"update 5 of {N_UPDATES} did not follow" in result["message"], result
