@@ -15,7 +15,7 @@ from pathlib import Path
 
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
-from autograder.plan import PlannedCheck, plan, project_folder
+from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
 from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
@@ -219,8 +219,7 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
     """The report of every planned check, before redaction; a project's left-out files are noted once for it."""
     report = Report(str(path), seed_set)
     for item, outcome in zip(checks, outcomes):
-        folder = PROJECTS[item.project].folder
-        missing = f"no {folder} folder found in {path} (expected {path / folder}/)"
+        missing = missing_folder(path, item.project)
         report.projects.setdefault(item.project, ProjectResult()).checks.append(judged(item, outcome, course, missing))
     for pid, section in report.projects.items():
         folder = project_folder(path, pid)
