@@ -30,15 +30,20 @@ def network_isolation_available() -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
-def preexec(limits: Limits, uid: int | None):
+def preexec(limits: Limits, uid: int | None, join: list[str] = ()):
     """The function run in the child before exec. ``uid`` None: keep the grader's uid (it is not root), and count
-    the process limit on top of what that uid already runs (left unset where that cannot be counted)."""
+    the process limit on top of what that uid already runs (left unset where that cannot be counted). ``join``: the
+    ``cgroup.procs`` files of the check's budget (``budget``), written while the child may still (as root)."""
     megabyte = 1024 * 1024
     running = 0 if uid is not None else user.tasks_of(os.getuid())
     nproc = None if running is None else running + limits.processes
     cpu = int(limits.cpu_seconds + 0.999)
 
     def apply():
+        for procs in join:  # first: every process the child starts from here on is counted and killed with it
+            fd = os.open(procs, os.O_WRONLY)
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
         _leave_the_network()
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * megabyte,) * 2)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_mb * megabyte,) * 2)

@@ -24,6 +24,7 @@ from pathlib import Path
 from autograder.config import Limits
 from autograder.projects import PROJECTS
 from autograder.sandbox import limits as sandbox_limits
+from autograder.sandbox import budget as check_budget
 from autograder.sandbox import jail, runtime, staging, user
 
 STATUSES = {"ok", "student_error", "memory", "internal_error"}
@@ -126,7 +127,7 @@ def _stderr_tail(err) -> str:
 
 
 def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: Limits, uid: int | None,
-           jailed: bool, out, err):
+           jailed: bool, out, err, join: list[str]):
     request_file = workdir / "request.json"
     request_file.write_text(json.dumps(request))
     request_file.chmod(0o644)
@@ -136,7 +137,7 @@ def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: 
         argv = jail.command(argv, readable=seen + ([request["inputs"]] if request.get("inputs") else []),
                             writable=[str(home)], workdir=str(home))
     return subprocess.Popen(argv, cwd=home, env=_child_env(str(home), runtime_dir), stdin=subprocess.DEVNULL,
-                            stdout=out, stderr=err, preexec_fn=sandbox_limits.preexec(limits, uid),
+                            stdout=out, stderr=err, preexec_fn=sandbox_limits.preexec(limits, uid, join),
                             start_new_session=True)
 
 
@@ -167,14 +168,16 @@ def _stage_submission(folder: str, workdir: Path) -> str:
     return str(copy)
 
 
-def _workdirs(workdir: str, uid: int | None) -> tuple[Path, Path]:
+def _workdirs(workdir: str, uid: int | None, budget: check_budget.Budget) -> tuple[Path, Path]:
     """The grader's folder for this check (request, output files, the submission's copy; the child cannot rename or
-    change anything in it) and, inside it, the child's home: its working directory and the only place it may write."""
+    change anything in it) and, inside it, the child's home: its working directory and the only place it may write
+    (a tmpfs of the check's ``disk_mb`` where the budget can mount one)."""
     workdir, home = Path(workdir), Path(workdir, "home")
     workdir.chmod(0o711)
     home.mkdir(mode=0o700)
     if uid is not None:
         os.chown(home, uid, uid)
+    budget.mount_home(home, uid)
     return workdir, home
 
 
@@ -208,44 +211,67 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
     started = time.perf_counter()
     if STOP.is_set():
         return Outcome("stopped", 0.0, message="grading was stopped before this check started")
-    lease = user.Lease(limits.sandbox_uids)
+    lease, budget = user.Lease(limits.sandbox_uids), check_budget.Budget(limits)
     try:
         with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
-            workdir, home = _workdirs(tmp, lease.uid)
-            request = {**_stage_inputs(request, workdir), "folder": _stage_submission(request["folder"], workdir),
-                       "result": str(home / "result.json"), "package": PROJECTS.package(request["project"])}
             try:
-                jailed = jail.usable(limits.isolation, lease.uid)
-            except jail.Unavailable as exc:  # bubblewrap runs for the grader but not for the uid it dropped to
-                return Outcome("internal_error", time.perf_counter() - started, message=str(exc))
-            with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
-                proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, jailed, out, err)
-                ended = _wait(proc, limits.wall_seconds)
-                _kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
-                proc.wait()
-                lease.release()  # and, under a uid of its own, whatever left the process group
-                seconds = time.perf_counter() - started
-                if ended == "stopped":
-                    return Outcome("stopped", seconds, message="grading was stopped before this check finished")
-                if ended == "timeout":
-                    return Outcome("timeout", seconds,
-                                   message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
-                                           "limit); look for an endless loop or a step far slower than needed")
-                try:
-                    result, text = _read_result(Path(request["result"]), limits.result_mb)
-                except FileNotFoundError:
-                    code = proc.returncode
-                    if jailed and code > jail.SIGNAL_BASE:  # bubblewrap reports a signal as 128 + its number
-                        code = jail.SIGNAL_BASE - code
-                    outcome = _died(code, limits, _stderr_tail(err))
-                    outcome.seconds = seconds
-                    return outcome
-                except _Unreadable as exc:
-                    return Outcome("crashed", seconds, message=f"the check's result file could not be used ({exc}); "
-                                                               "code that writes it itself gains nothing")
+                return _run(request, limits, runtime_dir, lease, budget, tmp, started)
+            finally:
+                budget.close()  # before the folder goes: the home unmounted, the groups removed
     finally:
+        budget.close()
         lease.release()
+
+
+def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, budget: check_budget.Budget, tmp: str,
+         started: float) -> Outcome:
+    workdir, home = _workdirs(tmp, lease.uid, budget)
+    if budget.missing and (os.geteuid() == 0 or request.get("seed_set") == "grading"):
+        check_budget.say_once(tuple(budget.missing))  # a student's own check on their own machine: nothing to say
+    request = {**_stage_inputs(request, workdir), "folder": _stage_submission(request["folder"], workdir),
+               "result": str(home / "result.json"), "package": PROJECTS.package(request["project"])}
+    try:
+        jailed = jail.usable(limits.isolation, lease.uid)
+    except jail.Unavailable as exc:  # bubblewrap runs for the grader but not for the uid it dropped to
+        return Outcome("internal_error", time.perf_counter() - started, message=str(exc))
+    with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
+        proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, jailed, out, err, budget.join)
+        ended = _wait(proc, limits.wall_seconds)
+        _kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
+        budget.kill()  # and every process of the check, whoever it runs as and wherever it went
+        proc.wait()
+        lease.release()  # and, under a uid of its own, whatever left the process group
+        seconds = time.perf_counter() - started
+        if ended == "stopped":
+            return Outcome("stopped", seconds, message="grading was stopped before this check finished")
+        if ended == "timeout":
+            return Outcome("timeout", seconds,
+                           message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
+                                   "limit); look for an endless loop or a step far slower than needed")
+        try:
+            result, text = _read_result(Path(request["result"]), limits.result_mb)
+        except (FileNotFoundError, _Unreadable) as exc:
+            outcome = _without_result(exc, proc.returncode, jailed, limits, budget, _stderr_tail(err))
+            outcome.seconds = seconds
+            return outcome
     return _outcome(result, text, seconds, limits)
+
+
+def _without_result(exc: Exception, code: int, jailed: bool, limits: Limits, budget: check_budget.Budget,
+                    stderr_tail: str) -> Outcome:
+    """What happened to a child that left no usable result: a budget it went over, a signal, an exit, a forgery."""
+    if budget.disk_full():  # the child's own result may have been cut short by it
+        return Outcome("crashed", 0, message=f"wrote more than {limits.disk_mb} MB in all (the check's disk limit: "
+                                             "every file it writes counts) and could not go on")
+    if isinstance(exc, _Unreadable):
+        return Outcome("crashed", 0, message=f"the check's result file could not be used ({exc}); code that writes "
+                                             "it itself gains nothing")
+    if budget.oom_killed():
+        return Outcome("memory", 0, message=f"used more than {limits.memory_mb} MB of memory (all its processes "
+                                            "together: the check's memory limit)")
+    if jailed and code > jail.SIGNAL_BASE:  # bubblewrap reports a signal as 128 + its number
+        code = jail.SIGNAL_BASE - code
+    return _died(code, limits, stderr_tail)
 
 
 def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> Outcome:
