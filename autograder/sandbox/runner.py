@@ -41,6 +41,8 @@ class Outcome:
     message: str = ""
     kind: str = ""
     raw: bytes = b""  # an ok result as JSON text, parsed by ``payload`` when it is judged, one check at a time
+    exception: str = ""  # the type of the student's exception behind a student_error, as the child said (untrusted)
+    seedless: bool = False  # made where no seed reached student code (the import probe): shown as it is
 
     def payload(self) -> dict:
         """The collected data. Held as text until asked for, since a parsed result costs about eight times its size
@@ -115,7 +117,7 @@ def _read_result(path: Path, limit_mb: float) -> tuple[dict, bytes]:
         raise _Unreadable("it is not valid JSON") from None
     if not (isinstance(result, dict) and result.get("status") in STATUSES
             and isinstance(result.get("data", {}), dict)
-            and all(isinstance(result.get(key, ""), str) for key in ("message", "kind"))):
+            and all(isinstance(result.get(key, ""), str) for key in ("message", "kind", "exception"))):
         raise _Unreadable("it does not have the form the grader writes")
     return result, text
 
@@ -284,4 +286,4 @@ def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> Outco
     kind = "child" if result["status"] == "internal_error" else result.get("kind", "")
     if result["status"] == "ok":
         return Outcome("ok", seconds, message=message, kind=kind, raw=text)
-    return Outcome(result["status"], seconds, {}, message, kind)
+    return Outcome(result["status"], seconds, {}, message, kind, exception=result.get("exception", ""))

@@ -18,6 +18,7 @@ def label_of(value, what: str) -> str:
 
 class OwnLabels(Check):
     id = "C.own_labels"
+    grader_details = ("graded_against",)
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "Your verdict on your own three agents"
 
