@@ -77,4 +77,5 @@ def explained(student, composite: str, action: Callable[[], T], probes: list[Pro
         cause = misbehaving_piece(student, probes)
         if cause is None:
             raise
-        raise StudentError(f"{exc} — the likely cause: {cause}, and `{composite}` relies on it", exc.kind) from None
+        raise StudentError(f"{exc} — the likely cause: {cause}, and `{composite}` relies on it", exc.kind,
+                           exc.exception) from None

@@ -193,6 +193,9 @@ class Check:
     cost: ClassVar[float] = 1.0  # rough seconds per seed-run, so long checks start first
     per_seed: ClassVar[bool] = False  # run once per seed in parallel children; collect returns lists over seeds
     fixed_seeds: ClassVar[str | None] = None  # "public": always run on the public seeds, whichever set is graded
+    # the details a report on the private grading seeds keeps: numbers the grader computed itself, never ones the
+    # student's code handed back (``secrecy.blind``)
+    grader_details: ClassVar[tuple[str, ...]] = ()
     # how a verdict's fraction becomes points unless course.yml says otherwise: "all_or_nothing" (a piece is right or
     # wrong: any failed case costs the whole check) or "per_case" (the share of cases passed, for stochastic bars)
     credit: ClassVar[str] = "all_or_nothing"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from autograder.config import Course
 from autograder.grading import Graded, Stopped, grade
+from autograder.plan import real_folder
 from autograder.projects import PROJECTS
 from autograder.report import Report, score_text, write_html
 from autograder.sandbox.runner import STOP
@@ -44,7 +45,7 @@ def assigned_projects(root: Path, course: Course, wanted: list[str] | None = Non
     if wanted:
         return [pid for pid in course.projects if pid in wanted]
     folders = [folder for _, folder in students_in(root)]
-    found = [pid for pid in course.projects if any((f / PROJECTS[pid].folder).is_dir() for f in folders)]
+    found = [pid for pid in course.projects if any(real_folder(f / PROJECTS[pid].folder) for f in folders)]
     return found or list(course.projects)
 
 
@@ -132,13 +133,16 @@ def before_grading(student: str, folder: Path, out: Path, course: Course, seed_s
     fingerprint, the status a graded student gets). A student unchanged since their report, or without any of the
     graded projects, has their row here."""
     target = out / student
+    if folder.is_symlink():  # never followed: it may lead to a classmate's folder or one the student may not read
+        return Row(student, "no submission (the student's folder is a link, which is never followed; expected a "
+                   "folder)", None), "", ""
     stamp = fingerprint(folder, course, seed_set, projects)
     if (target / FINGERPRINT).exists() and (target / FINGERPRINT).read_text() == stamp:
         report = Report.load(target / "report.json")
         problems = what_happened(report)
         return Row(student, f"unchanged ({problems})" if problems else "unchanged", report), stamp, ""
     status = "regraded" if (target / "report.json").exists() else "graded"
-    present = [pid for pid in projects if (folder / PROJECTS[pid].folder).is_dir()]
+    present = [pid for pid in projects if real_folder(folder / PROJECTS[pid].folder)]
     if not present:
         found = ", ".join(sorted(p.name for p in folder.iterdir())) or "nothing"
         expected = " or ".join(f"{PROJECTS[pid].folder}/" for pid in projects)

@@ -127,11 +127,12 @@ def cmd_compare(args) -> int:
     projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
     with progress_bar("grading the submission", console=err) as bar:
         advance = _advance_per_check(bar)
-        student = grade(path, course, seed_set=args.seeds, projects=projects, jobs=args.jobs, progress=advance)
+        student = grade(path, course, seed_set=args.seeds, projects=projects, jobs=args.jobs, progress=advance,
+                        for_student=False)  # the TA's page: what the student's code did, in full
         wanted = list(student.report.projects)
         bar.restart("grading the reference")
         reference = grade(solutions, course, seed_set=args.seeds, projects=wanted, jobs=args.jobs,
-                          progress=advance)
+                          progress=advance, for_student=False)
     figures = {}
     for pid in wanted:
         figures[pid] = figures_of(pid, _judged_details(student.report, pid),

@@ -30,10 +30,13 @@ class _Strict(BaseModel):
 
 class Limits(_Strict):
     wall_seconds: float = Field(gt=0, description="wall-time limit of one check's child process")
-    memory_mb: int = Field(gt=0, description="address-space limit of one check's child process")
+    memory_mb: int = Field(gt=0, description="memory of one check: each process's address space, and all its "
+                           "processes together where the grader runs as root with cgroups")
     output_mb: int = Field(default=64, gt=0, description="largest stdout/stderr file a check may write")
     cpu_seconds: float = Field(default=120, gt=0, description="CPU-time limit of each process a check starts")
     processes: int = Field(default=64, gt=0, description="processes (and threads) a check may run at once")
+    disk_mb: int = Field(default=256, gt=0, description="what one check may write in all, its home folder being a "
+                         "tmpfs of this size where the grader runs as root (its pages count as the check's memory)")
     sandbox_uids: tuple[int, int] = Field(default=(61000, 61063), description="first and last uid a grader "
                                           "running as root hands out, one per running check")
     submission_seconds: float = Field(default=540, gt=0, description="time all checks of one submission may take "

@@ -17,12 +17,12 @@ from pathlib import Path
 from autograder.budget import Budget, within_budget
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
-from autograder.plan import PlannedCheck, plan, project_folder
+from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
 from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, Outcome, run_check
-from autograder.secrecy import Hidden, redact, redact_text
+from autograder.secrecy import Hidden, blind, redact, redact_text
 from autograder.student import StudentError
 
 
@@ -81,7 +81,7 @@ def _merge(shards: dict[tuple[int, ...], Outcome], seeds: list[int]) -> Outcome:
     seconds = sum(o.seconds for o in ordered)
     for outcome in ordered:
         if outcome.status != "ok":
-            return Outcome(outcome.status, seconds, {}, outcome.message, outcome.kind)
+            return Outcome(outcome.status, seconds, {}, outcome.message, outcome.kind, exception=outcome.exception)
     parts = [o.payload() for o in ordered]
     keys = set(parts[0])
     if any(set(part) != keys or not all(isinstance(v, list) for v in part.values()) for part in parts):
@@ -168,8 +168,9 @@ def _failed_imports(course: Course, checks: list[PlannedCheck], jobs: int | None
 
 
 def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
+    """The probe's failure as every check of ``pid`` reports it; ``seedless``, since the probe is told no seed."""
     if outcome.status == "student_error":  # compile errors, exceptions, sys.exit: already worded for the student
-        return outcome
+        return replace(outcome, seedless=True)
     files = ", ".join(f"{m}.py" for m in PROJECTS[pid].modules)
     if outcome.status == "timeout" or "of CPU" in outcome.message:
         what = (f"did not finish within {seconds:g} s (course.yml's limits.import_seconds), so no check of project "
@@ -177,17 +178,18 @@ def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
                 "under `if __name__ == '__main__':`")
     else:
         what = f"failed, so no check of project {pid} was run: {outcome.message}"
-    return Outcome(outcome.status, outcome.seconds, message=f"importing {files} {what}", kind="import")
+    return Outcome(outcome.status, outcome.seconds, message=f"importing {files} {what}", kind="import", seedless=True)
 
 
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
           checks: list[str] | None = None, public_only: bool = False, jobs: int | None = None,
-          progress=None, student: str | None = None) -> Graded:
+          progress=None, student: str | None = None, for_student: bool = True) -> Graded:
     """Grade the submission at ``path``. ``checks`` restricts to those ids; ``progress(what, done, total)`` hears
     grading start and each check end (a per-seed check when its last child ends).
 
     ``student`` is the student's id when known (grade-all's folder name, Gradescope's metadata, ``--student``): checks
-    that depend on who the student is (C's own logs) judge with it and the course secret.
+    that depend on who the student is (C's own logs) judge with it and the course secret. ``for_student`` False (the
+    TA's compare page) writes a report on the private grading seeds in full rather than blind (``secrecy.blind``).
     """
     path = Path(path)
     jail.check_isolation(course, seed_set)
@@ -200,20 +202,31 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
     outcomes = [failed.get(item.project, outcome) for item, outcome in zip(planned_checks, outcomes)]
     if STOP.is_set():
         raise Stopped()
-    report = _report(path, course, seed_set, planned_checks, outcomes)
+    blinded = for_student and seeds_are_private(course, seed_set)
+    report = _report(path, course, seed_set, planned_checks, outcomes, blinded)
     hidden = Hidden.of(course, seed_set)
     figures = {pid: [(redact_text(caption, hidden), image) for caption, image in shown]
                for pid, shown in figures_for(report).items()}
     return Graded(Report.from_json(redact(report.to_json(), hidden)), figures)
 
 
-def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedCheck], outcomes) -> Report:
-    """The report of every planned check, before redaction; a project's left-out files are noted once for it."""
+def seeds_are_private(course: Course, seed_set: SeedSet) -> bool:
+    """Whether a grading is on the instructor's own grading seeds (a private overlay's): what a student sees of it is
+    then made blind to everything the student's code produced (``secrecy.blind``). The bundled placeholder seeds are
+    in the repository, so a report on them shows everything."""
+    return seed_set == "grading" and course.private_overlay is not None
+
+
+def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedCheck], outcomes,
+            blinded: bool = False) -> Report:
+    """The report of every planned check, before redaction; a project's left-out files are noted once for it.
+    ``blinded``: every check run on the grading seeds is shown as ``secrecy.blind`` says."""
     report = Report(str(path), seed_set)
     for item, outcome in zip(checks, outcomes):
-        folder = PROJECTS[item.project].folder
-        missing = f"no {folder} folder found in {path} (expected {path / folder}/)"
-        report.projects.setdefault(item.project, ProjectResult()).checks.append(judged(item, outcome, course, missing))
+        missing = missing_folder(path, item.project)
+        blind_here = blinded and item.context.seed_set == "grading"  # B.table runs on the public seeds whatever
+        report.projects.setdefault(item.project, ProjectResult()).checks.append(
+            judged(item, outcome, course, missing, blind_here))
     for pid, section in report.projects.items():
         folder = project_folder(path, pid)
         left_out = staging.stage(folder, None) if folder else []
@@ -221,8 +234,10 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
     return report
 
 
-def judged(item: PlannedCheck, outcome: Outcome | None, course: Course, missing: str = "") -> CheckResult:
-    """One check's report entry from what its child handed back: judged when the run was ok, else its failure."""
+def judged(item: PlannedCheck, outcome: Outcome | None, course: Course, missing: str = "",
+           blinded: bool = False) -> CheckResult:
+    """One check's report entry from what its child handed back: judged when the run was ok, else its failure.
+    ``blinded``: as a report on the private grading seeds shows it (``secrecy.blind``)."""
     check, verdict = item.check, None
     if outcome is not None and outcome.status == "ok":
         try:
@@ -234,6 +249,8 @@ def judged(item: PlannedCheck, outcome: Outcome | None, course: Course, missing:
         except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
             outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
     entry = _entry(item.check_id, check.name, item.points, outcome, verdict, missing, item.credit)
+    if blinded:
+        entry = blind(entry, outcome, item.project, check.grader_details, course.limits.processes)
     entry.message = cut(entry.message, course.limits.message_chars)
     return entry
 

@@ -66,11 +66,27 @@ def planned(course: Course, pid: str, cid: str, seed_set: SeedSet, folder: Path 
 
 
 def project_folder(path: Path, project_id: str) -> Path | None:
-    """PATH/<folder> for a folder of projects, or PATH itself when it is the project's folder."""
+    """PATH/<folder> for a folder of projects, or PATH itself when it is the project's folder. A project folder that
+    is a link is none: a submission is graded from its own files, never from where a link of its leads (another
+    student's folder, or one the student may not read)."""
     folder = PROJECTS[project_id].folder
     if path.name == folder and path.is_dir():
         return path
-    return path / folder if (path / folder).is_dir() else None
+    return path / folder if real_folder(path / folder) else None
+
+
+def real_folder(path: Path) -> bool:
+    """A folder, and not a link to one."""
+    return path.is_dir() and not path.is_symlink()
+
+
+def missing_folder(path: Path, project_id: str) -> str:
+    """Why ``path`` has no folder for project ``project_id``, in a sentence for the report."""
+    folder = PROJECTS[project_id].folder
+    if (path / folder).is_symlink():
+        return (f"{path / folder} is a link, not a folder: a submission is graded from its own files only and a link "
+                "is never followed, so nothing was graded (submit the folder itself)")
+    return f"no {folder} folder found in {path} (expected {path / folder}/)"
 
 
 def projects_in(path: Path, course: Course, wanted: list[str] | None) -> list[str]:

@@ -9,8 +9,9 @@ as found, and what such a value encodes is beyond any filter (see the README's s
 
 from __future__ import annotations
 
+import builtins
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 SEED_MARK = "‹grading seed›"
@@ -53,3 +54,55 @@ def redact(value, hidden: Hidden):
     if isinstance(value, (list, tuple)):
         return [redact(item, hidden) for item in value]
     return value
+
+
+# ------------------------------------------------------------------------------------------------ the blind report
+
+BLIND = ("on the grading seeds the report quotes nothing your code produced: `autograder check {pid}` shows what "
+         "was expected and measured on the public seeds")
+KINDS = {"not_implemented": "a piece this check calls is not implemented yet (it raises NotImplementedError)",
+         "missing": "a function this check calls is missing, or is not a function",
+         "syntax": "a module of yours does not compile",
+         "import": "importing a module of yours failed",
+         "raised": "your code raised {exception}",
+         "invalid": "your code returned a value of the wrong type, shape or kind",
+         "processes": "started more than {processes} processes (the check's process limit)"}
+# exceptions named by their type when it is Python's own: a class of the student's could be named after a seed
+BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
+                               if isinstance(value, type) and issubclass(value, BaseException))
+CHOSEN_BY_THE_CHILD = ("exited with code", "was killed by signal")  # an exit code or a signal carries what it likes
+
+
+def blind(entry, outcome, pid: str, shown: tuple[str, ...], processes: int):
+    """``entry`` (a ``CheckResult`` graded on the grading seeds) as a student may see it: every sentence the kit's
+    own, no text from the child (an exception's message, a type of the student's, a line number, an exit code),
+    no number the student's code handed back, and only the details ``shown`` that the grader computed itself."""
+    if outcome is None or outcome.seedless:  # no child ran, or none was told a seed (the import probe)
+        return entry
+    hint = BLIND.format(pid=pid)
+    if entry.status is None:  # judged: the verdict's sentences quote what the child returned
+        said = {"passed": "passed on the grading seeds", "partial": "passed part of its cases on the grading seeds",
+                "failed": "failed on the grading seeds"}[entry.outcome]
+        message = said if entry.passed else f"{said}; {hint}"
+        details = {key: value for key, value in entry.details.items() if key in shown}
+    else:
+        message, details = _failure(entry, outcome, processes, hint), entry.details
+    return replace(entry, message=message, details=details, seconds=float(round(entry.seconds)))
+
+
+def _failure(entry, outcome, processes: int, hint: str) -> str:
+    status = entry.status
+    if status in ("timeout", "memory", "stopped"):
+        return entry.message  # the kit's own sentence, naming the course's limits
+    if status == "student_error":
+        exception = outcome.exception if outcome.exception in BUILTIN_EXCEPTIONS else "an exception of its own class"
+        said = KINDS.get(outcome.kind, "your code failed").format(exception=exception, processes=processes)
+        return f"{said}; {hint}"
+    if status == "crashed" and any(words in entry.message for words in CHOSEN_BY_THE_CHILD):
+        return ("the process running your code ended before the check finished (an exit, a signal or a crash of "
+                f"the interpreter); {hint}")
+    if status == "internal_error" and outcome.kind != "child":  # the grader's own failure may quote the child's data
+        return "the grader itself failed on this check; this is not your fault, please tell the instructor"
+    if status == "malformed":
+        return f"the data this check's run handed back is not what the check collects; {hint}"
+    return entry.message

@@ -19,9 +19,10 @@ MESSAGE_CHARS = 20_000  # an exception's text kept in the child; the grader cuts
 class StudentError(Exception):
     """A problem with the student's code or what it returned, worded for the student."""
 
-    def __init__(self, message: str, kind: str = "error"):
+    def __init__(self, message: str, kind: str = "error", exception: str = ""):
         super().__init__(message)
         self.kind = kind  # "not_implemented", "missing", "syntax", "import", "raised", "invalid"
+        self.exception = exception  # the type of the student's exception that caused it, if one did
 
 
 def _student_line(exc: BaseException, folder: Path) -> str:
@@ -55,7 +56,7 @@ def load_module(folder: Path, name: str) -> ModuleType:
                            "imported (put scripts under `if __name__ == '__main__':`)", "import") from None
     except BaseException as exc:  # noqa: BLE001 - any failure at import is the student's to see
         raise StudentError(f"importing {name}.py raised {_named(exc)}{_student_line(exc, folder)}",
-                           "import") from None
+                           "import", type(exc).__name__) from None
     return module
 
 
@@ -131,8 +132,14 @@ def _reworded(name: str, exc: BaseException, folder: Path) -> StudentError:
         return StudentError(f"`{name}` wrote more output than the grader allows (course.yml's limits.output_mb) and "
                             "was stopped; print less", "raised")
     if isinstance(exc, RecursionError):
-        return StudentError(f"`{name}` recursed without end{_student_line(exc, folder)}", "raised")
-    return StudentError(f"`{name}` raised {_named(exc)}{_student_line(exc, folder)}", "raised")
+        return StudentError(f"`{name}` recursed without end{_student_line(exc, folder)}", "raised", "RecursionError")
+    return StudentError(f"`{name}` raised {_named(exc)}{_student_line(exc, folder)}", "raised", _type_of(exc))
+
+
+def _type_of(exc: BaseException) -> str:
+    """The type of the exception behind ``exc``: for a StudentError (one guarded call inside another), the one it
+    was made from."""
+    return (exc.exception or "StudentError") if isinstance(exc, StudentError) else type(exc).__name__
 
 
 def _named(exc: BaseException) -> str:
@@ -149,7 +156,7 @@ def raised_by_student(exc: BaseException, folder: Path) -> StudentError | None:
     through ``fn``, e.g. a method of an object they returned), else None: then it is the grader's own failure."""
     frames = traceback.extract_tb(exc.__traceback__)
     if any(Path(frame.filename).is_relative_to(folder) for frame in frames):
-        return StudentError(f"your code raised {_named(exc)}{_student_line(exc, folder)}", "raised")
+        return StudentError(f"your code raised {_named(exc)}{_student_line(exc, folder)}", "raised", _type_of(exc))
     return None
 
 

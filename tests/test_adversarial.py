@@ -24,10 +24,11 @@ import yaml
 from autograder import paths
 from autograder.classroom import grade_all
 from autograder.config import load_course
+from autograder.grading import grade
 from autograder.sandbox import user
 from autograder.sandbox.child import plain
 from autograder.sandbox.limits import network_isolation_available
-from conftest import grade_checks, mutate, quick_course_data, write_submission
+from conftest import checks_by_id, grade_checks, mutate, quick_course_data, write_submission
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 REFERENCE_A = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
@@ -306,7 +307,8 @@ def test_student_code_finds_no_path_to_the_solutions_the_oracle_or_the_private_o
     overlay.chmod(0o600)
     private = load_course(paths.COURSE_FILE, private=overlay)
     root = in_kl(tmp_path, SNOOP.format(overlay=str(overlay)))
-    message = grade_checks(root, private, ["D.kl_penalty"], seed_set="grading")["D.kl_penalty"]["message"]
+    graded = grade(root, private, seed_set="grading", checks=["D.kl_penalty"], for_student=False)  # what it found
+    message = checks_by_id(graded.report.to_json())["D.kl_penalty"]["message"]
     found = json.loads(message[message.index("FOUND<<") + 7:message.rindex(">>FOUND")])
     kit = str(paths.KIT_ROOT)
     # the Python environment the grader runs in is on sys.path; only it may lie inside the kit's folder
@@ -421,7 +423,8 @@ READ_LINKS = """    import os
             seen.append(open(os.path.join(os.path.dirname(__file__), name)).read())
         except OSError as exc:
             seen.append(type(exc).__name__)
-    raise ValueError(" | ".join(seen))
+    if seen == ["FileNotFoundError", "FileNotFoundError"]:  # nothing read: the attack gives up; else it goes on
+        raise ValueError(" | ".join(seen))
 """
 
 
@@ -452,7 +455,7 @@ def test_a_link_in_a_gradescope_upload_does_not_reveal_the_grading_seeds(open_fo
     results = gradescope.run(root)
     assert overlay.stat().st_mode & 0o077 == 0
     kl = next(test for test in results["tests"] if test["name"].startswith("D.kl_penalty"))
-    assert kl["score"] == 0 and "FileNotFoundError | FileNotFoundError" in kl["output"]  # links out: left out
+    assert kl["score"] == 0 and "your code raised ValueError" in kl["output"]  # links out: left out, nothing read
     assert "4711" not in json.dumps(results) and "SECRET-8841" not in json.dumps(results)
     assert closed.stat().st_mode & 0o777 == 0o700
 

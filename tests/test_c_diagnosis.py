@@ -32,15 +32,38 @@ def reference_report(course):
 def test_the_reference_earns_full_marks_on_the_grading_seeds(reference_report, course):
     failed = [(c["id"], c["message"]) for c in reference_report["projects"]["C"]["checks"] if not c["passed"]]
     assert failed == []
-    shown = next(c for c in reference_report["projects"]["C"]["checks"] if c["id"] == "C.fresh_runs")["details"]["runs"]
-    assert len(shown) == len(runs.AGENTS) * len(course.seeds.grading)
-    assert {(r["truth"], r["severity"]) for r in shown} == set(runs.AGENTS)
+    counts = next(c for c in reference_report["projects"]["C"]["checks"] if c["id"] == "C.fresh_runs")["details"]
+    assert sum(c["runs"] for c in counts["counts"]) == len(runs.AGENTS) * len(course.seeds.grading)
+    assert {(c["truth"], c["severity"]) for c in counts["counts"]} == set(runs.AGENTS)
+    assert all(c["label"] == c["truth"] for c in counts["counts"])
 
 
-def test_the_report_draws_a_panel_per_fresh_run(reference_report):
+def test_the_report_draws_the_fresh_runs_counts(reference_report):
     details = {c["id"]: c["details"] for c in reference_report["projects"]["C"]["checks"]}
     figures = PROJECTS["C"].plots(details)
-    assert figures and all(png.startswith(b"\x89PNG") for _, png in figures)
+    assert len(figures) == 1 and figures[0][1].startswith(b"\x89PNG")
+
+
+def _fresh_runs_report(secret: str | None, labelled) -> tuple:
+    """What a student sees of C.fresh_runs (message, details, figure captions and images) for the runs of public seed
+    7 under ``secret``, each labelled ``labelled(run)``."""
+    check = PROJECTS["C"].checks["C.fresh_runs"]
+    ctx = Context((7,), "public", check.Bar.model_validate({}), secret=secret)
+    verdict = check.judge({"labels": [labelled(run) for run in runs.fresh_plan(7, secret)]}, ctx)
+    return verdict.fraction, verdict.message, verdict.details, PROJECTS["C"].plots({"C.fresh_runs": verdict.details})
+
+
+@pytest.mark.parametrize("labelled", [lambda run: "healthy", lambda run: run.label,
+                                      lambda run: "healthy" if run.severity == 1 else run.label],
+                         ids=["always healthy", "all right", "mild ones missed"])
+def test_nothing_a_student_sees_of_the_fresh_runs_tells_which_run_was_which(labelled):
+    """The attack: a diagnose that always says "healthy" read the 24 runs' truths by position off its first report
+    (details and figure captions) and hard-coded them. The same runs in another order, labelled alike, must give
+    the same report to the byte: then nothing in it depends on which call of diagnose was which run."""
+    orders = [[(run.label, run.severity) for run in runs.fresh_plan(7, secret)] for secret in (None, "another course")]
+    assert orders[0] != orders[1]
+    first, second = (_fresh_runs_report(secret, labelled) for secret in (None, "another course"))
+    assert first == second
 
 
 def test_pristine_stubs_score_zero_with_not_implemented_messages(tmp_path, course):
@@ -110,6 +133,21 @@ def test_own_labels_are_judged_against_the_students_own_set(course):
     assert check.judge({"labels": truth}, as_alice).fraction == 1.0
     as_bob = Context((7,), "grading", bar, student="bob", secret="k")  # bob's set differs from alice's under "k"
     assert check.judge({"labels": truth}, as_bob).fraction < 1.0
+
+
+def test_the_verdict_on_ones_own_agents_says_how_many_are_wrong_never_which(course):
+    """The attack: resubmit after each report, keeping the labels it did not name as wrong. The message and details
+    must be the same whichever agents are the wrong ones, when as many are."""
+    check = PROJECTS["C"].checks["C.own_labels"]
+    bar = check.Bar.model_validate(course.projects["C"].checks["C.own_labels"].bar)
+    truth = {name: run.label for name, run in runs.student_set(runs.student_key("alice", "k", 0)).items()}
+    as_alice = Context((7,), "grading", bar, student="alice", secret="k")
+    shown = set()
+    for wrong_one in runs.NAMES:
+        labels = {**truth, wrong_one: "healthy"}
+        verdict = check.judge({"labels": labels}, as_alice)
+        shown.add((verdict.fraction, verdict.message, json.dumps(verdict.details)))
+    assert len(shown) == 1
 
 
 def test_the_bundled_example_logs_are_the_example_set(course):

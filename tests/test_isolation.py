@@ -45,8 +45,9 @@ def attack(tmp_path: Path, probe: str) -> Path:
 
 
 def found(root: Path, course, seed_set: str = "public") -> dict:
-    message = checks_by_id(grade(root, course, seed_set=seed_set,
-                                 checks=["D.kl_penalty"]).report.to_json())["D.kl_penalty"]["message"]
+    # in full: a report for the student on the private grading seeds would not quote what the probe found
+    message = checks_by_id(grade(root, course, seed_set=seed_set, checks=["D.kl_penalty"],
+                                 for_student=False).report.to_json())["D.kl_penalty"]["message"]
     assert "FOUND<<" in message, message
     return json.loads(message[message.index("FOUND<<") + 7:message.rindex(">>FOUND")])
 

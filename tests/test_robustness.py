@@ -122,8 +122,9 @@ def details_of(values: list) -> dict:
     return {
         "A": {"A.bar": {"evaluated": values, "curves": [values, values], "threshold": 450}},
         "B": {"B.bar": {"scores": {"baseline": values, "no_clip": values}, "named": ["no_clip"], "seeds": [1]}},
-        "C": {"C.fresh_runs": {"runs": [{"panel": {"updates": list(range(n)), "return": values, "entropy": values},
-                                         "label": "healthy", "truth": "healthy", "severity": 1, "run": 1}]}},
+        "C": {"C.fresh_runs": {"counts": [{"truth": "healthy", "severity": 1, "label": "healthy", "runs": 1},
+                                          *({"truth": "healthy", "severity": 2, "label": "x", "runs": v}
+                                            for v in values), {"truth": "healthy"}, "not a count"]}},
         "D": {"D.chapter_tables": {"ks": [1, 2, 4, 8][:n], "k_success": values, "k_chapter": values,
                                    "betas": [0, 0.1, 0.2, 0.3][:n], "beta_rows": rows, "beta_chapter": rows},
               "D.k_sweep": {"ks": [1, 4, 8, 32][:n], "success": [values, values]}},

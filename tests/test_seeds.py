@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from autograder import paths
@@ -162,7 +163,8 @@ def test_seeds_echoed_by_student_code_never_reach_the_student(tmp_path):
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     messages = {c["id"]: c["message"] for p in report["projects"].values() for c in p["checks"]}
-    assert SEED_MARK in messages["A.bar"] and SEED_MARK in messages["B.bar"]  # the attack reached the message
+    # the attack reached the child's message, which the report does not show: the kit says what happened
+    assert "your code raised RuntimeError" in messages["A.bar"] and "your code raised RuntimeError" in messages["B.bar"]
     assert leaks(done.stdout) == [] and leaks(json.dumps(report)) == []
     assert leaks((tmp_path / "out" / "report.html").read_text()) == []
 
@@ -176,6 +178,50 @@ def test_seeds_echoed_by_student_code_never_reach_gradescopes_results(tmp_path, 
         shutil.rmtree(root / "submission" / folder)
     results = gradescope_run(root)
     text = (root / "results" / "results.json").read_text()
-    # the K-sweep's generators are made from the grading seeds themselves, so the attack reached the output
-    assert any(SEED_MARK in test["output"] for test in results["tests"])
+    # the K-sweep's generators are made from the grading seeds themselves: the attack's text is not shown
+    assert any("your code raised ValueError" in test["output"] for test in results["tests"])
     assert results["score"] < 20 and leaks(text) == []
+
+
+# ------------------------------------------------------------------------------------------------ spelt otherwise
+
+WORDS = "zero one two three four five six seven eight nine".split()
+SPELLINGS = {  # each way a child wrote the seed it is graded on into what the report quotes
+    "full-width digits": lambda seed: str(seed).translate({ord(d): 0xFF10 + int(d) for d in "0123456789"}),
+    "hex": hex, "reversed": lambda seed: str(seed)[::-1],
+    "words": lambda seed: " ".join(WORDS[int(d)] for d in str(seed)),
+    "zero-width characters": lambda seed: "\u200b".join(str(seed)), "base 7": lambda seed: np.base_repr(seed, 7),
+}
+READ_SEED = "    import json, sys\n    seed = json.load(open(sys.argv[1]))['seeds'][0]\n"
+
+
+def spelt(seed: int) -> list[str]:
+    return [spell(seed) for spell in SPELLINGS.values()]
+
+
+def test_no_spelling_of_a_grading_seed_reaches_the_student(tmp_path):
+    """The attack: a child graded on the grading seeds wrote them into its exception message in full-width digits,
+    hex, reversed, as words and with zero-width characters between the digits, and all five came back. Here the
+    child also writes it in base 7, raises an exception of a class named after it, and hands it back as a number the
+    judge quotes."""
+    course = load_course(paths.COURSE_FILE, private=overlay_file(tmp_path, [271_828, 314_159, 161_803]))
+    d = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    raise_it = (READ_SEED + "    words = " + repr(WORDS) + "\n"
+                "    text = [str(seed).translate({ord(d): 0xFF10 + int(d) for d in '0123456789'}), hex(seed), "
+                "str(seed)[::-1], ' '.join(words[int(d)] for d in str(seed)), '\\u200b'.join(str(seed)), "
+                "np.base_repr(seed, 7)]\n"
+                "    raise type('Seed' + hex(seed), (ValueError,), {})(' | '.join(text))\n")
+    source = mutate(d, "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n", raise_it)
+    group = "def group_standardized_weight(r):\n"
+    source = mutate(source, group, group + READ_SEED + "    return np.full(len(r), seed / 1e6)\n")
+    (tmp_path / "D_grpo").mkdir()
+    (tmp_path / "D_grpo" / "grpo.py").write_text(source)
+    graded = grade(tmp_path, course, seed_set="grading", checks=["D.weights", "D.kl_penalty"])
+    seen = json.dumps(graded.report.to_json(), ensure_ascii=False) + " ".join(c for f in graded.figures.values()
+                                                                            for c, _ in f)
+    checks = {c["id"]: c for c in graded.report.to_json()["projects"]["D"]["checks"]}
+    assert not checks["D.weights"]["passed"] and not checks["D.kl_penalty"]["passed"]
+    for seed in (271_828, 314_159, 161_803):
+        found = [text for text in [*spelt(seed), str(seed), hex(seed), f"{seed / 1e6:g}"] if text in seen]
+        assert found == [], (seed, found)
+    assert "your code raised an exception of its own class" in checks["D.kl_penalty"]["message"]

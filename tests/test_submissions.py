@@ -80,3 +80,47 @@ def test_an_unreadable_file_is_left_out(tmp_path):
     (tmp_path / "D_grpo" / "secret.txt").write_text("x")
     (tmp_path / "D_grpo" / "secret.txt").chmod(0)
     assert "could not be read" in staging.stage(tmp_path / "D_grpo", None)[0]
+
+
+def _closed_reference(tmp_path):
+    """The reference D in a folder only its owner may enter: another student's work, or the solutions."""
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    write_submission(closed, REFERENCE_D)
+    return closed / "D_grpo"
+
+
+def test_a_project_folder_that_is_a_link_is_refused_not_followed(tmp_path, course):
+    """The attack: a submission whose D_grpo is a link to a folder the student may not read was graded from that
+    folder (3/3). A project folder is the submission's own folder or nothing."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "D_grpo").symlink_to(_closed_reference(tmp_path), target_is_directory=True)
+    report = grade(tmp_path / "sub", course, seed_set="public", checks=CHEAP).report.to_json()
+    assert report["score"] == 0
+    assert all("is a link" in c["message"] for c in checks_by_id(report).values())
+
+
+def test_a_link_as_a_students_folder_or_project_folder_in_a_class_run_is_refused(tmp_path, course):
+    """grade-all on a shared disk: mallory's folder is a link to alice's, and trudy's D_grpo one to alice's D_grpo.
+    Neither is graded from alice's files."""
+    quick = course.model_copy(update={"projects": {"D": course.projects["D"].model_copy(
+        update={"checks": {k: v for k, v in course.projects["D"].checks.items() if k in CHEAP}})}})
+    alice = write_submission(tmp_path / "class" / "alice", REFERENCE_D)
+    (tmp_path / "class" / "mallory").symlink_to(alice, target_is_directory=True)
+    (tmp_path / "class" / "trudy").mkdir()
+    (tmp_path / "class" / "trudy" / "D_grpo").symlink_to(alice / "D_grpo", target_is_directory=True)
+    rows = {row.student: row for row in grade_all(tmp_path / "class", tmp_path / "out", quick, seed_set="public")}
+    assert rows["alice"].report.score == 3.0
+    assert rows["mallory"].report is None and "link" in rows["mallory"].status
+    assert rows["trudy"].report is None or rows["trudy"].report.score == 0
+
+
+def test_a_gradescope_upload_whose_project_folder_is_a_link_copies_nothing_from_its_target(tmp_path):
+    from autograder.gradescope import arrange
+
+    upload = tmp_path / "submission"
+    upload.mkdir()
+    (upload / "D_grpo").symlink_to(_closed_reference(tmp_path), target_is_directory=True)
+    layout = arrange(upload, tmp_path / "work")
+    assert not (layout / "D_grpo" / "grpo.py").exists()
+    assert "a link" in " ".join(staging.stage(upload / "D_grpo", None))

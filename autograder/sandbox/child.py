@@ -44,13 +44,14 @@ def run(request: dict) -> dict:
         check = project.checks[request["check"]]
         return {"status": "ok", "data": plain(check.collect(student, Context.from_plain(check, request)))}
     except StudentError as exc:
-        return {"status": "student_error", "kind": exc.kind, "message": str(exc)}
+        return {"status": "student_error", "kind": exc.kind, "message": str(exc), "exception": exc.exception}
     except MemoryError:
         return {"status": "memory", "message": "ran out of memory"}
     except BaseException as exc:  # noqa: BLE001 - the student's if it passed through their files, else the grader's
         blamed = raised_by_student(exc, Path(request["folder"]).resolve())
         if blamed is not None:
-            return {"status": "student_error", "kind": blamed.kind, "message": str(blamed)}
+            return {"status": "student_error", "kind": blamed.kind, "message": str(blamed),
+                    "exception": blamed.exception}
         return {"status": "internal_error", "message": traceback.format_exc(limit=-6)}
 
 

@@ -46,9 +46,10 @@ def plain_only() -> bool:
     return resource is None or not hasattr(os, "fork")
 
 
-def preexec(limits: Limits, uid: int | None):
+def preexec(limits: Limits, uid: int | None, join: list[str] = ()):
     """The function run in the child before exec. ``uid`` None: keep the grader's uid (it is not root), and count
-    the process limit on top of what that uid already runs (left unset where that cannot be counted).
+    the process limit on top of what that uid already runs (left unset where that cannot be counted). ``join``: the
+    ``cgroup.procs`` files of the check's budget (``budget``), written while the child may still (as root).
 
     None where there is no ``resource`` or no ``fork``: the child is then a plain process whose only limit is the
     runner's wall time, and a warning says once what is not enforced.
@@ -66,6 +67,10 @@ def preexec(limits: Limits, uid: int | None):
     cpu = int(limits.cpu_seconds + 0.999)
 
     def apply():
+        for procs in join:  # first: every process the child starts from here on is counted and killed with it
+            fd = os.open(procs, os.O_WRONLY)
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
         _leave_the_network()
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * megabyte,) * 2)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_mb * megabyte,) * 2)

@@ -7,7 +7,6 @@ What comes back is read as untrusted JSON: student code controls the child and c
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -16,19 +15,18 @@ import stat
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.config import Limits
-from autograder.proctree import tree_cpu
 from autograder.projects import PROJECTS
 from autograder.sandbox import limits as sandbox_limits
+from autograder.sandbox import budget as check_budget
 from autograder.sandbox import jail, runtime, staging, user
+from autograder.sandbox.waiting import STOP, kill_group, reap, wait_for
 
 STATUSES = {"ok", "student_error", "memory", "internal_error"}
-STOP = threading.Event()  # set on Ctrl-C: running children are killed, no new one starts
 
 
 @dataclass
@@ -42,6 +40,8 @@ class Outcome:
     kind: str = ""
     raw: bytes = b""  # an ok result as JSON text, parsed by ``payload`` when it is judged, one check at a time
     cpu_seconds: float = 0.0  # the CPU the check's child (and the processes it waited for) used: its own time
+    exception: str = ""  # the type of the student's exception behind a student_error, as the child said (untrusted)
+    seedless: bool = False  # made where no seed reached student code (the import probe): shown as it is
 
     def payload(self) -> dict:
         """The collected data. Held as text until asked for, since a parsed result costs about eight times its size
@@ -116,7 +116,7 @@ def _read_result(path: Path, limit_mb: float) -> tuple[dict, bytes]:
         raise _Unreadable("it is not valid JSON") from None
     if not (isinstance(result, dict) and result.get("status") in STATUSES
             and isinstance(result.get("data", {}), dict)
-            and all(isinstance(result.get(key, ""), str) for key in ("message", "kind"))):
+            and all(isinstance(result.get(key, ""), str) for key in ("message", "kind", "exception"))):
         raise _Unreadable("it does not have the form the grader writes")
     return result, text
 
@@ -128,7 +128,7 @@ def _stderr_tail(err) -> str:
 
 
 def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: Limits, uid: int | None,
-           jailed: bool, out, err):
+           jailed: bool, out, err, join: list[str]):
     request_file = workdir / "request.json"
     request_file.write_text(json.dumps(request))
     request_file.chmod(0o644)
@@ -138,7 +138,7 @@ def _start(workdir: Path, home: Path, request: dict, runtime_dir: Path, limits: 
         argv = jail.command(argv, readable=seen + ([request["inputs"]] if request.get("inputs") else []),
                             writable=[str(home)], workdir=str(home))
     return subprocess.Popen(argv, cwd=home, env=_child_env(str(home), runtime_dir), stdin=subprocess.DEVNULL,
-                            stdout=out, stderr=err, preexec_fn=sandbox_limits.preexec(limits, uid),
+                            stdout=out, stderr=err, preexec_fn=sandbox_limits.preexec(limits, uid, join),
                             start_new_session=True)
 
 
@@ -169,55 +169,17 @@ def _stage_submission(folder: str, workdir: Path) -> str:
     return str(copy)
 
 
-def _workdirs(workdir: str, uid: int | None) -> tuple[Path, Path]:
+def _workdirs(workdir: str, uid: int | None, budget: check_budget.Budget) -> tuple[Path, Path]:
     """The grader's folder for this check (request, output files, the submission's copy; the child cannot rename or
-    change anything in it) and, inside it, the child's home: its working directory and the only place it may write."""
+    change anything in it) and, inside it, the child's home: its working directory and the only place it may write
+    (a tmpfs of the check's ``disk_mb`` where the budget can mount one)."""
     workdir, home = Path(workdir), Path(workdir, "home")
     workdir.chmod(0o711)
     home.mkdir(mode=0o700)
     if uid is not None:
         os.chown(home, uid, uid)
+    budget.mount_home(home, uid)
     return workdir, home
-
-
-def _kill_group(pid: int) -> None:
-    if not hasattr(os, "killpg"):  # Windows: the runner kills the child itself (``run_check``)
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-# Seconds between readings of a running check's CPU: a reading costs about 1.5 ms of the grader's CPU on a machine of
-# 120 processes (it reads every /proc/N/stat), and the last half second of a check's CPU may go uncounted.
-CPU_READINGS = 0.5
-
-
-def _reap(proc, block: bool) -> bool:
-    """Reap the child with wait4, whose resource usage adds to ``proc.cpu_seconds`` what the last reading of the
-    process tree may have missed. False while it still runs."""
-    if not hasattr(os, "wait4"):  # Windows: no resource usage; the readings of the process tree are what is known
-        return (proc.wait() if block else proc.poll()) is not None
-    pid, status, usage = os.wait4(proc.pid, 0 if block else os.WNOHANG)
-    if pid == 0:
-        return False
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    proc.cpu_seconds = max(proc.cpu_seconds, usage.ru_utime + usage.ru_stime)
-    return True
-
-
-def _wait(proc, seconds: float) -> str:
-    """Wait for the child: "done", "timeout" after ``seconds``, or "stopped" within a fraction of a second of STOP.
-    Meanwhile ``proc.cpu_seconds`` follows the CPU the child's process tree has used (the check's own time)."""
-    deadline, proc.cpu_seconds, read = time.monotonic() + seconds, 0.0, 0.0
-    while not _reap(proc, block=False):
-        if STOP.is_set():
-            return "stopped"
-        if time.monotonic() >= deadline:
-            return "timeout"
-        if time.monotonic() >= read:
-            proc.cpu_seconds, read = max(proc.cpu_seconds, tree_cpu(proc.pid)), time.monotonic() + CPU_READINGS
-        time.sleep(max(0.0, min(0.05, deadline - time.monotonic())))
-    return "done"
 
 
 def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) -> Outcome:
@@ -231,53 +193,75 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
     started = time.perf_counter()
     if STOP.is_set():
         return Outcome("stopped", 0.0, message="grading was stopped before this check started")
-    lease = user.Lease(limits.sandbox_uids)
+    lease, budget = user.Lease(limits.sandbox_uids), check_budget.Budget(limits)
     try:
         with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
-            workdir, home = _workdirs(tmp, lease.uid)
-            request = {**_stage_inputs(request, workdir), "folder": _stage_submission(request["folder"], workdir),
-                       "result": str(home / "result.json"), "package": PROJECTS.package(request["project"])}
             try:
-                jailed = jail.usable(limits.isolation, lease.uid)
-            except jail.Unavailable as exc:  # bubblewrap runs for the grader but not for the uid it dropped to
-                return Outcome("internal_error", time.perf_counter() - started, message=str(exc))
-            with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
-                proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, jailed, out, err)
-                ended = _wait(proc, limits.wall_seconds)
-                _kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
-                if proc.returncode is None:
-                    if not hasattr(os, "killpg"):  # no process groups (a plain child, see limits.preexec)
-                        proc.kill()
-                    _reap(proc, block=True)
-                cpu = proc.cpu_seconds
-                lease.release()  # and, under a uid of its own, whatever left the process group
-                seconds = time.perf_counter() - started
-                if ended == "stopped":
-                    return Outcome("stopped", seconds, message="grading was stopped before this check finished",
-                                   cpu_seconds=cpu)
-                if ended == "timeout":
-                    return Outcome("timeout", seconds,
-                                   message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
-                                           "limit); look for an endless loop or a step far slower than needed",
-                                   cpu_seconds=cpu)
-                try:
-                    result, text = _read_result(Path(request["result"]), limits.result_mb)
-                except FileNotFoundError:
-                    code = proc.returncode
-                    if jailed and code > jail.SIGNAL_BASE:  # bubblewrap reports a signal as 128 + its number
-                        code = jail.SIGNAL_BASE - code
-                    outcome = _died(code, limits, _stderr_tail(err))
-                    outcome.seconds, outcome.cpu_seconds = seconds, cpu
-                    return outcome
-                except _Unreadable as exc:
-                    return Outcome("crashed", seconds, message=f"the check's result file could not be used ({exc}); "
-                                                               "code that writes it itself gains nothing",
-                                   cpu_seconds=cpu)
+                return _run(request, limits, runtime_dir, lease, budget, tmp, started)
+            finally:
+                budget.close()  # before the folder goes: the home unmounted, the groups removed
     finally:
+        budget.close()
         lease.release()
+
+
+def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, budget: check_budget.Budget, tmp: str,
+         started: float) -> Outcome:
+    workdir, home = _workdirs(tmp, lease.uid, budget)
+    if budget.missing and (os.geteuid() == 0 or request.get("seed_set") == "grading"):
+        check_budget.say_once(tuple(budget.missing))  # a student's own check on their own machine: nothing to say
+    request = {**_stage_inputs(request, workdir), "folder": _stage_submission(request["folder"], workdir),
+               "result": str(home / "result.json"), "package": PROJECTS.package(request["project"])}
+    try:
+        jailed = jail.usable(limits.isolation, lease.uid)
+    except jail.Unavailable as exc:  # bubblewrap runs for the grader but not for the uid it dropped to
+        return Outcome("internal_error", time.perf_counter() - started, message=str(exc))
+    with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
+        proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, jailed, out, err, budget.join)
+        ended = wait_for(proc, limits.wall_seconds)
+        kill_group(proc.pid)  # on a timeout the child, otherwise whatever it left running
+        budget.kill()  # and every process of the check, whoever it runs as and wherever it went
+        if proc.returncode is None:
+            if not hasattr(os, "killpg"):  # no process groups (a plain child, see limits.preexec)
+                proc.kill()
+            reap(proc, block=True)
+        cpu = proc.cpu_seconds
+        lease.release()  # and, under a uid of its own, whatever left the process group
+        seconds = time.perf_counter() - started
+        if ended == "stopped":
+            return Outcome("stopped", seconds, message="grading was stopped before this check finished",
+                           cpu_seconds=cpu)
+        if ended == "timeout":
+            return Outcome("timeout", seconds,
+                           message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
+                                   "limit); look for an endless loop or a step far slower than needed",
+                           cpu_seconds=cpu)
+        try:
+            result, text = _read_result(Path(request["result"]), limits.result_mb)
+        except (FileNotFoundError, _Unreadable) as exc:
+            outcome = _without_result(exc, proc.returncode, jailed, limits, budget, _stderr_tail(err))
+            outcome.seconds, outcome.cpu_seconds = seconds, cpu
+            return outcome
     outcome = _outcome(result, text, seconds, limits)
     outcome.cpu_seconds = cpu
     return outcome
+
+
+def _without_result(exc: Exception, code: int, jailed: bool, limits: Limits, budget: check_budget.Budget,
+                    stderr_tail: str) -> Outcome:
+    """What happened to a child that left no usable result: a budget it went over, a signal, an exit, a forgery."""
+    if budget.disk_full():  # the child's own result may have been cut short by it
+        return Outcome("crashed", 0, message=f"wrote more than {limits.disk_mb} MB in all (the check's disk limit: "
+                                             "every file it writes counts) and could not go on")
+    if isinstance(exc, _Unreadable):
+        return Outcome("crashed", 0, message=f"the check's result file could not be used ({exc}); code that writes "
+                                             "it itself gains nothing")
+    if budget.oom_killed():
+        return Outcome("memory", 0, message=f"used more than {limits.memory_mb} MB of memory (all its processes "
+                                            "together: the check's memory limit)")
+    if jailed and code > jail.SIGNAL_BASE:  # bubblewrap reports a signal as 128 + its number
+        code = jail.SIGNAL_BASE - code
+    return _died(code, limits, stderr_tail)
 
 
 def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> Outcome:
@@ -290,4 +274,4 @@ def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> Outco
     kind = "child" if result["status"] == "internal_error" else result.get("kind", "")
     if result["status"] == "ok":
         return Outcome("ok", seconds, message=message, kind=kind, raw=text)
-    return Outcome(result["status"], seconds, {}, message, kind)
+    return Outcome(result["status"], seconds, {}, message, kind, exception=result.get("exception", ""))

@@ -30,6 +30,8 @@ def stage(source: Path, target: Path | None, within: Path | None = None) -> list
     one sentence each, what was left out. Links are followed only to regular files inside ``within`` (the
     submission; by default the folder holding ``source``)."""
     source = Path(source)
+    if source.is_symlink():  # the project folder itself: copying through it would grade where it leads
+        return [f"{source.name}: left out, a link to a folder (copy the folder itself)"]
     within = Path(within or source.resolve().parent).resolve()
     skipped, copied = [], 0
     for folder, dirs, files in os.walk(source, onerror=lambda exc: skipped.append(_unlisted(exc, source))):

@@ -61,6 +61,7 @@ class Bar450(Check):
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "The chapter's bar: median return above 450 on CartPole within 60 updates, 3 seeds"
     cost, per_seed = 4.0, True
+    grader_details = ("evaluated", "median", "training_tail", "curves", "threshold")  # the grader's own rollouts
 
     class Bar(Bar):
         num_envs: int

@@ -229,6 +229,7 @@ def _plain_table(summary: dict) -> dict:
 
 class AblationBar(Check):
     id = "B.bar"
+    grader_details = ("scores", "named", "factors", "seeds")  # its own re-runs, of settings named from the catalogue
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = ("The chapter's bar on the grader's re-run: a factor moves the median beyond the seed spread, and you "
             "named it")

@@ -1,54 +1,50 @@
-"""Project C's report figure: the diagnostics panel of every fresh run, with the student's label and the truth."""
+"""Project C's report figure: how ``diagnose`` labelled the fresh runs, as counts per true fault and label.
+
+Counts only. The fresh runs are the same for every submission of a course, so a figure that drew each run (its
+diagnostics, its place among the calls, its truth) would let a student match the runs their code was handed to their
+faults and hard-code the answers; it would teach every classmate the report is shared with too.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from autograder.report.figures import png
-
-# which series each column draws, for a policy-gradient log and for a value-based one
-COLUMNS = [("return", "return"), ("entropy", "TD error / |Q|"), ("explained variance", "Q / MC return"),
-           ("approx KL", "share of Q above 1/(1-gamma)")]
+from autograder.report.figures import figure, png
 
 
-def plain_figure(width: float, height: float):
-    """A figure with fixed margins: a constrained layout of 32 small axes costs seconds, fixed margins nothing."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt.figure(figsize=(width, height))
+def _table(counts: list) -> tuple[list[tuple[str, int]], list[str], np.ndarray]:
+    """Rows (truth, severity), columns labels and the count in each cell, from the check's details."""
+    cells: dict[tuple[tuple[str, int], str], int] = {}
+    for item in counts if isinstance(counts, list) else []:
+        try:
+            row, label, n = (str(item["truth"]), int(item["severity"])), str(item["label"]), int(item["runs"])
+        except (TypeError, KeyError, ValueError, OverflowError):
+            continue  # a malformed entry is left out; the figure is an aid, the score stands without it
+        cells[row, label] = cells.get((row, label), 0) + n
+    rows = sorted({row for row, _ in cells})
+    labels = sorted({label for _, label in cells} | {truth for truth, _ in rows})
+    grid = np.zeros((len(rows), len(labels)), dtype=int)
+    for (row, label), n in cells.items():
+        grid[rows.index(row), labels.index(label)] = n
+    return rows, labels, grid
 
 
 def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes]]:
     fresh = details.get("C.fresh_runs")
-    if not fresh or not fresh.get("runs"):
+    rows, labels, grid = _table(fresh.get("counts") if isinstance(fresh, dict) else None)
+    if not rows:
         return []
-    shown = fresh["runs"]
-    per_figure = 8
-    out = []
-    for start in range(0, len(shown), per_figure):
-        group = shown[start:start + per_figure]
-        fig = plain_figure(11, 1.6 * len(group) + 0.6)
-        grid = fig.subplots(len(group), len(COLUMNS), squeeze=False)
-        fig.subplots_adjust(left=0.06, right=0.99, top=1 - 0.45 / fig.get_figheight(), bottom=0.03, hspace=0.9,
-                            wspace=0.25)
-        for row, run in zip(grid, group):
-            panel, value_based = run["panel"], "TD error / |Q|" in run["panel"]
-            for ax, (ppo_key, dqn_key) in zip(row, COLUMNS):
-                key = dqn_key if value_based else ppo_key
-                y = np.array([np.nan if v is None else v for v in panel.get(key, [])], dtype=float)
-                x = np.arange(len(y)) if key == "return" else np.array(panel["updates"])[:len(y)]
-                ax.plot(x, y, ".-", ms=2, lw=1)
-                ax.set_title(key, fontsize=7)
-                ax.locator_params(nbins=3)  # ticks are most of the drawing time of so many small axes
-                ax.tick_params(labelsize=6)
-            right = run["label"] == run["truth"]
-            row[0].set_ylabel(f"run {run['run']}", fontsize=7)
-            row[0].annotate(f"you: {run['label']}  |  truth: {run['truth']} (severity {run['severity']})"
-                            + ("" if right else "  ✗"), (0, 1.25), xycoords="axes fraction", fontsize=7,
-                            color="black" if right else "tab:red")
-        out.append((f"Diagnostics of the fresh runs {start + 1}-{start + len(group)} (x: update), your label and the "
-                    "truth", png(fig)))
-    return out
+    fig, ax = figure(7.5, 0.45 * len(rows) + 1.6)
+    ax.imshow(np.zeros_like(grid), cmap="Greys", vmin=0, vmax=1, aspect="auto")
+    for i, (truth, _) in enumerate(rows):
+        for j, label in enumerate(labels):
+            if grid[i, j]:
+                ax.text(j, i, str(grid[i, j]), ha="center", va="center", fontsize=9,
+                        color="tab:green" if label == truth else "tab:red")
+    ax.set_xticks(range(len(labels)), [label.replace("_", " ") for label in labels], fontsize=8)
+    ax.set_yticks(range(len(rows)), [f"{truth.replace('_', ' ')} ({severity})" for truth, severity in rows],
+                  fontsize=8)
+    ax.set_xlabel("your label")
+    ax.set_ylabel("true fault (severity)")
+    return [("How diagnose labelled the fresh runs: how many runs of each fault and severity (rows) got each label "
+             "(columns); green is right, red is wrong. Which run was which is not shown.", png(fig))]

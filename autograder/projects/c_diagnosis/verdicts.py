@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from autograder.checks import Bar, Check, Malformed, Verdict, pairs
-from autograder.projects.c_diagnosis import boundary, fresh, oracle, runs
+from autograder.projects.c_diagnosis import boundary, fresh, runs
 from autograder.student import StudentError, describe
 
 
@@ -18,6 +18,7 @@ def label_of(value, what: str) -> str:
 
 class OwnLabels(Check):
     id = "C.own_labels"
+    grader_details = ("graded_against",)
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "Your verdict on your own three agents"
 
@@ -41,10 +42,13 @@ class OwnLabels(Check):
             raise RuntimeError(NO_SECRET)
         truth = runs.student_set(runs.student_key(student, ctx.secret, ctx.bar.example_seed))
         whose = whose_logs(student, ctx.bar.per_student)
-        failures = [f"{name} is not {data['labels'][name]}" for name in runs.NAMES
-                    if data["labels"][name] != truth[name].label]
-        return Verdict.of(failures, len(runs.NAMES), f"all three right ({whose})", note=f"graded against {whose}",
-                          graded_against=whose)
+        wrong = sum(data["labels"][name] != truth[name].label for name in runs.NAMES)
+        if not wrong:
+            return Verdict(1.0, f"all three right ({whose})", {"graded_against": whose})
+        # how many, never which: naming the wrong agent would leave fewer answers to try in the next submission
+        return Verdict(1 - wrong / len(runs.NAMES),
+                       f"{wrong} of your {len(runs.NAMES)} labels {'is' if wrong == 1 else 'are'} wrong ({whose}); "
+                       "which is not said: look at each agent's diagnostics again", {"graded_against": whose})
 
 
 NO_SECRET = ("this grader has no course secret, so it cannot tell which of a student's own logs holds which fault; "
@@ -85,22 +89,25 @@ class FreshRuns(Check):
         return {"labels": labels}
 
     def judge(self, data, ctx):
-        wrong, shown = Counter(), []
         planned = [run for seed in ctx.seeds for run in runs.fresh_plan(seed, ctx.secret)]
         labels = [label for _, label in pairs(planned, data.get("labels"), "fresh runs")]
-        if not all(isinstance(label, str) and label in runs.LABELS for label in labels):  # before training anything
+        if not all(isinstance(label, str) and label in runs.LABELS for label in labels):
             raise Malformed(f"expected one of {', '.join(runs.LABELS)} per run")
-        logs = [log for seed in ctx.seeds for log in fresh.unbundle(fresh.fresh_logs(seed, ctx.secret))]
-        for run, log, label in zip(planned, logs, labels):
-            if label != run.label:
-                wrong[(run.label, run.severity, label)] += 1
-            shown.append({"run": len(shown) + 1, "label": label, "truth": run.label, "severity": run.severity,
-                          "panel": oracle.panel(log)})
-        # counted, never by position: feedback must not tell which call of diagnose was which run
-        failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
-                    for (truth, severity, label), n in sorted(wrong.items())]
-        return Verdict(1 - sum(wrong.values()) / len(shown), "; ".join(failures) or
-                       f"all {len(shown)} fresh runs labelled right", {"runs": shown})
+        return verdict_of(Counter((run.label, run.severity, label) for run, label in zip(planned, labels)))
+
+
+def verdict_of(tally: Counter) -> Verdict:
+    """The verdict on fresh runs from counts per (truth, severity, label) alone. Never by position, in the message,
+    the details or the figure: the runs are the same for every submission of the course, so a report that told which
+    call of ``diagnose`` was which fault would be an answer key for the next submission and for every classmate."""
+    total = sum(tally.values())
+    wrong = {key: n for key, n in tally.items() if key[0] != key[2]}
+    failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
+                for (truth, severity, label), n in sorted(wrong.items())]
+    counts = [{"truth": truth, "severity": severity, "label": label, "runs": n}
+              for (truth, severity, label), n in sorted(tally.items())]
+    return Verdict(1 - sum(wrong.values()) / total, "; ".join(failures) or f"all {total} fresh runs labelled right",
+                   {"counts": counts})
 
 
 class DiagnoseRules(Check):
