@@ -82,9 +82,10 @@ def _outputs(student, spec: dict, d: dict) -> dict:
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         raise StudentError(f"advantages_and_returns should return (advantages, returns), found {describe(result)}",
                            "invalid")
-    out["advantages"] = [as_array(r, segment.rewards.shape, "advantages_and_returns") for r in result]
+    # compared where the rollout marks the step valid: a reset step never enters a batch (as the grader compares)
+    out["advantages"] = [as_array(r, segment.rewards.shape, "advantages_and_returns")[segment.valid] for r in result]
     agent, batch = decode(inputs["update"])
-    optimizer = _grader_adam(agent, c["optimizer"])
+    optimizer = _grader_adam(agent, c["update_optimizer"])
     student.fn("ppo_update", "details")(agent, optimizer, batch, config_with(student, **c["update"]), details,
                                         np.random.default_rng(seed))
     out["update"] = flatten([agent["actor"], agent["critic"]])

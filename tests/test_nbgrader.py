@@ -221,10 +221,11 @@ def test_nbgraders_own_generate_assignment_releases_stubs(course_root):
 @pytest.mark.parametrize("student, attack", [("ivan", "a cell setting the overlay"),
                                              ("judy", "a course.yml in the submission")])
 def test_nothing_a_submission_holds_picks_the_grading_seeds(course_root, student, attack):
-    """The echoing module says which seed it was handed: the grading ones, whatever the notebook or the folder says,
-    and it scores what the same module scores without the attack."""
+    """The echoing module raised on the seed it was handed: a report on the grading seeds says so in the kit's words
+    only, one on the public seeds would quote the echo ("my seed is 7"); and it scores what the same module scores
+    without the attack."""
     page = feedback(course_root, student, "A_ppo")
-    assert "my seed is ‹grading seed›" in page, attack
+    assert "your code raised RuntimeError" in page and "my seed is" not in page, attack
     assert not [seed for seed in PUBLIC_SEEDS if f"my seed is {seed}" in page], attack
     assert cell_scores(course_root, student, "A_ppo") == cell_scores(course_root, "mallory", "A_ppo"), attack
 

@@ -25,10 +25,19 @@ def kill_group(pid: int) -> None:
 CPU_READINGS = 0.5
 
 
+def _has_rusage() -> bool:
+    """Whether ``os.wait4`` works here: it needs the ``resource`` module for the usage it returns."""
+    try:
+        import resource  # noqa: F401
+    except ImportError:
+        return False
+    return hasattr(os, "wait4")
+
+
 def reap(proc, block: bool) -> bool:
     """Reap the child with wait4, whose resource usage adds to ``proc.cpu_seconds`` what the last reading of the
     process tree may have missed. False while it still runs."""
-    if not hasattr(os, "wait4"):  # Windows: no resource usage; the readings of the process tree are what is known
+    if not _has_rusage():  # Windows: no resource usage; the readings of the process tree are what is known
         return (proc.wait() if block else proc.poll()) is not None
     pid, status, usage = os.wait4(proc.pid, 0 if block else os.WNOHANG)
     if pid == 0:

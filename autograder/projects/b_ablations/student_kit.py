@@ -21,7 +21,8 @@ def switch_settings(ctx) -> dict:
     agent = switches.fresh_agent(seed)
     inputs = {"agent": agent, "gradients": switches.adam_gradients(seed, agent),
               "segment": switches.truncation_segment(seed), "update": switches.update_inputs(seed)}
-    constants = {"update": switches.SWITCH_UPDATE_CONFIG, "optimizer": switches.SWITCH_OPTIMIZER_CONFIG,
+    constants = {"update": switches.update_config(seed), "optimizer": switches.optimizer_config(seed),
+                 "update_optimizer": switches.SWITCH_OPTIMIZER_CONFIG,
                  "hidden": switches.HIDDEN, "n_updates": switches.N_UPDATES, "gamma": switches.GAMMA,
                  "lam": switches.LAM}
     return {"kind": "b_switches", "seed": seed, "settings": [[label, d] for label, d in switches.settings()],
@@ -30,7 +31,7 @@ def switch_settings(ctx) -> dict:
 
 
 def summary(ctx) -> dict:
-    scores, factors = ablation.score_cases()
+    scores, factors = ablation.score_cases(ctx.seed)
     logs = ablation.log_cases()
     return {"kind": "b_summary", "names": ["baseline", *DETAILS],
             "settings": {name: flipped(None if name == "baseline" else name) for name in ["baseline", *DETAILS]},
