@@ -47,8 +47,8 @@ class Row:
     final_only: bool = False  # not run here: it needs the reference at run time
 
 
-FINAL_ONLY = ("not checked here: final grading re-runs your training itself and replays every update against the "
-              "reference, which this kit does not hold")
+FINAL_ONLY = ("not checked here: final grading needs what this kit does not hold (B: the reference, to replay "
+              "every update of your training; C.diagnose_rules: logs it builds at grading time)")
 
 
 def expected(project: str) -> dict:

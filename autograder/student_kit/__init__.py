@@ -51,7 +51,7 @@ def expected_values(course, pid: str) -> dict:
         if not cfg.public:
             continue
         item = planned(course, pid, cid, "public")
-        if cid not in specs:  # it needs the reference at run time (B's replayed re-runs): final grading's alone
+        if cid not in specs:  # it needs the reference or the grader's own logs at run time: final grading's alone
             checks[cid] = {"name": item.check.name, "points": item.points, "kind": "final_only", "cost": 0.0}
             continue
         shards = len(item.shards())
