@@ -4,6 +4,7 @@ gets when it runs out."""
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from autograder.sandbox.runner import Outcome, run_check
@@ -34,6 +35,30 @@ class Budget:
             spent = sorted(((s, c) for c, s in self._spent.items() if s >= 0.5), reverse=True)
         shown = ", ".join(f"{cid} {seconds:.0f} s" for seconds, cid in spent[:4])
         return shown + (f" and {len(spent) - 4} more" if len(spent) > 4 else "") if shown else "no other check"
+
+
+class OutOfBudget(Exception):
+    """The submission's time budget ran out before or during the grader's own work for a check (its audit of the
+    runs); the message says so, naming the checks that spent it."""
+
+
+_charging = threading.local()  # the budget and check the grader's own work for a check is charged to, per worker
+
+
+@contextmanager
+def charging(budget: Budget, check_id: str):
+    """While the grader works for ``check_id`` in this thread (a bar's early audit), its work is charged to
+    ``budget`` under the check's name (``grader_work``)."""
+    _charging.now = (budget, check_id)
+    try:
+        yield
+    finally:
+        _charging.now = None
+
+
+def grader_work() -> tuple[Budget, str] | None:
+    """(budget, the check's id) of the grader's work going on in this thread, or None outside ``charging``."""
+    return getattr(_charging, "now", None)
 
 
 def within_budget(check_id: str, request: dict, limits, runtime_dir: Path, budget: Budget) -> Outcome:

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autograder.budget import Budget, within_budget
+from autograder.budget import Budget, OutOfBudget, charging, within_budget
 from autograder.checks import Context, Malformed, Verdict
 from autograder.config import Course, SeedSet
 from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
@@ -105,13 +105,14 @@ def _prepare(check, ctx: Context) -> Context | Outcome:
         return Outcome("internal_error", time.perf_counter() - started, message=traceback.format_exc(limit=-3))
 
 
-def _early(check, outcome: Outcome, ctx: Context) -> None:
-    """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too); it only prepares work
-    ``judge`` redoes when missing, so a failure here is dropped."""
+def _early(check, outcome: Outcome, ctx: Context, budget: Budget) -> None:
+    """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too), its work charged to the
+    submission's budget; it only prepares work ``judge`` redoes when missing, so a failure here is dropped."""
     if outcome.status != "ok" or not hasattr(check, "on_shard") or STOP.is_set():
         return
     try:
-        check.on_shard(outcome.payload(), ctx)
+        with charging(budget, f"{check.id} (the grader's audit)"):
+            check.on_shard(outcome.payload(), ctx)
     except Exception:  # noqa: BLE001 - the judge does the same work again and reports its failure
         pass
 
@@ -132,7 +133,7 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
         ctx = _prepare(item.check, item.context_for(shard))
         outcome = ctx if isinstance(ctx, Outcome) else within_budget(
             item.check_id, item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, budget)
-        _early(item.check, outcome, item.context_for(shard))
+        _early(item.check, outcome, item.context_for(shard), budget)
         with counted:  # a check is done when its last child is: one step per check, per-seed ones included
             unfinished[i] -= 1
             if progress and unfinished[i] == 0:
@@ -242,6 +243,8 @@ def judged(item: PlannedCheck, outcome: Outcome | None, course: Course, missing:
     if outcome is not None and outcome.status == "ok":
         try:
             verdict = check.judge(outcome.payload(), item.context)
+        except OutOfBudget as exc:  # the budget left no time for the grader's audit of the runs
+            outcome, verdict = Outcome("timeout", outcome.seconds, message=str(exc)), None
         except (Malformed, StudentError) as exc:
             verdict = Verdict(0.0, MALFORMED.format(exc), not_run("malformed"))
         except SHAPE_ERRORS as exc:  # data of a shape the judge did not expect: the reference never makes it

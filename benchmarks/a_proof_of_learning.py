@@ -8,8 +8,7 @@ triples with the kit's loop (``_shared.proof``) and audits every run as A.bar's 
 interleaved seed by seed; prints a line per run (so a sweep stopped early says exactly what it did), then, per
 implementation, the runs whose replay departed (false fails) and the median time of training and of the audit.
 ``--first`` skips seed sets of the same fixed draw, to continue a sweep. With --cheats, each cheat of ``CHEATS``
-must depart (a short run of 12 updates). Hyperparameters come from the reference's Config and course.yml, as the
-grader's.
+must depart (a short run of 12 updates). Hyperparameters come from course.yml, as the grader's.
 """
 
 from __future__ import annotations
@@ -30,7 +29,8 @@ from autograder import paths  # noqa: E402
 from autograder.config import load_course  # noqa: E402
 from autograder.config import validated_bar  # noqa: E402
 from autograder.projects._shared.replay import Departed  # noqa: E402
-from autograder.projects._shared.ppo.runs import hyperparameters, recorded  # noqa: E402
+from autograder.projects._shared.ppo.hyperparameters import course_config  # noqa: E402
+from autograder.projects._shared.ppo.runs import recorded  # noqa: E402
 from autograder.projects.a_ppo.training import Bar450, audited_run, student_recipe  # noqa: E402
 from mutants import EQUIVALENT  # noqa: E402
 from replay_gaps import spy_on_gaps  # noqa: E402
@@ -82,13 +82,13 @@ def proof(source: str, seed: int, bar, n_updates: int) -> tuple[float | None, fl
     if isinstance(bar, dict):
         bar = validated_bar(Bar450, bar, "projects.A.checks.A.bar")
     student = module_of(source)
-    config, values = hyperparameters(student)
     graded = bar.model_copy(update={"n_updates": n_updates})
+    config, values = course_config(student, graded.hyperparameters), graded.hyperparameters.model_dump()
     started = time.perf_counter()
     try:
         with threadpool_limits(limits=1):  # as the sandboxed child
-            run_ = {"seed": seed, "config": values,
-                    **recorded(student_recipe(student, config, values, n_updates), seed, graded, moments=True)}
+            run_ = {"seed": seed, **recorded(student_recipe(student, config, values, n_updates), seed, graded,
+                                             moments=("m",))}
     except Exception:  # noqa: BLE001 - a cheat that breaks the loop is caught here
         return 0, float("inf"), time.perf_counter() - started, 0.0
     trained = time.perf_counter() - started

@@ -4,6 +4,8 @@ and the grader's own evaluation of each final policy. Final grading also replays
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from capstone_check.student import StudentError
@@ -11,36 +13,39 @@ from capstone_check.verdict import Verdict
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, evaluate, make_envs
 from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
 
-FIELDS = ("gamma", "lam", "clip_eps", "epochs", "minibatches", "lr", "adam_eps", "max_grad_norm", "vf_coef",
-          "ent_coef", "hidden")
-CAPS = {"epochs": 64, "minibatches": 512, "hidden": 256}
-
-
 def given_agent(rng, hidden: int) -> dict:
     """The given init: orthogonal actor 4 -> hidden -> hidden -> 2 (output gain 0.01), then the critic (gain 1)."""
     sizes = [OBS_DIM, hidden, hidden]
     return {"actor": mlp_init(sizes + [N_ACTIONS], rng, out_gain=0.01), "critic": mlp_init(sizes + [1], rng, 1.0)}
 
 
-def hyperparameters(student):
-    if getattr(student.modules[0], "Config", None) is None:
+def course_config(student, values: dict):
+    """The student's ``Config`` holding the course's hyperparameters (final grading trains with those, whatever the
+    Config's defaults say)."""
+    config_class = getattr(student.modules[0], "Config", None)
+    if config_class is None:
         raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
-    cfg = student.fn("Config")()
     try:
-        values = {name: float(getattr(cfg, name)) for name in FIELDS}
-    except (AttributeError, TypeError, ValueError) as exc:
-        raise StudentError(f"Config() should hold the numbers {', '.join(FIELDS)}: {exc}", "invalid") from None
-    for name, cap in CAPS.items():
-        if not (values[name] % 1 == 0 and 1 <= values[name] <= cap):
-            raise StudentError(f"Config.{name} should be a whole number from 1 to {cap}, found {values[name]:g}",
-                               "invalid")
-    return cfg, values
+        config = student.fn("Config")()
+        config = dataclasses.replace(config, **values) if dataclasses.is_dataclass(config) else config
+        for name, value in values.items():
+            if getattr(config, name) != value:
+                setattr(config, name, value)
+        changed = [name for name, value in values.items() if getattr(config, name) != value]
+    except Exception as exc:  # noqa: BLE001 - any failure of student code is the student's to read
+        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as "
+                           f"Config(); your Config cannot hold them ({type(exc).__name__}: {exc})", "invalid") from None
+    if changed:
+        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as Config(); "
+                           f"your Config changes {', '.join(changed)} when it is set", "invalid")
+    return config
 
 
 def train(student, seed: int, bar: dict) -> tuple[list, list]:
-    """The given loop (ppo.py's ``train``, with the given init and step size): (final actor, finished episodes as
-    (update, return))."""
-    cfg, c = hyperparameters(student)
+    """The given loop (ppo.py's ``train``, with the given init and step size) with the course's hyperparameters:
+    (final actor, finished episodes as (update, return))."""
+    c = bar["hyperparameters"]
+    cfg = course_config(student, c)
     gae, batch, update = student.fn("gae"), student.fn("flatten_batch"), student.fn("ppo_update")
     rng = np.random.default_rng(seed)
     agent = given_agent(rng, int(c["hidden"]))

@@ -16,14 +16,14 @@ from autograder.projects._shared.proof import init_agent, sampled
 from autograder.projects._shared.replay import replayed
 from autograder.projects._shared import audits
 from autograder.projects.a_ppo import training
-from autograder.projects._shared.ppo.runs import checked_hyperparameters, hyperparameters, recorded
+from autograder.projects._shared.ppo.runs import recorded
 from autograder.projects.a_ppo.training import REPLAY, Bar450, reference_recipe, replay
 from conftest import grade_checks, mutate, write_submission
 from rlkit.categorical import log_softmax
 from rlkit.cartpole import Rollout, make_envs
 
 sys.path.insert(0, str(paths.KIT_ROOT / "benchmarks"))
-from a_proof_of_learning import CHEATS, IMPLEMENTATIONS, UPDATE, module_of, proof, source_of  # noqa: E402
+from a_proof_of_learning import CHEATS, IMPLEMENTATIONS, UPDATE, proof, source_of  # noqa: E402
 
 REFERENCE = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
 STUB = (paths.ASSIGNMENTS / "A_ppo" / "ppo.py").read_text()
@@ -105,13 +105,42 @@ def test_extra_steps_of_the_environments_earn_nothing(tmp_path, course):
     assert result["score"] == 0 and "more than the budget" in result["message"], result
 
 
+STEERING_CONFIG = {"lr: float = 2.5e-3": "lr: float = 1e4", "adam_eps: float = 1e-5": "adam_eps: float = 1.0",
+                   "max_grad_norm: float = 0.5": "max_grad_norm: float = 0.0"}
+COSTLY_CONFIG = {"epochs: int = 6": "epochs: int = 64", "minibatches: int = 8": "minibatches: int = 512",
+                 "hidden: int = 32": "hidden: int = 256", "max_grad_norm: float = 0.5": "max_grad_norm: float = 0.0"}
+
+
+def with_config(source: str, edits: dict) -> str:
+    for old, new in edits.items():
+        source = mutate(source, old, new)
+    return source
+
+
+def test_a_config_that_would_steer_the_replay_earns_nothing_without_ppo(tmp_path, course):
+    """Issue 26's attack: no PPO, a Config with a huge step size, Adam's eps 1 and no gradient, and forged Adam
+    moments. The graded run hands the pieces the course's hyperparameters and the judge keeps its own moments, so
+    the first update already departs."""
+    forged = ("    for p in optimizer.params:\n        p += np.float32(config.lr * 1e-3)\n"
+              "    optimizer.m[...] = 1e3\n    optimizer.v[...] = 0.0\n    return {}\n")
+    result = bar_of(tmp_path, course, with_config(mutate(REFERENCE, UPDATE, forged), STEERING_CONFIG))
+    assert result["score"] == 0 and f"update 1 of {N_UPDATES} did not follow" in result["message"], result
+
+
+def test_a_config_that_would_size_the_judges_replay_sizes_nothing(tmp_path, course):
+    """Issue 26's second attack: a Config of 64 epochs of 512 minibatches on networks of 256 units. The graded run
+    and its replay use the course's sizes, so the reference's pieces under that Config still follow the replay, in
+    the time of an ordinary run."""
+    result = bar_of(tmp_path, course, with_config(REFERENCE, COSTLY_CONFIG))
+    assert "did not follow" not in result["message"] and len(result["details"]["curves"][0]) == N_UPDATES, result
+
+
 def reference_run(course, seed: int, n_updates: int = 4) -> tuple[dict, object]:
     """A short run of the reference's recipe as the child hands it back, and A.bar's bar cut to ``n_updates``."""
-    config = checked_hyperparameters(hyperparameters(module_of(REFERENCE))[1])  # the reference's Config()
     bar = Bar450.Bar.model_validate({**course.projects["A"].checks["A.bar"].bar, "n_updates": n_updates})
     with threadpool_limits(limits=1):  # as the child
-        made = recorded(reference_recipe(config, n_updates), seed, bar, moments=True)
-    return {"seed": seed, "config": config, **made}, bar
+        made = recorded(reference_recipe(bar.hyperparameters.model_dump(), n_updates), seed, bar, moments=("m",))
+    return {"seed": seed, **made}, bar
 
 
 def test_the_judges_segment_from_recorded_actions_is_the_rollouts_bit_for_bit():
@@ -141,15 +170,23 @@ def test_an_action_not_sampled_from_the_parameters_is_named(course):
 
 
 def test_forged_or_missing_adam_moments_are_named(course):
-    """Each replay starts from the student's Adam moments, so they must follow as the parameters must."""
+    """Each replay starts from the student's Adam first moment, so it must follow as the parameters must."""
     run_, bar = reference_run(course, 8, 3)
-    moments = np.frombuffer(base64.b64decode(run_["moments"]), "<f4").copy().reshape(3, -1)
-    m, v = np.split(moments[1], 2)  # after update 2: m, then v
-    moments[1, int(np.argmax(np.abs(m) / (np.sqrt(v) + 1e-5)))] *= 1.5  # the entry that moves the next step most
-    _, failure = replay({**run_, "moments": base64.b64encode(moments.tobytes()).decode()}, 8, bar)
+    m = np.frombuffer(base64.b64decode(run_["moments"]), "<f4").copy().reshape(3, -1)
+    m[1, int(np.argmax(np.abs(m[1])))] *= 1.5  # after update 2, at its largest entry
+    _, failure = replay({**run_, "moments": base64.b64encode(m.tobytes()).decode()}, 8, bar)
     assert failure.startswith("update 2 of 3 did not follow") and "Adam's moments" in failure, failure
-    with pytest.raises(Malformed, match="moments"):
+    with pytest.raises(Malformed, match="first moment"):
         replay({key: value for key, value in run_.items() if key != "moments"}, 8, bar)
+
+
+def test_nothing_else_a_run_hands_back_enters_the_replay(course):
+    """Adam's second moment is the judge's own, from zero, and the hyperparameters the course's: a v, a Config or
+    anything else added to a run changes nothing of its replay."""
+    run_, bar = reference_run(course, 8, 3)
+    forged = {**run_, "v": base64.b64encode(np.zeros(3 * 2531, "<f4").tobytes()).decode(),
+              "config": {"lr": 1e4, "adam_eps": 1.0, "max_grad_norm": 0.0, "epochs": 64, "minibatches": 512}}
+    assert replay(forged, 8, bar) == replay(run_, 8, bar) and replay(run_, 8, bar)[1] is None
 
 
 def test_the_early_audit_keeps_what_the_judge_would_find_for_that_very_run(course):

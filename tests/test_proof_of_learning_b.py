@@ -188,3 +188,30 @@ def test_forged_adam_moments_are_named(course):
     forged = {**run_["baseline"], "moments": base64.b64encode(moments.tobytes()).decode()}
     failure = proofs.replay(forged, 12, bar)[1]
     assert failure.startswith("update 2 of 3 did not follow") and "Adam's moments" in failure, failure
+
+
+STEERING_CONFIG = {"lr: float = 2.5e-3": "lr: float = 1e4", "adam_eps: float = 1e-5": "adam_eps: float = 1.0",
+                   "max_grad_norm: float = 0.5": "max_grad_norm: float = 0.0"}
+
+
+def with_config(edits: dict) -> str:
+    source = (FOLDER / "ppo.py").read_text()
+    for old, new in edits.items():
+        source = mutate(source, old, new)
+    return source
+
+
+def test_a_config_that_would_steer_the_replay_earns_no_bar_without_ppo(tmp_path, short):
+    """Issue 26's attack on B.bar: no PPO, a Config with a huge step size, Adam's eps 1 and no gradient, and forged
+    Adam moments. The re-run hands the pieces the course's hyperparameters, so the first update departs."""
+    forged = ("    for p in optimizer.params:\n        p += np.float32(config.lr * 1e-3)\n"
+              "    optimizer.m[...] = 1e3\n    optimizer.v[...] = 0.0\n    return {}\n")
+    root = submission(tmp_path, {"ppo.py": with_config(STEERING_CONFIG), **cheat_of(forged)}, harness=False)
+    result = grade_checks(root, short, ["B.bar"])["B.bar"]
+    assert result["score"] == 0 and f"update 1 of {N_UPDATES} did not follow" in result["message"], result
+
+
+def test_a_table_made_with_another_config_is_told_which_values_differ(tmp_path, short):
+    root = submission(tmp_path, {"ppo.py": with_config({"lr: float = 2.5e-3": "lr: float = 5e-3"})})
+    result = grade_checks(root, short, ["B.table"])["B.table"]
+    assert result["score"] == 0 and "Config() differs: lr 0.005 (the course's: 0.0025)" in result["message"], result

@@ -91,11 +91,14 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
     Each replay starts from the student's snapshot, so rounding does not accumulate; the audit stops at the first
     departure. One BLAS thread, as in the child, so the products round as the child's did. A replay that departs
     after meeting terms on a discontinuity is tried again with ``recipe.alternatives`` of them (``settled``).
-    With ``moments`` (updates, 2 * parameters: Adam's m then v after each update; or m alone, v then carried by the
-    judge from zero), each replay also starts from the student's moments, which must follow within
-    ``moment_tolerance`` on Adam's own scale (``moment_gaps``): where
-    Adam's v is tiny its step is lr m / eps, and a float32 difference in m grows to 1e-3 within one update at a
-    constant step size (B's ``anneal_lr`` off), so without them an honest run can depart."""
+    Without ``moments`` (A.bar), Adam's moments are the judge's own, carried from zero through the replayed updates:
+    nothing but the parameters and the actions enters the replay, so a forger moves each weight by at most
+    ``tolerance`` an update. With ``moments`` (updates, 2 * parameters: Adam's m then v after each update; or m
+    alone, v then carried by the judge from zero), each replay also starts from the student's moments, which must
+    follow within ``moment_tolerance`` on Adam's own scale (``moment_gaps``): where Adam's v is tiny its step is
+    lr m / eps, and a float32 difference in m grows to 1e-3 within one update at a constant step size (B's
+    ``anneal_lr`` off), so without them an honest run of B can depart. What that leaves a forger is bounded by the
+    course's step size (docs/design-notes.md, "What a forger can steer")."""
     episodes, current, held = [], [0], []
 
     def optimizer(agent):

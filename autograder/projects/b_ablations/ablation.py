@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from autograder.checks import Bar, Check, Malformed, Verdict, close, require
+from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.crafted import matters_message, score_cases, verdicts
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
@@ -24,6 +25,7 @@ class RunBar(Bar):
     factors: int  # how many details a student ablates
     replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
     moment_tolerance: float  # largest gap in Adam's moments after an update, on Adam's own scale
+    hyperparameters: Hyperparameters = Hyperparameters()  # what every graded run trains with (the chapter's)
 
 
 class TableBar(RunBar):
@@ -168,7 +170,7 @@ class Table(Check):
         except ValueError as exc:
             raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
         ablated, named = choices(student, ctx.bar.factors)
-        return {"runs": [proofs.own_runs(student, ["baseline", *named], ctx.seed)],
+        return {"runs": [proofs.own_runs(student, ["baseline", *named], ctx.seed, ctx.bar)],
                 "table": [table], "ablated": [ablated], "named": [named]}
 
     def on_shard(self, data, ctx):

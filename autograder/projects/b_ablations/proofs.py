@@ -3,17 +3,18 @@
 In B.table's and B.bar's child, each (setting, seed) run is the kit's own loop (``_shared.proof.run``) with the
 student's ``details.init_agent``, ``make_optimizer``, ``learning_rate``, ``advantages_and_returns``,
 ``ppo.flatten_batch`` and ``details.ppo_update`` under that setting's ``Details``, on budgeted environments, from the
-grader's seed; the child hands back the parameters after every update and the actions taken, never a curve. The judge
-replays every update with the reference's switches (``oracle``) for that setting (``_shared.replay.audit``), and the
-course's metric is computed from the judge's own replayed episodes. A run whose update does not follow from the one
-before scores its check 0 with a sentence naming the update, as A.bar's does.
+grader's seed and the course's hyperparameters; the child hands back the parameters and Adam's moments after every
+update and the actions taken, never a curve. The judge replays every update with the reference's switches
+(``oracle``) for that setting and the course's hyperparameters (``_shared.replay.audit``), and the course's metric is
+computed from the judge's own replayed episodes. A run whose update does not follow from the one before scores its
+check 0 with a sentence naming the update, as A.bar's does. B.table replays the student's own runs (``runs.npz``)
+with the course's hyperparameters, so they must have been made with them.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import json
 import zipfile
 
 import numpy as np
@@ -24,8 +25,8 @@ from autograder.projects._shared.proof import Recipe, adam, decode, init_agent, 
 from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects._shared.ppo import oracle as ppo
 from autograder.projects._shared.ppo.edges import Edges, alternatives
-from autograder.projects._shared.ppo.runs import (checked_hyperparameters, hyperparameters, per_update_returns,
-                                                  recorded, unpacked)
+from autograder.projects._shared.ppo.hyperparameters import Hyperparameters, course_config, differences
+from autograder.projects._shared.ppo.runs import per_update_returns, recorded, student_config, unpacked
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import flipped
 from autograder.projects.b_ablations.switches import student_details
@@ -44,6 +45,7 @@ class ReplayBar(Bar):
     n_updates: int
     replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
     moment_tolerance: float  # largest gap in Adam's moments after an update, on Adam's own scale
+    hyperparameters: Hyperparameters = Hyperparameters()  # what every graded run trains with (the chapter's)
 
 
 def replay_bar(bar) -> ReplayBar:
@@ -88,12 +90,12 @@ def reference_recipe(c: dict, d: dict, n_updates: int) -> Recipe:
 
 
 def recorded_runs(student, names: list[str], seed: int, bar) -> dict:
-    """In the child: one seed's run of each setting, as the judge replays them."""
+    """In the child: one seed's run of each setting with the course's hyperparameters, as the judge replays them."""
     runs = {}
     for name in names:
-        config, values = hyperparameters(student)
+        config = course_config(student, bar.hyperparameters)
         recipe = student_recipe(student, config, student_details(student, details_of(name)), bar.n_updates)
-        runs[name] = {"seed": seed, "setting": name, "config": values, **recorded(recipe, seed, bar, moments=True)}
+        runs[name] = {"seed": seed, "setting": name, **recorded(recipe, seed, bar, moments=("m", "v"))}
     return {"seed": seed, "settings": runs}
 
 
@@ -114,9 +116,7 @@ def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
 
 
 def seed_runs(runs, seeds, names: list[str]):
-    """(seed, setting, run) of every run the children handed back, which must be one per seed and setting, all
-    with the same Config (a run's hyperparameters are the student's ``Config()``, whatever the setting)."""
-    configs = set()
+    """(seed, setting, run) of every run the children handed back, which must be one per seed and setting."""
     for seed, run in pairs(seeds, runs, "seeds"):
         if not isinstance(run, dict) or run.get("seed") != seed or not isinstance(run.get("settings"), dict) \
                 or list(run["settings"]) != names:
@@ -125,10 +125,7 @@ def seed_runs(runs, seeds, names: list[str]):
             run_ = run["settings"][name]
             if not isinstance(run_, dict) or run_.get("setting") != name:
                 raise Malformed(f"the run of {name} is not that setting's")
-            configs.add(json.dumps(run_.get("config"), sort_keys=True))
             yield seed, name, run_
-    if len(configs) > 1:
-        raise Malformed("the runs report different Configs; every setting trains with the same Config()")
 
 
 def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
@@ -165,9 +162,15 @@ def audited_scores(runs, seeds, names: list[str], bar, shown, replay_name: str =
 # ------------------------------------------------------------------------------------------------ the student's runs
 
 
-def own_runs(student, names: list[str], seed: int) -> dict:
+def own_runs(student, names: list[str], seed: int, bar) -> dict:
     """In B.table's child: the proofs of the student's own runs of ``names`` on ``seed`` (from ``runs.npz``, as the
-    harness wrote them on the student's machine), as text, with the Config they trained with."""
+    harness wrote them on the student's machine), as text; refused unless ``Config()``, which they trained with, holds
+    the course's hyperparameters (the judge replays them with the course's)."""
+    changed = differences(student_config(student), bar.hyperparameters)
+    if changed:
+        raise StudentError(f"the grader replays your runs with the course's hyperparameters, and your Config() differs:"
+                           f" {'; '.join(changed)}. Set Config back to the course's values and run `python "
+                           "ablation.py` again", "invalid")
     path = student.folder / RUNS
     if not path.is_file():
         raise StudentError(f"expected {RUNS} beside ablation.py: `python ablation.py` writes it with results.json, "
@@ -180,17 +183,17 @@ def own_runs(student, names: list[str], seed: int) -> dict:
     if missing:
         raise StudentError(f"{RUNS} holds no run of {', '.join(missing)} on seed {seed}; run `python ablation.py` "
                            "again so that it holds every run of your table", "missing")
-    _, values = hyperparameters(student)
-    return {"seed": seed, "config": values, "settings": {
-        name: {"seed": seed, "setting": name, "config": values,
-               "proof": base64.b64encode(runs[run_name(name, seed)]).decode("ascii")} for name in names}}
+    return {"seed": seed, "settings": {
+        name: {"seed": seed, "setting": name, "proof": base64.b64encode(runs[run_name(name, seed)]).decode("ascii")}
+        for name in names}}
 
 
 def unpacked_own(run_: dict, seed: int, bar) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
-    """(hyperparameters, snapshots, Adam's first moments, actions) of one of the student's own runs, or Malformed."""
+    """(the course's hyperparameters, snapshots, Adam's first moments, actions) of one of the student's own runs, or
+    Malformed."""
     if not isinstance(run_, dict) or run_.get("seed") != seed:
         raise Malformed("one seed's run is not that seed's")
-    c = checked_hyperparameters(run_.get("config"))
+    c = bar.hyperparameters.model_dump()
     try:
         header, snapshots, moments, actions = unpack(base64.b64decode(str(run_.get("proof")), validate=True))
     except (ValueError, binascii.Error) as exc:

@@ -11,6 +11,7 @@ import numpy as np
 
 import rlkit.cartpole
 from autograder.checks import Malformed
+from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects._shared.proof import Recipe, decode, encode, init_agent, parameters, run
 from autograder.student import StudentError
 from rlkit.cartpole import N_ACTIONS, make_envs
@@ -57,39 +58,19 @@ def only_the_given_envs():
         gymnasium.make, gymnasium.make_vec, rlkit.cartpole.make_envs = saved
 
 
-FIELDS = ("gamma", "lam", "clip_eps", "epochs", "minibatches", "lr", "adam_eps", "max_grad_norm", "vf_coef",
-          "ent_coef", "hidden")  # the Config fields a run depends on; their values are the student's Config()'s
-CAPS = {"epochs": 64, "minibatches": 512, "hidden": 256}  # bound what the judge's replay can be made to cost
-
-
-def hyperparameters(student) -> tuple[object, dict]:
-    """The student's ``Config()`` (the stub's defaults unless they changed them) and its values as plain numbers."""
-    config_class = getattr(student.modules[0], "Config", None)
-    if config_class is None:
-        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
+def student_config(student) -> dict:
+    """The numbers of the student's own ``Config()`` (what ``python ablation.py`` trained with), by name; a field
+    that is not a number is left out."""
     config = student.fn("Config")()
-    try:
-        return config, {name: float(getattr(config, name)) for name in FIELDS}
-    except (AttributeError, TypeError, ValueError) as exc:
-        raise StudentError(f"Config() should hold the numbers {', '.join(FIELDS)}: {exc}", "invalid") from None
+    return {name: getattr(config, name) for name in Hyperparameters.model_fields
+            if isinstance(getattr(config, name, None), (int, float))}
 
 
-def checked_hyperparameters(values) -> dict:
-    """The hyperparameters a child reported, refused unless they are numbers a run can have."""
-    if not isinstance(values, dict) or set(values) != set(FIELDS) \
-            or not all(isinstance(v, (int, float)) and np.isfinite(v) for v in values.values()):
-        raise Malformed("the run did not report its Config as numbers")
-    for name, cap in CAPS.items():
-        if not (values[name] % 1 == 0 and 1 <= values[name] <= cap):
-            raise StudentError(f"Config.{name} should be a whole number from 1 to {cap}, found {values[name]:g}",
-                               "invalid")
-    return {k: int(v) if k in CAPS else float(v) for k, v in values.items()}
-
-
-def recorded(recipe: Recipe, seed: int, bar, guard=lambda go: go(), moments: bool = False) -> dict:
+def recorded(recipe: Recipe, seed: int, bar, guard=lambda go: go(), moments: tuple[str, ...] = ()) -> dict:
     """The kit's loop with ``recipe`` on budgeted environments (no other may be made meanwhile), called through
-    ``guard``: the parameters after every update (float32) and the actions taken (uint8), encoded; with ``moments``,
-    also the optimizer's Adam moments after every update (m then v, float32)."""
+    ``guard``: the parameters after every update (float32) and the actions taken (uint8), encoded; with ``moments``
+    (``("m",)`` or ``("m", "v")``), also those of the optimizer's Adam moments after every update (float32, in that
+    order: the judge's replay starts each update from them)."""
     snapshots, actions, kept, held = [], [], [], []
     make = recipe.optimizer
     recipe = replace(recipe, optimizer=lambda agent: held.append(make(agent)) or held[-1])
@@ -103,7 +84,7 @@ def recorded(recipe: Recipe, seed: int, bar, guard=lambda go: go(), moments: boo
                                "must update the agent's arrays in place", "invalid") from None
         if moments:
             try:
-                kept.append(np.concatenate([held[0].m, held[0].v]).astype(np.float32))
+                kept.append(np.concatenate([getattr(held[0], name) for name in moments]).astype(np.float32))
             except (AttributeError, TypeError, ValueError) as exc:
                 raise StudentError(f"the optimizer has no Adam moments m and v ({exc}); make_optimizer should "
                                    "return rlkit's Adam", "invalid") from None
@@ -119,10 +100,11 @@ def recorded(recipe: Recipe, seed: int, bar, guard=lambda go: go(), moments: boo
 
 
 def unpacked(run_: dict, seed: int, bar) -> tuple[dict, np.ndarray, np.ndarray]:
-    """(hyperparameters, snapshots (updates, parameters), actions (updates, steps, envs)) of a run, or Malformed."""
+    """(the course's hyperparameters, snapshots (updates, parameters), actions (updates, steps, envs)) of a run, or
+    Malformed."""
     if not isinstance(run_, dict) or run_.get("seed") != seed:
         raise Malformed("one seed's run is not that seed's")
-    c = checked_hyperparameters(run_.get("config"))
+    c = bar.hyperparameters.model_dump()
     size = parameters(init_agent(np.random.default_rng(0), c["hidden"])).size
     snapshots = decode(run_.get("snapshots"), (bar.n_updates, size))
     actions = decode(run_.get("actions"), (bar.n_updates, bar.n_steps, bar.num_envs), "u1")

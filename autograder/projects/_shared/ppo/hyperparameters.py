@@ -1,0 +1,70 @@
+"""The hyperparameters every graded PPO run trains with: the course's (course.yml), never the submission's.
+
+A run's hyperparameters decide how far one update can move the weights (the step size, Adam's epsilon, the gradient's
+clip) and what the judge's replay costs (epochs, minibatches, the width of the networks). A student who chose them
+could turn any gap the replay tolerates into a jump anywhere, or make the grader's audit as long as they like, so the
+child hands the student's pieces a ``Config`` holding the course's values and the judge replays with the same values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass, replace
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from autograder.student import StudentError
+
+
+class Hyperparameters(BaseModel):
+    """The chapter's PPO configuration (the stubs' ``Config`` defaults); the bounds keep the judge's replay of a run
+    within what a course can afford."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gamma: float = Field(default=0.99, gt=0, le=1, description="discount")
+    lam: float = Field(default=0.95, ge=0, le=1, description="GAE lambda")
+    clip_eps: float = Field(default=0.2, gt=0, lt=1, description="clip half-width epsilon")
+    epochs: int = Field(default=6, ge=1, le=32, description="passes over each batch")
+    minibatches: int = Field(default=8, ge=1, le=64, description="minibatches per epoch")
+    lr: float = Field(default=2.5e-3, gt=0, le=0.1, description="Adam's step size, annealed linearly to 0")
+    adam_eps: float = Field(default=1e-5, gt=0, le=1e-2, description="Adam's epsilon")
+    max_grad_norm: float = Field(default=0.5, gt=0, description="global-norm clip of each minibatch's gradient")
+    vf_coef: float = Field(default=0.5, ge=0, description="weight of the value loss")
+    ent_coef: float = Field(default=0.0, ge=0, description="weight of the entropy bonus")
+    hidden: int = Field(default=32, ge=1, le=256, description="units in each hidden layer of both networks")
+
+
+def course_config(student, hyper: Hyperparameters):
+    """The student's ``Config`` class (``ppo.py``'s) holding the course's values: what the student's pieces are
+    handed in a graded run. Refused when the class cannot hold them."""
+    config_class = getattr(student.modules[0], "Config", None)
+    if config_class is None:
+        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
+    values = hyper.model_dump()
+    try:
+        config = config_class()
+        if is_dataclass(config):
+            missing = sorted(set(values) - {f.name for f in fields(config)})
+            if missing:
+                raise TypeError(f"it has no field {', '.join(missing)}")
+            config = replace(config, **values)
+        else:
+            for name, value in values.items():
+                setattr(config, name, value)
+        held = {name: getattr(config, name) for name in values}
+    except Exception as exc:  # noqa: BLE001 - any failure of student code is the student's to read
+        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as "
+                           f"Config(); your Config cannot hold them ({type(exc).__name__}: {exc})", "invalid") from None
+    changed = [name for name in values if held[name] != values[name]]
+    if changed:
+        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as Config(); "
+                           f"your Config changes {', '.join(changed)} when it is set", "invalid")
+    return config
+
+
+def differences(student_values: dict, hyper: Hyperparameters) -> list[str]:
+    """``name: yours -> the course's`` for each hyperparameter where a student's ``Config()`` differs from the
+    course's (their own runs, made with their ``Config()``, are replayed with the course's)."""
+    wanted = hyper.model_dump()
+    return [f"{name} {student_values.get(name)!r} (the course's: {value!r})" for name, value in wanted.items()
+            if student_values.get(name) != value]
