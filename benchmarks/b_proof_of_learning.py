@@ -9,7 +9,7 @@ correct rewrites, ``IMPLEMENTATIONS``, interleaved), trains the run with the kit
 details.py pieces, as B.table's and B.bar's child does (``proofs.recorded_runs``), and audits it as their judge
 does (``proofs.replay``); prints a line per run (so a sweep stopped early says what it did), then, per
 implementation, the runs whose replay departed (false fails) and the median seconds of training and of the audit.
-Budget and tolerance from course.yml's B.bar, hyperparameters from the reference's Config.
+Budget, tolerances and hyperparameters from course.yml's B.bar, as the grader's.
 """
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ def main() -> None:
     rbar = proofs.ReplayBar(num_envs=bar["num_envs"], n_steps=bar["n_steps"],
                             n_updates=args.updates or bar["n_updates"],
                             replay_tolerance=args.tolerance or bar["replay_tolerance"],
-                            moment_tolerance=args.moment_tolerance or bar["moment_tolerance"])
+                            moment_tolerance=args.moment_tolerance or bar["moment_tolerance"],
+                            hyperparameters=bar["hyperparameters"])
     largest = spy_on_gaps()
     names = args.settings.split(",") if args.settings else ["baseline", *DETAILS]
     pool = np.random.default_rng(15).choice(2 ** 32, size=(max(20, args.first + args.sets), 3), replace=False)
