@@ -88,7 +88,7 @@ def proof(source: str, seed: int, bar, n_updates: int) -> tuple[float | None, fl
     try:
         with threadpool_limits(limits=1):  # as the sandboxed child
             run_ = {"seed": seed, **recorded(student_recipe(student, config, values, n_updates), seed, graded,
-                                             moments=("m",))}
+                                             moments=("m", "v"))}
     except Exception:  # noqa: BLE001 - a cheat that breaks the loop is caught here
         return 0, float("inf"), time.perf_counter() - started, 0.0
     trained = time.perf_counter() - started

@@ -139,7 +139,8 @@ def reference_run(course, seed: int, n_updates: int = 4) -> tuple[dict, object]:
     """A short run of the reference's recipe as the child hands it back, and A.bar's bar cut to ``n_updates``."""
     bar = Bar450.Bar.model_validate({**course.projects["A"].checks["A.bar"].bar, "n_updates": n_updates})
     with threadpool_limits(limits=1):  # as the child
-        made = recorded(reference_recipe(bar.hyperparameters.model_dump(), n_updates), seed, bar, moments=("m",))
+        made = recorded(reference_recipe(bar.hyperparameters.model_dump(), n_updates), seed, bar,
+                        moments=("m", "v"))
     return {"seed": seed, **made}, bar
 
 
@@ -170,22 +171,25 @@ def test_an_action_not_sampled_from_the_parameters_is_named(course):
 
 
 def test_forged_or_missing_adam_moments_are_named(course):
-    """Each replay starts from the student's Adam first moment, so it must follow as the parameters must."""
+    """Each replay starts from the student's Adam moments, so they must follow as the parameters must."""
     run_, bar = reference_run(course, 8, 3)
-    m = np.frombuffer(base64.b64decode(run_["moments"]), "<f4").copy().reshape(3, -1)
-    m[1, int(np.argmax(np.abs(m[1])))] *= 1.5  # after update 2, at its largest entry
-    _, failure = replay({**run_, "moments": base64.b64encode(m.tobytes()).decode()}, 8, bar)
-    assert failure.startswith("update 2 of 3 did not follow") and "Adam's moments" in failure, failure
-    with pytest.raises(Malformed, match="first moment"):
+    moments = np.frombuffer(base64.b64decode(run_["moments"]), "<f4").copy().reshape(3, -1)
+    m, v = np.split(moments[1], 2)  # after update 2: m, then v
+    for entry in (int(np.argmax(np.abs(m) / (np.sqrt(v) + 1e-5))), m.size + int(np.argmax(v))):
+        forged = moments.copy()
+        forged[1, entry] *= 1.5 if entry < m.size else 0.5  # the m that moves a step most; the largest v halved
+        _, failure = replay({**run_, "moments": base64.b64encode(forged.tobytes()).decode()}, 8, bar)
+        assert failure.startswith("update 2 of 3 did not follow") and "Adam's moments" in failure, failure
+    with pytest.raises(Malformed, match="moments"):
         replay({key: value for key, value in run_.items() if key != "moments"}, 8, bar)
 
 
 def test_nothing_else_a_run_hands_back_enters_the_replay(course):
-    """Adam's second moment is the judge's own, from zero, and the hyperparameters the course's: a v, a Config or
-    anything else added to a run changes nothing of its replay."""
+    """The hyperparameters are the course's: a Config, or anything else added to a run, changes nothing of its
+    replay."""
     run_, bar = reference_run(course, 8, 3)
-    forged = {**run_, "v": base64.b64encode(np.zeros(3 * 2531, "<f4").tobytes()).decode(),
-              "config": {"lr": 1e4, "adam_eps": 1.0, "max_grad_norm": 0.0, "epochs": 64, "minibatches": 512}}
+    forged = {**run_, "config": {"lr": 1e4, "adam_eps": 1.0, "max_grad_norm": 0.0, "epochs": 64, "minibatches": 512,
+                                 "hidden": 256}, "lr": 1e4}
     assert replay(forged, 8, bar) == replay(run_, 8, bar) and replay(run_, 8, bar)[1] is None
 
 

@@ -132,7 +132,8 @@ def a_run(course):
 
     bar = Bar450.Bar.model_validate(course.projects["A"].checks["A.bar"].bar)
     with threadpool_limits(limits=1):
-        made = recorded(reference_recipe(bar.hyperparameters.model_dump(), bar.n_updates), 5, bar, moments=("m",))
+        made = recorded(reference_recipe(bar.hyperparameters.model_dump(), bar.n_updates), 5, bar,
+                        moments=("m", "v"))
     return {"seed": 5, **made}, 5, bar
 
 

@@ -1,7 +1,7 @@
 """Project A's bar: the kit's training loop (the stub's given ``train``) with the student's pieces, in the child, on
 budgeted environments, with the course's hyperparameters (``_shared.ppo.hyperparameters``); the judge replays every
-update with the reference (``_shared.replay``), Adam's second moment its own from zero, and evaluates the final
-policy itself, in its own process, with its own seeds. Only a run whose every update follows from the one before
+update with the reference (``_shared.replay``), and evaluates the final policy itself, in its own process, with its
+own seeds. Only a run whose every update follows from the one before
 earns the bar; what a forger can steer through the tolerances is bounded in docs/design-notes.md.
 """
 
@@ -55,7 +55,7 @@ def recorded_run(student, seed: int, bar) -> dict:
     config = course_config(student, bar.hyperparameters)
     recipe = student_recipe(student, config, bar.hyperparameters.model_dump(), bar.n_updates)
     return {"seed": seed, **recorded(recipe, seed, bar, lambda go: explained(student, "ppo_update", go, train_probes()),
-                                     moments=("m",))}
+                                     moments=("m", "v"))}
 
 
 class Bar450(Check):
@@ -73,7 +73,7 @@ class Bar450(Check):
         eval_episodes: int
         last_updates: int
         replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
-        moment_tolerance: float  # largest gap in Adam's first moment after an update, on Adam's own scale
+        moment_tolerance: float  # largest gap in Adam's moments after an update, on Adam's own scale
         hyperparameters: Hyperparameters = Hyperparameters()  # what every graded run trains with (the chapter's)
 
     def collect(self, student, ctx):
@@ -113,14 +113,14 @@ class Bar450(Check):
 
 def audited_run(run_: dict, seed: int, bar) -> list:
     """The episodes of the judge's own rollouts of a run whose every update follows, else ``Departed``: each update
-    replayed from the student's parameters and Adam's first moment m before it, m checked within
-    ``moment_tolerance`` after each update; Adam's second moment is the judge's own, from zero. (With both moments
-    the judge's own, a correct rewrite departed once in 19 runs: 48 Adam steps amplify a rounding difference in m.
-    The second moment is the lever that matters, a tiny v making a step lr m / eps, and it is never taken.)"""
+    replayed from the student's parameters and Adam's moments before it, the moments checked after each update within
+    ``moment_tolerance``, small enough that what they can steer stays under the parameters' own tolerance (docs/
+    design-notes.md, "What a forger can steer"). Moments carried by the judge from zero depart honest runs: 48 Adam
+    steps amplify a rounding difference, and Adam's v remembers it for hundreds of steps."""
     c, snapshots, actions = unpacked(run_, seed, bar)
-    moments = decode(run_.get("moments"), snapshots.shape)
+    moments = decode(run_.get("moments"), (snapshots.shape[0], 2 * snapshots.shape[1]))
     if moments is None:
-        raise Malformed(f"the run did not hand back Adam's first moment after each of {bar.n_updates} updates")
+        raise Malformed(f"the run did not hand back the optimizer's moments after each of {bar.n_updates} updates")
     return audit(snapshots, actions, seed, reference_recipe(c, bar.n_updates), bar.replay_tolerance, moments,
                  bar.moment_tolerance)
 
