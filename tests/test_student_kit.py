@@ -279,11 +279,38 @@ def test_without_posix_modules_fork_or_bubblewrap_the_students_checker_checks_al
     assert done.stdout.count("is not implemented yet") >= 4
 
 
-def test_without_posix_modules_fork_or_bubblewrap_a_notebooks_check_cell_runs(students_python, windows_like, bundle):
-    notebook = json.loads((bundle / "capstone_check" / "projects" / "D_grpo" / "D_grpo.ipynb").read_text())
-    cell = next("".join(c["source"]) for c in notebook["cells"] if '"D.weights"' in "".join(c["source"]))
+def released_check_cell(check_id: str, folder: str) -> str:
+    """The code of ``check_id``'s cell in the notebook nbgrader released, its last line printing the points."""
+    notebook = json.loads((paths.ASSIGNMENTS / folder / f"{folder}.ipynb").read_text())
+    cell = next("".join(c["source"]) for c in notebook["cells"] if f'"{check_id}"' in "".join(c["source"]))
     *body, last = cell.strip().splitlines()
-    code = "\n".join(body + [f"print('points', {last})"])
+    return "\n".join(body + [f"print('points', {last})"])
+
+
+def _imported(source: str) -> set[str]:
+    """The top-level names of the modules ``source`` imports (shell and magic lines left out)."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_released_notebooks_import_nothing_of_the_kit(bundle):
+    """nbgrader's release (what a hub hands out) and the bundle's copies: their check cells call the students'
+    checker, and no code cell imports the kit."""
+    for notebook in [*paths.ASSIGNMENTS.glob("*/*.ipynb"), *bundle.rglob("*.ipynb")]:
+        cells = [c for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
+        imported = set().union(*(_imported("".join(c["source"])) for c in cells))
+        assert "autograder" not in imported and "capstone_check" in imported, notebook
+
+
+def test_without_posix_modules_fork_or_bubblewrap_a_released_check_cell_runs_with_the_bundle_alone(
+        students_python, windows_like):
+    code = released_check_cell("D.weights", "D_grpo")
     for folder, points in ((paths.SOLUTIONS, "2.0"), (paths.ASSIGNMENTS, "0.0")):
         done = _run([str(students_python), "-c", code], cwd=folder / "D_grpo", env=windows_like)
         assert done.stdout.strip().endswith(f"points {points}"), done.stdout + done.stderr

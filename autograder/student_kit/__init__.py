@@ -63,13 +63,13 @@ def expected_values(course, pid: str) -> dict:
             "seeds": course.seeds_for("public"), "memory_mb": course.limits.memory_mb, "checks": checks}
 
 
-# what the released files say of the full kit, as the students' kit says it
-SAID = [("from autograder.notebook import grade_cell", "from capstone_check.notebook import grade_cell"),
-        ("autograder check", "capstone-check")]
+# what the released files say of the full kit's command, as the students' kit says it (the notebooks' check cells
+# call the students' checker as released)
+SAID = [("autograder check", "capstone-check")]
 
 
 def _copy_project(released: Path, target: Path) -> None:
-    """A project's released files, its notebooks' check cells and its READMEs naming the students' checker."""
+    """A project's released files, its notebooks, READMEs and modules naming the students' checker."""
     shutil.copytree(released, target, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     for path in [*target.rglob("*.ipynb"), *target.rglob("*.md"), *target.rglob("*.py")]:
         text = path.read_text(encoding="utf-8")
