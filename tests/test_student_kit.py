@@ -300,9 +300,13 @@ def _imported(source: str) -> set[str]:
 
 
 def test_the_released_notebooks_import_nothing_of_the_kit(bundle):
-    """nbgrader's release (what a hub hands out) and the bundle's copies: their check cells call the students'
-    checker, and no code cell imports the kit."""
-    for notebook in [*paths.ASSIGNMENTS.glob("*/*.ipynb"), *bundle.rglob("*.ipynb")]:
+    """nbgrader's release (what a hub hands out), which the bundle carries as it is: the check cells call the
+    students' checker, and no code cell imports the kit."""
+    released = sorted(paths.ASSIGNMENTS.glob("*/*.ipynb"))
+    assert [notebook.name for notebook in released] == sorted(n.name for n in bundle.rglob("*.ipynb"))
+    for notebook in released:
+        copy = bundle / "capstone_check" / "projects" / notebook.parent.name / notebook.name
+        assert copy.read_bytes() == notebook.read_bytes(), f"{copy} is not nbgrader's release"
         cells = [c for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
         imported = set().union(*(_imported("".join(c["source"])) for c in cells))
         assert "autograder" not in imported and "capstone_check" in imported, notebook
