@@ -1,7 +1,9 @@
 """The autograded section of each project notebook, written from course.yml so its points can never disagree.
 
 One locked nbgrader test cell per check, ending with the one call that runs the check and, being the last
-expression, sets the cell's score. A student running it gets the check on the public seeds. At ``nbgrader
+expression, sets the cell's score. A student running it gets the check on the public seeds, from the students'
+checker (``capstone_check.notebook``), so a student's kernel needs only the students' bundle, never the kit with its
+answers (in the kit, the same cell runs the kit's own check). At ``nbgrader
 autograde`` time no kernel runs it: ``autograder.nbautograde.GradeChecks`` grades the project outside the notebook,
 with the grading seeds, and writes each verdict and score into its cell. The hidden block (removed on release, put
 back by nbgrader at autograde time) only matters where a kernel runs the graded cell anyway, a course whose
@@ -40,7 +42,7 @@ def check_cells(project_id: str, course: Course) -> list:
     project = PROJECTS[project_id]
     header = nbformat.v4.new_markdown_cell(
         "## Autograded checks\n\n"
-        "Each cell below runs one of the autograder's checks on your module, exactly as `autograder check "
+        "Each cell below runs one of the autograder's checks on your module, exactly as `capstone-check "
         f"{project_id}` does, and ends with the points it earned. Final grading runs the same checks outside your "
         "notebook, with seeds you do not see, and writes each verdict below its cell. These cells are generated from "
         "the course file: do not edit or delete them.",
@@ -49,7 +51,7 @@ def check_cells(project_id: str, course: Course) -> list:
     for check_id, config in course.projects[project_id].checks.items():
         name = project.checks[check_id].name
         source = (f"# {check_id} ({points_text(config.points)}): {name}\n"
-                  "from autograder.notebook import grade_cell\n"
+                  "from capstone_check.notebook import grade_cell\n"
                   "### BEGIN HIDDEN TESTS\n"
                   "from autograder.notebook import graded_outside_the_notebook as grade_cell\n"
                   "### END HIDDEN TESTS\n"

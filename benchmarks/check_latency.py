@@ -25,13 +25,20 @@ from autograder.projects import PROJECTS  # noqa: E402
 from autograder.student_kit import build  # noqa: E402
 
 
+def is_verdict(line: str) -> bool:
+    """Whether a line of output is the row of a check that ran: a check's id first, and not the students' checker's
+    "----" row of a check left to final grading (printed at once, before any check runs)."""
+    words = line.replace("│", " ").split()
+    return bool(words) and words[0][:2] in ("A.", "B.", "C.", "D.") and "----" not in words[:3]
+
+
 def rows_over_time(command: list[str], cwd: Path, env: dict) -> list[float]:
-    """Seconds from the start to each line of output that is a check's row."""
+    """Seconds from the start to each line of output that is the verdict of a check that ran."""
     started, times = time.perf_counter(), []
     with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           text=True) as proc:
         for line in proc.stdout:
-            if line.lstrip().startswith(("A.", "B.", "C.", "D.", "│ A.", "│ B.", "│ C.", "│ D.")):
+            if is_verdict(line):
                 times.append(time.perf_counter() - started)
     return times
 

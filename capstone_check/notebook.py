@@ -1,14 +1,23 @@
 """The checker inside a notebook: a check cell calls ``grade_cell`` on the project folder beside the notebook,
-prints the verdict on the public seeds and ends with the points earned, as the full kit's check cells do."""
+prints the verdict on the public seeds and ends with the points earned.
+
+Every released notebook's check cells import this module, so a student's kernel needs only the students' bundle.
+The full kit carries this package too, without the expected values (they are recorded when the bundle is built): there
+a check cell runs the kit's own check instead, so the staff run the same notebooks with the kit alone.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from capstone_check.runner import expected, run_project, say_limits_once
+from capstone_check.runner import EXPECTED, CheckerError, expected, run_project, say_limits_once
 
 
 def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -> float:
+    """Run the public check ``check_id`` on the project folder found from ``folder``; print its verdict and return
+    its points."""
+    if not EXPECTED.is_dir():
+        return kits_check(check_id, folder)
     project = check_id.split(".", 1)[0]
     data = expected(project)
     if seeds != "public" or data["checks"].get(check_id, {}).get("kind", "final_only") == "final_only":
@@ -23,3 +32,14 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
     print(f"{check_id} {said} on the public seeds: {row.score:g} / {row.points:g} points")
     print(f"  {row.message}")
     return row.score
+
+
+def kits_check(check_id: str, folder: str | Path) -> float:
+    """The check cell in the full kit, whose copy of this package holds no expected values: the kit's own check of
+    ``check_id`` on the public seeds (``autograder.notebook``)."""
+    try:
+        from autograder.notebook import grade_cell as kits_grade_cell
+    except ImportError:
+        raise CheckerError("this checker holds no expected values and no kit is installed beside it: install the "
+                           "students' kit your course hands out") from None
+    return kits_grade_cell(check_id, folder=folder)

@@ -54,6 +54,37 @@ def test_a_check_cell_run_by_a_student_never_reads_the_overlay(tmp_path, capsys,
     assert "D.kl_penalty passed on the public seeds: 1 / 1 point" in capsys.readouterr().out
 
 
+def released_check_cell(check_id: str) -> str:
+    folder = PROJECTS[check_id.split(".")[0]].folder
+    notebook = nbformat.read(paths.ASSIGNMENTS / folder / f"{folder}.ipynb", as_version=4)
+    return next(c.source for c in notebook.cells if c.source.endswith(f'grade_cell("{check_id}")'))
+
+
+def test_in_the_kit_a_released_check_cell_runs_the_kits_own_check(capsys, monkeypatch):
+    """The released cell calls the students' checker; the kit's copy of it holds no expected values, so there the
+    cell runs the kit's check (its verdict says "1 point", the students' checker's "1 points")."""
+    import capstone_check.notebook
+
+    assert not capstone_check.notebook.EXPECTED.exists()
+    monkeypatch.chdir(paths.SOLUTIONS / "D_grpo")
+    *body, last = released_check_cell("D.kl_penalty").splitlines()
+    scope = {}
+    exec("\n".join(body), scope)
+    assert eval(last, scope) == 1.0
+    assert "D.kl_penalty passed on the public seeds: 1 / 1 point\n" in capsys.readouterr().out
+
+
+def test_a_checker_without_expected_values_or_a_kit_beside_it_says_what_to_install(monkeypatch):
+    import sys
+
+    from capstone_check.notebook import grade_cell
+    from capstone_check.runner import CheckerError
+
+    monkeypatch.setitem(sys.modules, "autograder.notebook", None)
+    with pytest.raises(CheckerError, match="install the students' kit"):
+        grade_cell("D.kl_penalty", folder=paths.SOLUTIONS / "D_grpo")
+
+
 def test_feedback_outputs_lose_the_grading_seeds_and_the_secret(tmp_path, monkeypatch):
     from autograder.nbfeedback import StrikeSecrets
 
@@ -84,7 +115,7 @@ def test_a_check_cell_names_no_seeds_and_scores_nothing_where_a_kernel_grades_it
     assert scope["grade_cell"]("D.kl_penalty") == 0.0
     assert "graded by `nbgrader autograde` outside the notebook" in capsys.readouterr().out
     released = ClearHiddenTests().preprocess_cell(nbformat.from_dict(cell), {}, 0)[0]
-    assert released.source.splitlines()[1:] == ["from autograder.notebook import grade_cell",
+    assert released.source.splitlines()[1:] == ["from capstone_check.notebook import grade_cell",
                                                 'grade_cell("D.kl_penalty")']
     assert "seeds" not in released.source and "grading" not in released.source
 

@@ -35,18 +35,21 @@ CHOOSE_SEEDS = ("import os, pathlib\n"
                 f"pathlib.Path('mine.yml').write_text('seeds: {{grading: {PUBLIC_SEEDS}}}\\n')\n"
                 "os.environ['AUTOGRADER_PRIVATE'] = str(pathlib.Path('mine.yml').resolve())")
 # A stub module that, once imported into the notebook, makes every check cell pass and print the course secret
-# (read from the course folder above it, reversed so no filter of the secret's spelling finds it).
+# (read from the course folder above it, reversed so no filter of the secret's spelling finds it): it patches the
+# students' checker the released cells call and the kit's own check their hidden block calls.
 PATCHING = """
 import autograder.notebook as _kit
+import capstone_check.notebook as _checker
 from pathlib import Path as _Path
 def _forged(check_id, *args, **kwargs):
     overlays = [p / "course.private.yml" for p in _Path.cwd().parents if (p / "course.private.yml").is_file()]
     print(f"{check_id} passed on the grading seeds", [o.read_text()[::-1] for o in overlays])
     return 1.0
-_kit.grade_cell = _kit.graded_outside_the_notebook = _forged
+_kit.grade_cell = _kit.graded_outside_the_notebook = _checker.grade_cell = _forged
 """
-# A package in the submission's folder named like the kit, whose check cells always pass: imported in a kernel, or
-# run from her folder as `python -m autograder.notebook CHECK FOLDER` (how hidden blocks graded before issue 26).
+# Packages in the submission's folder named like the kit and like the students' checker, whose check cells always
+# pass: imported in a kernel, or run from her folder as `python -m autograder.notebook CHECK FOLDER` (how hidden
+# blocks graded before issue 26).
 STAND_IN = """import sys
 def grade_cell(check_id, *args, **kwargs):
     print(check_id, "passed on the grading seeds")
@@ -62,7 +65,7 @@ STUDENTS = [("A", "mallory"),  # the reference, except that ppo_update prints it
             ("A", "ivan"),  # mallory's module, and a cell that points the grading at an overlay of his own
             ("A", "judy"),  # mallory's module, and a course.yml in her folder whose grading seeds are the public ones
             ("A", "oscar"),  # the stub, patched to pass every check cell once the notebook imports it
-            ("A", "peggy"),  # the stub, and a package `autograder` in her folder whose check cells always pass
+            ("A", "peggy"),  # the stub, and packages `autograder` and `capstone_check` in her folder that pass
             ("B", "bob"), ("C", "bob"),  # the pristine stubs
             ("D", "carol")]  # the reference, with one check cell deleted and the experiments left out of the notebook
 ATTACKERS = {"ivan", "judy", "oscar", "peggy"}
@@ -113,9 +116,10 @@ def submit_attackers(root: Path, echoing: Path) -> None:
     patching.write_text((root / "assignments" / "A_ppo" / "ppo.py").read_text() + PATCHING)
     submit(root, "oscar", "A_ppo", patching, edit_notebook=lambda nb: graded_cells_only(nb, run_first="import ppo"))
     submit(root, "peggy", "A_ppo", edit_notebook=graded_cells_only)
-    (root / "submitted" / "peggy" / "A_ppo" / "autograder").mkdir()
-    (root / "submitted" / "peggy" / "A_ppo" / "autograder" / "__init__.py").write_text("")
-    (root / "submitted" / "peggy" / "A_ppo" / "autograder" / "notebook.py").write_text(STAND_IN)
+    for package in ("autograder", "capstone_check"):
+        (root / "submitted" / "peggy" / "A_ppo" / package).mkdir()
+        (root / "submitted" / "peggy" / "A_ppo" / package / "__init__.py").write_text("")
+        (root / "submitted" / "peggy" / "A_ppo" / package / "notebook.py").write_text(STAND_IN)
 
 
 @pytest.fixture(scope="module")
@@ -231,7 +235,7 @@ def test_nothing_a_submission_holds_picks_the_grading_seeds(course_root, student
 
 
 @pytest.mark.parametrize("student, attack", [("oscar", "an imported module redefining grade_cell"),
-                                             ("peggy", "a package named autograder in the submission")])
+                                             ("peggy", "packages named like the kit in the submission")])
 def test_no_code_of_a_submission_patches_a_check_cell(course_root, student, attack):
     """Two stubs that would pass every check cell: both score the stub's nothing, and neither the forged verdict nor
     the secret in any spelling reaches the feedback."""

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import yaml
 import rlkit
 from autograder import paths
 from autograder.student_kit import build
+from autograder.student_kit import wheel as build_wheel
 from conftest import copy_reference, mutate, quick_course_data, write_submission
 from mutants import ALL
 from student_kit_verdicts import TRAINING, bundle_scores, cached, digest, grader_scores, public_checks
@@ -186,54 +188,143 @@ def test_the_search_finds_answers_under_other_names(tmp_path):
 # ------------------------------------------------------------------------------------------------ where students work
 
 
-SITE = """import os, sys
-sys.modules["resource"] = None  # `import resource` fails, as on Windows
+# what a Python on Windows lacks and the checker or the given code might import
+POSIX_ONLY = ("resource", "fcntl", "grp", "pwd", "termios", "tty", "pty", "syslog", "_posixshmem")
+SITE = f"""import os, sys
+for name in {POSIX_ONLY!r}:
+    sys.modules[name] = None  # `import fcntl` fails, as on Windows
 if hasattr(os, "fork"):
     del os.fork
 """
+KITS_OWN = ("autograder", "capstone_check", "rlkit", "rl_capstone", "solutions", "assignments", "__editable__")
+
+
+def _run(argv: list, **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=900, **kwargs)
+    assert done.returncode == 0, f"{argv} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def _dependencies_only(into: Path) -> Path:
+    """A folder of links to this environment's installed packages, leaving out the kit and its editable hook."""
+    into.mkdir()
+    for folder in {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}:
+        for entry in Path(folder).iterdir():
+            if not entry.name.startswith(KITS_OWN) and entry.suffix != ".pth" and not (into / entry.name).exists():
+                (into / entry.name).symlink_to(entry)
+    return into
+
+
+@pytest.fixture(scope="session")
+def students_python(bundle, tmp_path_factory) -> Path:
+    """The Python of a fresh environment where only the students' wheel is installed (built from a copy of the
+    bundle); its dependencies are this environment's, linked in without the kit, so no index is reached."""
+    base = tmp_path_factory.mktemp("students-env")
+    wheel = build_wheel(Path(shutil.copytree(bundle, base / "bundle")))
+    _run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")])
+    python = base / "venv" / "bin" / "python"
+    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).stdout.strip())
+    (site / "dependencies.pth").write_text(f"{_dependencies_only(base / 'dependencies')}\n")
+    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
+          str(wheel)])
+    return python
 
 
 @pytest.fixture
-def windows_like(tmp_path, bundle) -> dict:
-    """An environment whose Pythons have no ``resource`` and no ``os.fork``, and whose PATH has no bubblewrap; the
-    bundle's packages come first on the path."""
+def windows_like(tmp_path) -> dict:
+    """An environment whose Pythons have none of ``POSIX_ONLY`` and no ``os.fork``, and whose PATH has no
+    bubblewrap."""
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(SITE)
     (tmp_path / "bin").mkdir()
-    return {**os.environ, "PYTHONPATH": f"{tmp_path / 'site'}{os.pathsep}{bundle}", "PATH": str(tmp_path / "bin")}
+    return {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "PATH": str(tmp_path / "bin")}
 
 
-def test_without_resource_fork_or_bubblewrap_the_students_checker_runs_and_says_what_it_cannot_enforce(windows_like,
-                                                                                                      tmp_path):
-    probe = subprocess.run([sys.executable, "-c", "import os, resource"], env=windows_like, capture_output=True)
+WHERE_FROM = """import importlib.util
+import capstone_check.runner, rlkit
+print(capstone_check.runner.EXPECTED)
+print(rlkit.__file__)
+print(importlib.util.find_spec("autograder"))
+"""
+
+
+def test_the_students_environment_holds_the_bundle_and_not_the_kit(students_python, tmp_path):
+    expected, given, kit = _run([str(students_python), "-c", WHERE_FROM], cwd=tmp_path).stdout.splitlines()
+    environment = students_python.parent.parent
+    assert Path(expected).is_relative_to(environment) and (Path(expected) / "D.json").is_file()
+    assert Path(given).is_relative_to(environment) and kit == "None"
+
+
+def _rows(output: str) -> dict[str, str]:
+    """Check id -> its mark (pass, part, fail, ----) in the checker's output."""
+    return {words[0]: words[2] for words in map(str.split, output.splitlines())
+            if len(words) > 2 and words[0][:2] in ("A.", "B.", "C.", "D.")}
+
+
+def test_without_posix_modules_fork_or_bubblewrap_the_students_checker_checks_all_four_projects(
+        students_python, windows_like, bundle):
+    """The installed `capstone-check`, on the reference and on the stubs: every check the bundle runs passes on the
+    one and fails on the other, "not implemented", and the checker says once what it cannot enforce."""
+    probe = subprocess.run([str(students_python), "-c", "import fcntl"], env=windows_like, capture_output=True)
     assert probe.returncode != 0
-    done = subprocess.run([sys.executable, "-m", "capstone_check", "D", "--folder", str(paths.SOLUTIONS / "D_grpo"),
-                           "--checks", "D.weights,D.kl_penalty,D.price_exploit"], env=windows_like, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.count("memory and CPU limits are not enforced here") == 1
-    assert done.stdout.count(" pass ") == 3 and "D total: 5/5" in done.stdout
+    checker = [str(students_python.parent / "capstone-check"), "A", "B", "C", "D"]
+    for root, mark in ((paths.SOLUTIONS, "pass"), (paths.ASSIGNMENTS, "fail")):
+        done = _run(checker, env=windows_like, cwd=root)
+        assert done.stdout.count("memory and CPU limits are not enforced here") == 1
+        rows = _rows(done.stdout)
+        assert {cid for cid, found in rows.items() if found != "----"} == {
+            cid for pid in "ABCD" for cid in in_bundle(bundle, pid)}
+        assert {found for found in rows.values() if found != "----"} == {mark}, done.stdout
+    assert all(f"{pid} total: 0/" in done.stdout for pid in "ABCD")
+    assert done.stdout.count("is not implemented yet") >= 4
 
 
-def test_without_resource_fork_or_bubblewrap_a_notebooks_check_cell_runs(windows_like, bundle):
-    notebook = json.loads((bundle / "capstone_check" / "projects" / "D_grpo" / "D_grpo.ipynb").read_text())
-    cell = next("".join(c["source"]) for c in notebook["cells"] if '"D.weights"' in "".join(c["source"]))
+def released_check_cell(check_id: str, folder: str) -> str:
+    """The code of ``check_id``'s cell in the notebook nbgrader released, its last line printing the points."""
+    notebook = json.loads((paths.ASSIGNMENTS / folder / f"{folder}.ipynb").read_text())
+    cell = next("".join(c["source"]) for c in notebook["cells"] if f'"{check_id}"' in "".join(c["source"]))
     *body, last = cell.strip().splitlines()
-    code = "\n".join(body + [f"print('points', {last})"])
+    return "\n".join(body + [f"print('points', {last})"])
+
+
+def _imported(source: str) -> set[str]:
+    """The top-level names of the modules ``source`` imports (shell and magic lines left out)."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_released_notebooks_import_nothing_of_the_kit(bundle):
+    """nbgrader's release (what a hub hands out), which the bundle carries as it is: the check cells call the
+    students' checker, and no code cell imports the kit."""
+    released = sorted(paths.ASSIGNMENTS.glob("*/*.ipynb"))
+    assert [notebook.name for notebook in released] == sorted(n.name for n in bundle.rglob("*.ipynb"))
+    for notebook in released:
+        copy = bundle / "capstone_check" / "projects" / notebook.parent.name / notebook.name
+        assert copy.read_bytes() == notebook.read_bytes(), f"{copy} is not nbgrader's release"
+        cells = [c for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
+        imported = set().union(*(_imported("".join(c["source"])) for c in cells))
+        assert "autograder" not in imported and "capstone_check" in imported, notebook
+
+
+def test_without_posix_modules_fork_or_bubblewrap_a_released_check_cell_runs_with_the_bundle_alone(
+        students_python, windows_like):
+    code = released_check_cell("D.weights", "D_grpo")
     for folder, points in ((paths.SOLUTIONS, "2.0"), (paths.ASSIGNMENTS, "0.0")):
-        done = subprocess.run([sys.executable, "-c", code], cwd=folder / "D_grpo", env=windows_like,
-                              capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0 and done.stdout.strip().endswith(f"points {points}"), done.stdout + done.stderr
+        done = _run([str(students_python), "-c", code], cwd=folder / "D_grpo", env=windows_like)
+        assert done.stdout.strip().endswith(f"points {points}"), done.stdout + done.stderr
     assert "not implemented" in done.stdout
 
 
-def test_without_resource_fork_or_bubblewrap_the_kit_grades_with_a_plain_child_and_says_so(windows_like, tmp_path):
+def test_without_posix_modules_fork_or_bubblewrap_the_kit_grades_with_a_plain_child_and_says_so(windows_like, tmp_path):
     course = tmp_path / "course"
     course.mkdir()
     (course / "course.yml").write_text(yaml.safe_dump(quick_course_data({"D": ("D.weights", "D.kl_penalty")})))
-    env = {**windows_like, "PYTHONPATH": windows_like["PYTHONPATH"].split(os.pathsep)[0]}
-    done = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course), "grade",
-                           str(paths.SOLUTIONS), "--seeds", "public", "--projects", "D"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    done = _run([sys.executable, "-m", "autograder", "--course", str(course), "grade", str(paths.SOLUTIONS),
+                 "--seeds", "public", "--projects", "D"], env=windows_like, cwd=tmp_path)
     assert "3/3" in done.stdout.replace(" ", "") and "no resource limits or no fork" in done.stderr

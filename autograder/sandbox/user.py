@@ -8,7 +8,6 @@ left the child's process group. Run as an ordinary user, the child keeps the gra
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
 import subprocess
@@ -16,6 +15,11 @@ import sys
 import threading
 import warnings
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no uids to drop to, so no lease to hold (``Lease``)
+    fcntl = None
 
 _held: set[int] = set()
 _held_lock = threading.Lock()
@@ -71,11 +75,11 @@ def _lock_folder() -> Path:
 
 class Lease:
     """One uid, held by this check until ``release``; ``uid`` is None when children keep the grader's uid (it is not
-    root, or the sandbox uids cannot run this Python)."""
+    root, the sandbox uids cannot run this Python, or there are no uids to drop to, as on Windows)."""
 
     def __init__(self, uids: tuple[int, int]):
         self.uid, self._fd = None, None
-        if os.geteuid() != 0:
+        if fcntl is None or os.geteuid() != 0:
             return
         folder = _lock_folder()
         for uid in range(uids[0], uids[1] + 1):

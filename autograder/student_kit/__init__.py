@@ -63,15 +63,16 @@ def expected_values(course, pid: str) -> dict:
             "seeds": course.seeds_for("public"), "memory_mb": course.limits.memory_mb, "checks": checks}
 
 
-# what the released files say of the full kit, as the students' kit says it
-SAID = [("from autograder.notebook import grade_cell", "from capstone_check.notebook import grade_cell"),
-        ("autograder check", "capstone-check")]
+# what the released READMEs and modules say of the full kit's command, as the students' kit says it
+SAID = [("autograder check", "capstone-check")]
 
 
 def _copy_project(released: Path, target: Path) -> None:
-    """A project's released files, its notebooks' check cells and its READMEs naming the students' checker."""
+    """A project's released files, its READMEs and modules naming the students' checker. Its notebooks are copied as
+    released: their check cells call the students' checker already, and a changed locked cell would no longer match
+    the checksum nbgrader gave it."""
     shutil.copytree(released, target, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
-    for path in [*target.rglob("*.ipynb"), *target.rglob("*.md"), *target.rglob("*.py")]:
+    for path in [*target.rglob("*.md"), *target.rglob("*.py")]:
         text = path.read_text(encoding="utf-8")
         for old, new in SAID:
             text = text.replace(old, new)
