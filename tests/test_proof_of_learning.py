@@ -133,6 +133,7 @@ def test_a_config_that_would_size_the_judges_replay_sizes_nothing(tmp_path, cour
     the time of an ordinary run."""
     result = bar_of(tmp_path, course, with_config(REFERENCE, COSTLY_CONFIG))
     assert "did not follow" not in result["message"] and len(result["details"]["curves"][0]) == N_UPDATES, result
+    assert "Your Config() differs from the course's (epochs 64 (the course's: 6); minibatches 512" in result["message"]
 
 
 def reference_run(course, seed: int, n_updates: int = 4) -> tuple[dict, object]:

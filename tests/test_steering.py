@@ -72,6 +72,15 @@ def test_the_differences_from_the_course_are_named_with_both_values():
     assert changed == ["epochs 10 (the course's: 6)", "lr 0.005 (the course's: 0.0025)"]
 
 
+def test_a_note_names_a_config_that_differs_and_ignores_what_is_not_numbers():
+    from autograder.projects._shared.ppo.hyperparameters import config_note
+
+    assert config_note(COURSE.model_dump(), COURSE) == ""
+    for garbage in (None, "lr", [1, 2], {"lr": "1e4"}, {"lr": float("nan")}, {"lr": True}, {"secret": 5}):
+        assert config_note(garbage, COURSE) == "", garbage
+    assert "lr 0.005 (the course's: 0.0025)" in config_note({"lr": 5e-3, "gamma": 0.99}, COURSE)
+
+
 def test_course_yml_cannot_ask_the_replay_for_unbounded_work():
     for field, value in (("epochs", 64), ("minibatches", 512), ("hidden", 1024), ("lr", 10.0), ("adam_eps", 1.0)):
         with pytest.raises(ValueError):

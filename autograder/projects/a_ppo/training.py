@@ -17,8 +17,8 @@ from autograder.projects._shared.proof import Recipe, adam, annealed, decode, in
 from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.edges import Edges, alternatives
-from autograder.projects._shared.ppo.hyperparameters import Hyperparameters, course_config
-from autograder.projects._shared.ppo.runs import per_update_returns, recorded, unpacked
+from autograder.projects._shared.ppo.hyperparameters import Hyperparameters, config_note, course_config
+from autograder.projects._shared.ppo.runs import per_update_returns, recorded, student_config, unpacked
 from autograder.projects.a_ppo.update import train_probes
 from rlkit.cartpole import evaluate
 
@@ -54,8 +54,9 @@ def recorded_run(student, seed: int, bar) -> dict:
     environments with them)."""
     config = course_config(student, bar.hyperparameters)
     recipe = student_recipe(student, config, bar.hyperparameters.model_dump(), bar.n_updates)
-    return {"seed": seed, **recorded(recipe, seed, bar, lambda go: explained(student, "ppo_update", go, train_probes()),
-                                     moments=("m", "v"))}
+    return {"seed": seed, "config": student_config(student),  # for a note in the message only; never replayed
+            **recorded(recipe, seed, bar, lambda go: explained(student, "ppo_update", go, train_probes()),
+                       moments=("m", "v"))}
 
 
 class Bar450(Check):
@@ -100,15 +101,17 @@ class Bar450(Check):
         median = float(np.median(evaluated))
         details = {"evaluated": evaluated, "median": median, "training_tail": recent, "curves": curves,
                    "threshold": bar.threshold}
+        first = data["runs"][0] if data["runs"] else {}
+        note = config_note(first.get("config") if isinstance(first, dict) else None, bar.hyperparameters)
         if departed:
             return Verdict(0.0, "no training run can be credited whose updates do not all follow from the pieces: "
-                           + "; ".join(departed), details)
+                           + "; ".join(departed) + note, details)
         figures = (f"the grader's evaluation of your three policies ({bar.eval_episodes} episodes each): "
                    f"{', '.join(f'{v:.0f}' for v in evaluated)}; median {median:.0f}. Training returns of the last "
                    f"{bar.last_updates} updates: {', '.join(f'{v:.0f}' for v in recent)}")
         if median > bar.threshold:
-            return Verdict(1.0, figures, details)
-        return Verdict(0.0, f"median return should be above {bar.threshold:g}; {figures}", details)
+            return Verdict(1.0, figures + note, details)
+        return Verdict(0.0, f"median return should be above {bar.threshold:g}; {figures}{note}", details)
 
 
 def audited_run(run_: dict, seed: int, bar) -> list:

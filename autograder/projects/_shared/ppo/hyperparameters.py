@@ -8,6 +8,7 @@ child hands the student's pieces a ``Config`` holding the course's values and th
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields, is_dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -68,3 +69,18 @@ def differences(student_values: dict, hyper: Hyperparameters) -> list[str]:
     wanted = hyper.model_dump()
     return [f"{name} {student_values.get(name)!r} (the course's: {value!r})" for name, value in wanted.items()
             if student_values.get(name) != value]
+
+
+def config_note(values, hyper: Hyperparameters) -> str:
+    """A sentence for a graded run's message when the student's own ``Config()`` (``values``, as their child reported
+    it) differs from the course's, which their pieces trained with; empty otherwise, and for anything that is not
+    numbers by name."""
+    if not isinstance(values, dict):
+        return ""
+    numbers = {name: value for name, value in values.items() if name in Hyperparameters.model_fields
+               and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)}
+    changed = [line for line in differences(numbers, hyper) if line.split(" ", 1)[0] in numbers]
+    if not changed:
+        return ""
+    return (f". Your Config() differs from the course's ({'; '.join(changed)}): graded runs train with the course's "
+            "hyperparameters, whatever Config() says")

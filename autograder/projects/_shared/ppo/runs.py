@@ -59,8 +59,8 @@ def only_the_given_envs():
 
 
 def student_config(student) -> dict:
-    """The numbers of the student's own ``Config()`` (what ``python ablation.py`` trained with), by name; a field
-    that is not a number is left out."""
+    """The numbers of the student's own ``Config()`` by name (what their own runs trained with; a graded run trains
+    with the course's); a field that is not a number is left out."""
     config = student.fn("Config")()
     return {name: getattr(config, name) for name in Hyperparameters.model_fields
             if isinstance(getattr(config, name, None), (int, float))}
