@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from autograder import paths
-from autograder.classroom import grade_all
+from autograder.classroom.local import grade_all
 from autograder.config import load_course
 from autograder.grading import grade
 from autograder.sandbox import user

@@ -40,6 +40,8 @@ def test_an_unknown_project_is_a_usage_error(tmp_path, capsys):
     assert main(["grade", str(tmp_path), "--projects", "Q"]) == 2
     assert "unknown project Q" in capsys.readouterr().err
     assert main(["check", "Q"]) == 2
+    assert main(["compare", str(tmp_path), "--projects", "D,Q"]) == 2  # before any grading
+    assert "--projects: unknown project Q" in capsys.readouterr().err
 
 
 def test_a_bad_course_file_is_a_usage_error_naming_the_key(tmp_path, capsys):

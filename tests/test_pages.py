@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from autograder.classroom import Row
+from autograder.classroom.rows import Row
 from autograder.grading import figures_for, figures_of
 from autograder.projects import PROJECTS
 from autograder.report import Report, write_html

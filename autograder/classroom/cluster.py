@@ -1,7 +1,7 @@
 """``autograder grade-all ROOT --out DIR --scheduler ADDRESS``: a class graded on a Dask cluster, a task per student.
 
 Each task grades one student on a worker exactly as ``grade-all --jobs N`` does in one of its threads
-(``classroom.grade_one``: the same sandbox, the same limits, the worker's own bubblewrap) and hands back the report
+(``one_student.grade_one``: the same sandbox, the same limits, the worker's own bubblewrap) and hands back the report
 and its figures. Everything else stays in the submitting process: the fingerprints that let a rerun skip unchanged
 students, and, as results arrive, each report, ``grades.csv`` and the summary. So an interrupted run resumes as a
 local one does. Workers read the class's submissions at the path this process names them by (a shared file system);
@@ -28,8 +28,10 @@ from pathlib import Path
 import autograder
 import rlkit
 
-from autograder.classroom import (Interrupted, Row, assigned_projects, before_grading, grade_one, keep, students_in,
-                                  write_grades)
+from autograder.classroom.folders import assigned_projects, students_in
+from autograder.classroom.local import Interrupted
+from autograder.classroom.one_student import before_grading, grade_one, keep
+from autograder.classroom.rows import Row, write_grades
 from autograder.config import Course
 
 CONNECT_SECONDS = 30  # to reach the scheduler, and to reach it again when it drops out mid-run
@@ -68,7 +70,7 @@ def kit_digest() -> str:
 
 
 def grade_on_worker(student: str, folder: str, course: Course, seed_set: str, projects: list[str], kit: str):
-    """The task: one student graded on the worker it runs on (``classroom.grade_one``), with the kit's code the
+    """The task: one student graded on the worker it runs on (``one_student.grade_one``), with the kit's code the
     submitting process has (``kit``, its ``kit_digest``), on the folder at the path it named."""
     if kit != kit_digest():
         return Row(student, f"error: the worker on {socket.gethostname()} runs another version of the kit (its code "
@@ -92,7 +94,7 @@ def crashed(student: str, exc: BaseException) -> Row:
 
 def grade_all_on(address: str, root: Path, out: Path, course: Course, seed_set: str = "grading",
                  progress=None, projects: list[str] | None = None) -> list[Row]:
-    """``classroom.grade_all`` on the Dask cluster whose scheduler is at ``address``: one task per student to grade,
+    """``local.grade_all`` on the Dask cluster whose scheduler is at ``address``: one task per student to grade,
     rows and reports written here as tasks finish. Ctrl-C cancels what has not finished (Interrupted); a scheduler
     that goes away raises SchedulerLost. Both keep every finished row."""
     distributed = dask_distributed()
