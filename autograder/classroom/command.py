@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from rich.markup import escape
@@ -104,10 +105,7 @@ def cmd_grade_all(args) -> int:
 
         run_similarity(root, out, course, course_root_of(args), projects, [])
     summary = write_summary(rows, course, out / "summary.html", projects)
-    counts = {}
-    for row in rows:
-        key = row.status.split(":")[0].split(" (")[0]
-        counts[key] = counts.get(key, 0) + 1
+    counts = Counter(row.headline for row in rows)
     err.print(f"{len(rows)} students: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
     err.print(f"grades in {out / 'grades.csv'}, reports in {out}/<student>/, class summary in {summary}")
     return 0

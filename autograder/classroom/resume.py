@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from autograder.classroom.rows import what_happened
+from autograder.classroom.rows import problems_in
 from autograder.config import Course
 from autograder.report import Report
 
@@ -42,20 +42,27 @@ def _digest_file(digest, path: Path) -> None:
             digest.update(chunk)
 
 
-REGRADE = {"timed-out": "timed out", "crashed": "crashed", "all": ""}  # --regrade: which kept gradings to redo
+REGRADE = {"timed-out": "timed out", "crashed": "crashed", "all": None}  # --regrade: the problem whose gradings go
 
 
 def forget(out: Path, which: str) -> list[str]:
     """Make the next run regrade the students of ``out`` whose kept grading matches ``which`` (``REGRADE``'s keys:
-    those whose status says timed out, or crashed, or all): their fingerprint goes, their report stays until the
+    those whose report shows a timeout, or a crash, or all): their fingerprint goes, their report stays until the
     regrade replaces it. Returns those students."""
-    problem, forgotten = REGRADE[which], []
+    forgotten = []
     for stamp in sorted(out.glob(f"*/{FINGERPRINT}")) if out.is_dir() else []:
-        try:
-            status = what_happened(Report.load(stamp.parent / "report.json"))
-        except (OSError, ValueError, KeyError, TypeError):
-            status = "unreadable"  # a report that cannot be read is graded again in any case
-        if problem in status:
+        if _matches(stamp.parent / "report.json", REGRADE[which]):
             stamp.unlink()
             forgotten.append(stamp.parent.name)
     return forgotten
+
+
+def _matches(report: Path, problem: str | None) -> bool:
+    """Whether the kept report shows ``problem`` (any report, for None). A report that cannot be read shows none,
+    so only ``--regrade all`` forgets it."""
+    if problem is None:
+        return True
+    try:
+        return any(found.name == problem for found in problems_in(Report.load(report)))
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
