@@ -28,7 +28,7 @@ class Hidden:
     secret: str | None = None
 
     @classmethod
-    def of(cls, course, seed_set: str) -> "Hidden":
+    def of(cls, course, seed_set: str) -> Hidden:
         seeds = set(course.seeds.grading) - set(course.seeds.public) if seed_set == "grading" else set()
         return cls(tuple(sorted(seeds, reverse=True)), course.secret)
 

@@ -72,7 +72,7 @@ def test_a_warning_is_one_line_for_the_instructor_said_once(tmp_path, monkeypatc
 
     def warns(args):
         for uid in (61000, 61000, 61001):
-            warnings.warn(f"running as root, but uid {uid} cannot run this Python", RuntimeWarning)
+            warnings.warn(f"running as root, but uid {uid} cannot run this Python", RuntimeWarning, stacklevel=1)
         return 0
 
     monkeypatch.setattr("autograder.course_commands.cmd_init", warns)
