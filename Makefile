@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: grade test release clean
+.PHONY: grade test release reference clean
 
 # An existing venv is kept: making it again over itself with another interpreter would mix two Pythons.
 # setuptools' banner about editable installs (folders named like the package may shadow it) is known and harmless here:
@@ -24,6 +24,9 @@ test: $(STAMP)  ## lint, then run the kit's test suite
 
 release: $(STAMP)  ## regenerate assignments/ from solutions/
 	$(VENV)/bin/autograder release
+
+reference: $(STAMP)  ## rewrite docs/course-yml.md from the models that read course.yml
+	$(VENV)/bin/python -m autograder.course_reference
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -7,7 +7,8 @@ probe explains why the composite raised "Probabilities contain NaN" far from the
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, TypeVar
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 

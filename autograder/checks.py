@@ -7,8 +7,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -133,7 +134,7 @@ class Context:
                 "inputs": self.inputs}
 
     @classmethod
-    def from_plain(cls, check: "Check", plain: dict) -> "Context":
+    def from_plain(cls, check: Check, plain: dict) -> Context:
         """The child's copy of the grader's context, its bar validated as every bar is (``config.validated_bar``)."""
         from autograder.config import validated_bar
 
@@ -170,7 +171,7 @@ class Verdict:
     details: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, failures: list[str], total: int, passed_message: str, note: str = "", **details) -> "Verdict":
+    def of(cls, failures: list[str], total: int, passed_message: str, note: str = "", **details) -> Verdict:
         """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message,
         after ``note`` (a hint or what did pass, said first and not counted as a failure)."""
         if not failures:
@@ -246,5 +247,5 @@ class Project:
 
     @classmethod
     def of(cls, id: str, title: str, folder: str, modules: tuple[str, ...], checks: list[type[Check]],
-           plots=None, **specifics) -> "Project":
+           plots=None, **specifics) -> Project:
         return cls(id, title, folder, modules, {c.id: c() for c in checks}, plots, **specifics)

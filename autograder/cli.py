@@ -7,34 +7,24 @@ import os
 import warnings
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 
 from autograder import paths
-from autograder.cluster import ClusterError  # imports no Dask: that waits for --scheduler
+from autograder.classroom.cluster import ClusterError  # imports no Dask: that waits for --scheduler
+from autograder.command_common import (UsageError, course_file_of, course_root_of, err, note_placeholder_seeds,
+                                       projects_option)
 from autograder.config import CourseError, load_course
 from autograder.grading import figures_of, grade
-from autograder.student_kit.command import add_student_kit
 from autograder.kit import KitError
 from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
 from autograder.report import print_table, write_html, write_json
-
-err = Console(stderr=True, soft_wrap=True)
-FOLDERS = ", ".join(f"{p.folder}/" for p in PROJECTS.values())
+from autograder.student_kit.command import add_student_kit
 
 
-class UsageError(Exception):
-    """Bad arguments or an unreadable path: exit code 2 with the message."""
-
-
-def note_placeholder_seeds(course, seed_set: str) -> None:
-    if seed_set == "grading" and course.private_overlay is None:
-        err.print("[yellow]note:[/] grading with the bundled placeholder grading seeds; "
-                  "an instructor puts the real ones in course.private.yml")
-    elif seed_set == "grading" and Path(course.private_overlay).stat().st_mode & 0o004:
-        err.print(f"[yellow]note:[/] {course.private_overlay} can be read by other users, student code included; "
-                  "make it yours alone (chmod 600)")
+def project_folders() -> str:
+    """Every project's folder, as the help of a path argument lists them (discovering the projects)."""
+    return ", ".join(f"{p.folder}/" for p in PROJECTS.values())
 
 
 def _advance_per_check(bar):
@@ -43,16 +33,6 @@ def _advance_per_check(bar):
         bar.total(total)
         bar.at(done, what)
     return advance
-
-
-def projects_option(value: str | None, course) -> list[str] | None:
-    """``--projects A,D`` as a list of the course's project ids (None when not given)."""
-    projects = [p.strip() for p in value.split(",") if p.strip()] if value else None
-    unknown = [p for p in projects or [] if p not in course.projects]
-    if unknown:
-        raise UsageError(f"--projects: unknown project {', '.join(unknown)} "
-                         f"(this course has {', '.join(course.projects)})")
-    return projects
 
 
 def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool) -> int:
@@ -71,16 +51,6 @@ def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool
                           {pid: PROJECTS[pid].title for pid in graded.report.projects})
         err.print(f"report written to {page}")
     return 0
-
-
-def course_file_of(args, fallback: bool = False) -> Path:
-    """The course file of ``--course`` (a course folder, or a course file), else of the course folder at or above the
-    working directory; with ``fallback``, the kit's bundled course where there is none."""
-    return paths.course_file(getattr(args, "course", None), fallback=fallback)
-
-
-def _course_root(args) -> Path:
-    return paths.course_root(getattr(args, "course", None))
 
 
 def cmd_grade(args) -> int:
@@ -120,11 +90,11 @@ def cmd_compare(args) -> int:
     if not path.is_dir():
         raise UsageError(f"PATH should be a submission folder; {path} is not a folder")
     course = load_course(course_file_of(args), args.private)
-    solutions = _course_root(args) / "solutions"
+    solutions = course_root_of(args) / "solutions"
     if not solutions.is_dir():
         raise UsageError(f"compare grades the course's reference beside the submission: expected {solutions}, "
                          "found no such folder")
-    projects = [p.strip() for p in args.projects.split(",")] if args.projects else None
+    projects = projects_option(args.projects, course)
     with progress_bar("grading the submission", console=err) as bar:
         advance = _advance_per_check(bar)
         student = grade(path, course, seed_set=args.seeds, projects=projects, jobs=args.jobs, progress=advance,
@@ -153,10 +123,11 @@ COURSE_HELP = ("the course folder (holding course.yml), or a course file to use 
 
 
 def parser() -> argparse.ArgumentParser:
-    from autograder.class_command import cmd_grade_all  # it builds on this module's helpers
+    from autograder.classroom.command import add_command as add_grade_all
     from autograder.similarity.command import add_command as add_similarity
     from autograder.course_commands import cmd_gradescope, cmd_init, cmd_release
 
+    folders = project_folders()
     top = argparse.ArgumentParser(prog="autograder", description=DESCRIPTION)
     top.add_argument("--course", metavar="DIR", help=COURSE_HELP)
     commands = top.add_subparsers(dest="command", required=True)
@@ -173,7 +144,7 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--report", help="write report.json and report.html into this folder")
 
     g = commands.add_parser("grade", help="grade one submission and print the score table")
-    g.add_argument("path", help=f"a folder of project folders ({FOLDERS}) or one project folder")
+    g.add_argument("path", help=f"a folder of project folders ({folders}) or one project folder")
     g.add_argument("--projects", help="comma-separated project ids, e.g. A,D (default: those present)")
     g.add_argument("--seeds", choices=["public", "grading"], default="grading")
     g.add_argument("--student", help="the student's id, for checks that depend on it (C's own logs)")
@@ -200,24 +171,7 @@ def parser() -> argparse.ArgumentParser:
                    "student code cannot be isolated (no bubblewrap, not root)")
     k.set_defaults(run=cmd_compare)
 
-    a = commands.add_parser("grade-all", help="grade a whole class into a folder of reports and grades.csv")
-    a.add_argument("root", help="nbgrader's course folder (with submitted/) or a folder of <student>/<project>/")
-    a.add_argument("--out", required=True, help="where grades.csv, summary.html and <student>/report.* go")
-    a.add_argument("--seeds", choices=["public", "grading"], default="grading")
-    a.add_argument("--projects", help="comma-separated project ids the class was given, e.g. D (default: those "
-                                      "found in the students' folders)")
-    course_option(a)
-    a.add_argument("--private", help="private overlay with the grading seeds")
-    a.add_argument("--jobs", type=int, help="students graded in parallel (default 1)")
-    a.add_argument("--scheduler", metavar="ADDRESS", help="grade on the Dask cluster whose scheduler is at ADDRESS "
-                   "(e.g. tcp://head:8786), a task per student; needs the dask extra")
-    a.add_argument("--insecure", action="store_true", help="grade with the private overlay even where "
-                   "student code cannot be isolated (no bubblewrap, not root)")
-    a.add_argument("--similarity", action="store_true", help="also write the staff-only similarity report "
-                   "(similarity.html, similarity.csv) into --out, as `autograder similarity` does")
-    a.add_argument("--regrade", choices=["timed-out", "crashed", "all"], help="grade again the students whose kept "
-                   "grading timed out (or crashed, or all of them), though their files have not changed")
-    a.set_defaults(run=cmd_grade_all)  # in autograder.class_command
+    add_grade_all(commands, course_option)  # `autograder grade-all`, in autograder.classroom.command
     add_similarity(commands, course_option)  # `autograder similarity`, in autograder.similarity.command
 
     z = commands.add_parser("gradescope", help="build the Gradescope autograder zip")
@@ -230,11 +184,11 @@ def parser() -> argparse.ArgumentParser:
     z.set_defaults(run=cmd_gradescope)
 
     r = commands.add_parser("release", help="regenerate assignments/ from solutions/")
-    r.add_argument("projects", nargs="*", help=f"project folders, of {FOLDERS} (default: all)")
+    r.add_argument("projects", nargs="*", help=f"project folders, of {folders} (default: all)")
     course_option(r)
     r.set_defaults(run=cmd_release)
 
-    add_student_kit(commands, course_option, _course_root)
+    add_student_kit(commands, course_option, course_root_of)
 
     i = commands.add_parser("init", help="make a new course folder from the kit's own course")
     i.add_argument("folder", help="the folder to make (it may exist, if empty)")

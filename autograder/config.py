@@ -59,19 +59,22 @@ class Limits(_Strict):
 
 
 class CheckConfig(_Strict):
-    points: float = Field(ge=0)
+    points: float = Field(ge=0, description="what the check is worth; its verdict's share of cases decides how much "
+                          "of it is earned (see credit)")
     public: bool = Field(default=True, description="run by `autograder check` on students' machines")
-    wall_seconds: float | None = Field(default=None, gt=0)
-    memory_mb: int | None = Field(default=None, gt=0)
+    wall_seconds: float | None = Field(default=None, gt=0, description="this check's own limits.wall_seconds")
+    memory_mb: int | None = Field(default=None, gt=0, description="this check's own limits.memory_mb")
     result_mb: float | None = Field(default=None, gt=0, description="this check's own limits.result_mb")
-    bar: dict[str, Any] = Field(default_factory=dict)
+    bar: dict[str, Any] = Field(default_factory=dict, description="the check's thresholds and sizes: the keys "
+                                "its Bar declares, and only those")
     credit: Credit | None = Field(default=None, description="all_or_nothing: any failed case scores 0; per_case: the "
                                   "share of cases passed. Unset: the check's own default (all_or_nothing for unit "
                                   "checks, per_case for the stochastic bars)")
 
 
 class ProjectConfig(_Strict):
-    checks: dict[str, CheckConfig]
+    checks: dict[str, CheckConfig] = Field(description="the checks this course runs, by check id (A.gae, ...), each "
+                                           "with its points and bar")
     skip: list[str] = Field(default_factory=list, description="the project's checks this course leaves out: every "
                             "check the project has is either listed under checks or named here")
 
@@ -83,8 +86,10 @@ SeedList = list[Annotated[int, Field(ge=0, le=MAX_SEED, strict=True)]]
 class Seeds(_Strict):
     """Each set is a list of 1 to 10 distinct seeds, in any order: every per-seed result is matched to its seed."""
 
-    public: SeedList = Field(min_length=1, max_length=10)
-    grading: SeedList = Field(min_length=1, max_length=10)
+    public: SeedList = Field(min_length=1, max_length=10, description="the seeds students see and check their "
+                             "work with (autograder check)")
+    grading: SeedList = Field(min_length=1, max_length=10, description="the seeds submissions are graded on; the "
+                              "real ones belong in the private overlay, never in course.yml")
 
     @field_validator("public", "grading")
     @classmethod
@@ -96,11 +101,11 @@ class Seeds(_Strict):
 
 
 class Course(_Strict):
-    course: str
-    seeds: Seeds
-    limits: Limits
+    course: str = Field(description="the course's name")
+    seeds: Seeds = Field(description="the public and the grading seed sets")
+    limits: Limits = Field(description="what one check's child process may use")
     jobs: int = Field(default=2, ge=1, description="checks run in parallel child processes")
-    projects: dict[str, ProjectConfig]
+    projects: dict[str, ProjectConfig] = Field(description="the projects this course runs, by project id (A, B, ...)")
     private_overlay: str | None = Field(default=None, description="set by the loader: which overlay was applied")
     secret: str | None = Field(default=None, description="from the private overlay only: decides each student's "
                                                          "own logs in Project C")

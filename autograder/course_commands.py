@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from autograder import paths
-from autograder.cli import UsageError, course_file_of, err, projects_option, _course_root
+from autograder.command_common import UsageError, course_file_of, course_root_of, err, projects_option
 from autograder.config import CourseError, load_course
 from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
@@ -41,7 +41,7 @@ def cmd_gradescope(args) -> int:
 
 
 def cmd_release(args) -> int:
-    root = _course_root(args)
+    root = course_root_of(args)
     from autograder.release import ReleaseError, release_project  # needs nbgrader (the `nbgrader` extra)
 
     solutions = root / "solutions"

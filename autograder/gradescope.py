@@ -178,7 +178,7 @@ def _close_the_kit(root: Path) -> None:
     """On Gradescope (the kit unpacked in root/source), the kit's folder (oracles, the zip's copy of the grading
     seeds) is closed to every uid but root's, as setup.sh leaves it; done again here, so an image built by an older
     setup.sh is closed too. Elsewhere (a kit the instructor runs this from) folders are left as they are."""
-    if os.geteuid() == 0 and paths.KIT_ROOT == (root / "source").resolve():
+    if os.geteuid() == 0 and (root / "source").resolve() == paths.KIT_ROOT:
         paths.KIT_ROOT.chmod(0o700)
     if paths.PRIVATE_FILE.exists():
         paths.PRIVATE_FILE.chmod(0o600)

@@ -23,6 +23,7 @@ from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, Outcome, run_check
 from autograder.secrecy import Hidden, blind, redact, redact_text
+from autograder.status import Status
 from autograder.student import StudentError
 
 
@@ -62,10 +63,10 @@ def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, ver
 
 
 def _failure_message(outcome: Outcome) -> str:
-    if outcome.status == "internal_error" and outcome.kind == "child":  # said by the child, where student code rules:
+    if outcome.status == Status.INTERNAL_ERROR and outcome.kind == "child":  # the child's, where student code rules:
         return ("the grader's part of this check failed inside the sandbox, where your code runs too, so it cannot "
                 "be told apart from your code's doing; please tell the instructor")  # no echo of what it said
-    if outcome.status == "internal_error":
+    if outcome.status == Status.INTERNAL_ERROR:
         return ("the grader itself failed on this check; this is not your fault, please tell the instructor. "
                 + (outcome.message.strip().splitlines() or [""])[-1])
     return outcome.message
@@ -80,15 +81,15 @@ def _merge(shards: dict[tuple[int, ...], Outcome], seeds: list[int]) -> Outcome:
     ordered = [shards[(seed,)] for seed in seeds]
     seconds = sum(o.seconds for o in ordered)
     for outcome in ordered:
-        if outcome.status != "ok":
+        if outcome.status != Status.OK:
             return Outcome(outcome.status, seconds, {}, outcome.message, outcome.kind, exception=outcome.exception)
     parts = [o.payload() for o in ordered]
     keys = set(parts[0])
     if any(set(part) != keys or not all(isinstance(v, list) for v in part.values()) for part in parts):
-        return Outcome("crashed", seconds, message=MALFORMED.format("one seed's run handed back other keys than "
+        return Outcome(Status.CRASHED, seconds, message=MALFORMED.format("one seed's run handed back other keys than "
                                                                     "the others, or values that are not lists"))
     data = {key: [item for part in parts for item in part[key]] for key in keys}
-    return Outcome("ok", seconds, raw=json.dumps({"data": data}).encode())  # held as text again until judged
+    return Outcome(Status.OK, seconds, raw=json.dumps({"data": data}).encode())  # held as text again until judged
 
 
 def _prepare(check, ctx: Context) -> Context | Outcome:
@@ -97,18 +98,18 @@ def _prepare(check, ctx: Context) -> Context | Outcome:
     if not hasattr(check, "prepare"):
         return ctx
     if STOP.is_set():  # preparing trains in this process, where Ctrl-C could not stop it for seconds
-        return Outcome("stopped", 0.0, message="grading was stopped before this check started")
+        return Outcome(Status.STOPPED, 0.0, message="grading was stopped before this check started")
     started = time.perf_counter()
     try:
         return replace(ctx, inputs=check.prepare(ctx))
     except Exception:  # noqa: BLE001 - costs this check, never the report
-        return Outcome("internal_error", time.perf_counter() - started, message=traceback.format_exc(limit=-3))
+        return Outcome(Status.INTERNAL_ERROR, time.perf_counter() - started, message=traceback.format_exc(limit=-3))
 
 
 def _early(check, outcome: Outcome, ctx: Context, budget: Budget) -> None:
     """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too), its work charged to the
     submission's budget; it only prepares work ``judge`` redoes when missing, so a failure here is dropped."""
-    if outcome.status != "ok" or not hasattr(check, "on_shard") or STOP.is_set():
+    if outcome.status != Status.OK or not hasattr(check, "on_shard") or STOP.is_set():
         return
     try:
         with charging(budget, f"{check.id} (the grader's audit)"):
@@ -165,15 +166,15 @@ def _failed_imports(course: Course, checks: list[PlannedCheck], jobs: int | None
     with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
         outcomes = dict(zip(folders, pool.map(probe, folders)))
     return {pid: _import_failure(pid, outcome, seconds) for pid, outcome in outcomes.items()
-            if outcome.status not in ("ok", "internal_error")}  # the grader's own failure: let the checks say
+            if outcome.status not in (Status.OK, Status.INTERNAL_ERROR)}  # the grader's own failure: let the checks say
 
 
 def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
     """The probe's failure as every check of ``pid`` reports it; ``seedless``, since the probe is told no seed."""
-    if outcome.status == "student_error":  # compile errors, exceptions, sys.exit: already worded for the student
+    if outcome.status == Status.STUDENT_ERROR:  # compile errors, exceptions, sys.exit: already worded for the student
         return replace(outcome, seedless=True)
     files = ", ".join(f"{m}.py" for m in PROJECTS[pid].modules)
-    if outcome.status == "timeout" or "of CPU" in outcome.message:
+    if outcome.status == Status.TIMEOUT or "of CPU" in outcome.message:
         what = (f"did not finish within {seconds:g} s (course.yml's limits.import_seconds), so no check of project "
                 f"{pid} was run; look for code at the top level of your module that loops or trains, and put it "
                 "under `if __name__ == '__main__':`")
@@ -240,17 +241,17 @@ def judged(item: PlannedCheck, outcome: Outcome | None, course: Course, missing:
     """One check's report entry from what its child handed back: judged when the run was ok, else its failure.
     ``blinded``: as a report on the private grading seeds shows it (``secrecy.blind``)."""
     check, verdict = item.check, None
-    if outcome is not None and outcome.status == "ok":
+    if outcome is not None and outcome.status == Status.OK:
         try:
             verdict = check.judge(outcome.payload(), item.context)
         except OutOfBudget as exc:  # the budget left no time for the grader's audit of the runs
-            outcome, verdict = Outcome("timeout", outcome.seconds, message=str(exc)), None
+            outcome, verdict = Outcome(Status.TIMEOUT, outcome.seconds, message=str(exc)), None
         except (Malformed, StudentError) as exc:
-            verdict = Verdict(0.0, MALFORMED.format(exc), not_run("malformed"))
+            verdict = Verdict(0.0, MALFORMED.format(exc), not_run(Status.MALFORMED))
         except SHAPE_ERRORS as exc:  # data of a shape the judge did not expect: the reference never makes it
-            verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), not_run("malformed"))
+            verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), not_run(Status.MALFORMED))
         except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
-            outcome = Outcome("internal_error", outcome.seconds, message=traceback.format_exc(limit=-3))
+            outcome = Outcome(Status.INTERNAL_ERROR, outcome.seconds, message=traceback.format_exc(limit=-3))
     entry = _entry(item.check_id, check.name, item.points, outcome, verdict, missing, item.credit)
     if blinded:
         entry = blind(entry, outcome, item.project, check.grader_details, course.limits.processes)

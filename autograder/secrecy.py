@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from autograder.status import Status
+
 SEED_MARK = "‹grading seed›"
 SECRET_MARK = "‹course secret›"
 
@@ -26,7 +28,7 @@ class Hidden:
     secret: str | None = None
 
     @classmethod
-    def of(cls, course, seed_set: str) -> "Hidden":
+    def of(cls, course, seed_set: str) -> Hidden:
         seeds = set(course.seeds.grading) - set(course.seeds.public) if seed_set == "grading" else set()
         return cls(tuple(sorted(seeds, reverse=True)), course.secret)
 
@@ -92,17 +94,17 @@ def blind(entry, outcome, pid: str, shown: tuple[str, ...], processes: int):
 
 def _failure(entry, outcome, processes: int, hint: str) -> str:
     status = entry.status
-    if status in ("timeout", "memory", "stopped"):
+    if status in (Status.TIMEOUT, Status.MEMORY, Status.STOPPED):
         return entry.message  # the kit's own sentence, naming the course's limits
-    if status == "student_error":
+    if status == Status.STUDENT_ERROR:
         exception = outcome.exception if outcome.exception in BUILTIN_EXCEPTIONS else "an exception of its own class"
         said = KINDS.get(outcome.kind, "your code failed").format(exception=exception, processes=processes)
         return f"{said}; {hint}"
-    if status == "crashed" and any(words in entry.message for words in CHOSEN_BY_THE_CHILD):
+    if status == Status.CRASHED and any(words in entry.message for words in CHOSEN_BY_THE_CHILD):
         return ("the process running your code ended before the check finished (an exit, a signal or a crash of "
                 f"the interpreter); {hint}")
-    if status == "internal_error" and outcome.kind != "child":  # the grader's own failure may quote the child's data
+    if status == Status.INTERNAL_ERROR and outcome.kind != "child":  # the grader's own failure may quote the child's
         return "the grader itself failed on this check; this is not your fault, please tell the instructor"
-    if status == "malformed":
+    if status == Status.MALFORMED:
         return f"the data this check's run handed back is not what the check collects; {hint}"
     return entry.message

@@ -297,7 +297,7 @@ def renamed(files: dict[str, str], folder: str, rng: np.random.Generator) -> dic
                 continue  # a keyword argument's name belongs to the callee
             new = mapping.setdefault(tok.string, f"{WORDS[int(rng.integers(len(WORDS)))]}_{len(mapping)}")
             edits.append((tok.start, tok.end, new))
-        for (l0, c0), (l1, c1), new in reversed(edits):
+        for (l0, c0), (_, c1), new in reversed(edits):
             line = lines[l0 - 1]
             lines[l0 - 1] = line[:c0] + new + line[c1:]
         out[module] = "".join(lines)

@@ -12,7 +12,7 @@ class Verdict:
     details: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, failures: list[str], total: int, passed: str, note: str = "") -> "Verdict":
+    def of(cls, failures: list[str], total: int, passed: str, note: str = "") -> Verdict:
         """The share of ``total`` cases that did not fail; the first failures as the message."""
         if not failures:
             return cls(1.0, passed)

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from autograder import paths
-from autograder.classroom import grade_all
+from autograder.classroom.local import grade_all
 from autograder.config import load_course
 from autograder.grading import grade
 from autograder.sandbox import user
@@ -132,6 +132,8 @@ FORGERIES = {
     "a pickle": ("    import pickle\n    open(_request['result'], 'wb').write(pickle.dumps({'status': 'ok'}))",
                  "it is not valid JSON"),
     "a link": ("    _os.symlink('/etc/hostname', _request['result'])", "it is not a plain file"),
+    "a status that is no text": ("    open(_request['result'], 'w').write(_json.dumps({'status': ['ok'], 'data': {}}))",
+                                 "does not have the form the grader writes"),
     "a huge file": ("    open(_request['result'], 'w').write('[' + '0,' * 9_000_000 + '0]')", "larger than 2 MB"),
     "a fifo": ("    _os.mkfifo(_request['result'])", "it is not a plain file"),
     "over the configured size": ("    open(_request['result'], 'w').write('[' + '0,' * 600_000 + '0]')",

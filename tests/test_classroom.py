@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from autograder import paths
-from autograder.classroom import forget, grade_all
+from autograder.classroom.local import grade_all
+from autograder.classroom.resume import forget
 from autograder.cli import main
 from autograder.config import load_course
 from conftest import mutate, quick_course_data

@@ -40,6 +40,8 @@ def test_an_unknown_project_is_a_usage_error(tmp_path, capsys):
     assert main(["grade", str(tmp_path), "--projects", "Q"]) == 2
     assert "unknown project Q" in capsys.readouterr().err
     assert main(["check", "Q"]) == 2
+    assert main(["compare", str(tmp_path), "--projects", "D,Q"]) == 2  # before any grading
+    assert "--projects: unknown project Q" in capsys.readouterr().err
 
 
 def test_a_bad_course_file_is_a_usage_error_naming_the_key(tmp_path, capsys):
@@ -70,7 +72,7 @@ def test_a_warning_is_one_line_for_the_instructor_said_once(tmp_path, monkeypatc
 
     def warns(args):
         for uid in (61000, 61000, 61001):
-            warnings.warn(f"running as root, but uid {uid} cannot run this Python", RuntimeWarning)
+            warnings.warn(f"running as root, but uid {uid} cannot run this Python", RuntimeWarning, stacklevel=1)
         return 0
 
     monkeypatch.setattr("autograder.course_commands.cmd_init", warns)

@@ -47,9 +47,10 @@ def cluster(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cluster")
     file = folder / "scheduler.json"
     env = dask_env(scheduler__allowed_failures=1, scheduler__worker_saturation="1.0")
+    # each log is opened for the process that writes it, and stays open for as long as that process runs (SIM115)
     started = [subprocess.Popen([BIN / "dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                  "--scheduler-file", file], env=env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=open(folder / "scheduler.log", "w"))]
+                                stdout=subprocess.DEVNULL, stderr=open(folder / "scheduler.log", "w"))]  # noqa: SIM115
     deadline = time.monotonic() + 60
     while not file.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -57,7 +58,7 @@ def cluster(tmp_path_factory):
         started.append(subprocess.Popen([BIN / "dask", "worker", "--scheduler-file", file, "--nthreads", "1",
                                          "--no-dashboard", "--name", name, "--host", "127.0.0.1"],
                                         env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                                        stderr=open(folder / f"{name}.log", "w")))
+                                        stderr=open(folder / f"{name}.log", "w")))  # noqa: SIM115
     address = json.loads(file.read_text())["address"]
     with distributed.Client(address, timeout=30, set_as_default=False) as client:
         client.wait_for_workers(2, timeout=60)
@@ -202,7 +203,7 @@ def test_jobs_and_insecure_are_refused_beside_a_scheduler(tmp_path, capsys, monk
 
 
 def test_a_worker_with_other_kit_code_or_without_the_class_folder_refuses_with_a_row(tmp_path, course_file):
-    from autograder.cluster import grade_on_worker, kit_digest
+    from autograder.classroom.cluster import grade_on_worker, kit_digest
     from autograder.config import load_course
 
     course = load_course(course_file, private=False)

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from autograder.classroom import Row
+from autograder.classroom.rows import Row
 from autograder.grading import figures_for, figures_of
 from autograder.projects import PROJECTS
 from autograder.report import Report, write_html
@@ -59,7 +59,7 @@ def pages(tmp_path_factory, course):
     overlaid = {pid: figures_of(pid, PLOTTED, reference=PLOTTED) for pid in course.projects}
     write_compare(student, reference, overlaid, course, out / "compare.html")
     rows = [Row(f"student{i}", "graded", report_of(course, f"student{i}", i / 4)[0]) for i in range(5)]
-    rows.append(Row("late", "no submission (expected D_grpo/; found notes.txt)", None))
+    rows.append(Row("late", "no submission", reason="expected D_grpo/; found notes.txt"))
     write_summary(rows, course, out / "summary.html", list(course.projects))
     return out
 

@@ -60,7 +60,7 @@ def test_a_update_makes_global_norm_clipping_bind_and_ratios_leave_the_clip_rang
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_every_gae_case_holds_a_termination_and_a_truncation_inside_the_segment(seed):
-    for T, N, gamma, lam, rewards, values, terminated, truncated in gae_cases(seed):
+    for T, _, gamma, lam, rewards, values, terminated, truncated in gae_cases(seed):
         inner = slice(1, T - 1) if T > 2 else slice(0, T)
         assert (terminated[inner] & ~truncated[inner]).any() and (truncated[inner] & ~terminated[inner]).any()
         as_termination = a_oracle.gae(rewards, values, terminated | truncated, np.zeros_like(truncated), gamma, lam)

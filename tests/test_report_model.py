@@ -63,3 +63,31 @@ def test_a_report_written_before_the_outcome_field_reads_back(tmp_path):
             del entry["outcome"]
     (tmp_path / "report.json").write_text(json.dumps(data))
     assert Report.load(tmp_path / "report.json").projects["A"].checks[0].outcome == "error"
+
+
+def test_the_schema_lists_every_status_of_a_check_without_a_verdict():
+    from autograder.status import Status
+
+    listed = schema_statuses(SCHEMA)
+    assert listed == [s.value for s in Status if s is not Status.OK]
+
+
+def schema_statuses(schema) -> list[str]:
+    """The ``status`` enum of the schema's details, wherever it sits."""
+    if isinstance(schema, dict):
+        if "status" in schema and isinstance(schema["status"], dict) and "enum" in schema["status"]:
+            return schema["status"]["enum"]
+        values = schema.values()
+    elif isinstance(schema, list):
+        values = schema
+    else:
+        return []
+    return next((found for value in values if (found := schema_statuses(value))), [])
+
+
+def test_a_status_reads_back_as_the_same_member_and_writes_as_its_value():
+    from autograder.status import Status
+
+    entry = CheckResult.from_json(json.loads(json.dumps(check(score=0.0, details=not_run(Status.TIMEOUT)).to_json())))
+    assert entry.status is Status.TIMEOUT and entry.details == {"status": "timeout"}
+    assert f"{Status.MEMORY}" == str(Status.MEMORY) == "memory" and json.dumps(Status.CRASHED) == '"crashed"'

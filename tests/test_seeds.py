@@ -185,7 +185,7 @@ def test_seeds_echoed_by_student_code_never_reach_gradescopes_results(tmp_path, 
 
 # ------------------------------------------------------------------------------------------------ spelt otherwise
 
-WORDS = "zero one two three four five six seven eight nine".split()
+WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 SPELLINGS = {  # each way a child wrote the seed it is graded on into what the report quotes
     "full-width digits": lambda seed: str(seed).translate({ord(d): 0xFF10 + int(d) for d in "0123456789"}),
     "hex": hex, "reversed": lambda seed: str(seed)[::-1],

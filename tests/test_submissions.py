@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from autograder import paths
-from autograder.classroom import grade_all
+from autograder.classroom.local import grade_all
 from autograder.grading import grade
 from autograder.sandbox import staging
 from conftest import checks_by_id, write_submission

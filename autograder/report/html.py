@@ -40,7 +40,8 @@ SHOWN = {"passed": ("pass", "passed"), "partial": ("part", "partly"), "failed": 
          "error": ("fail", "failed")}
 
 
-def _status(check: CheckResult) -> tuple[str, str]:
+def _shown(check: CheckResult) -> tuple[str, str]:
+    """The CSS class and the word the page shows a check's outcome with."""
     return SHOWN[check.outcome]
 
 
@@ -55,7 +56,7 @@ def figure_html(caption: str, png: bytes | None) -> str:
 def _project_section(pid: str, project: ProjectResult, title: str, figures: list[tuple[str, bytes]]) -> str:
     rows = []
     for check in project.checks:
-        css, word = _status(check)
+        css, word = _shown(check)
         rows.append(f"<tr><td class='id'>{html.escape(check.id)}</td><td class='what'>{text_html(check.name)}</td>"
                     f"<td class='score {css}'>{score_text(check.score)} / {score_text(check.max_score)}<br>{word}</td>"
                     f"<td>{text_html(check.message)}</td></tr>")

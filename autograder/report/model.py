@@ -11,15 +11,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from autograder.status import Status
+
 # How a check ended, said once here instead of being re-derived from score and details by every view:
 # "error" when it never got to a verdict (its details carry a ``status``), else by the points it earned.
 CheckOutcome = Literal["passed", "partial", "failed", "error"]
 OUTCOMES = ("passed", "partial", "failed", "error")
 
 
-def not_run(status: str, kind: str | None = None) -> dict:
-    """The details of a check that got no verdict (see the schema's ``status`` list); the one place they are made."""
-    return {"status": status, **({"kind": kind} if kind else {})}
+def not_run(status: Status, kind: str | None = None) -> dict:
+    """The details of a check that got no verdict (see the schema's ``status`` list); the one place they are made.
+    They hold the status's value: details are plain JSON data, on disk and in memory alike."""
+    return {"status": Status(status).value, **({"kind": kind} if kind else {})}
 
 
 @dataclass
@@ -36,9 +39,11 @@ class CheckResult:
     seconds: float = 0.0
 
     @property
-    def status(self) -> str | None:
-        """Why the check got no verdict (``timeout``, ``student_error``, ...), or None when it was judged."""
-        return self.details.get("status")
+    def status(self) -> Status | None:
+        """Why the check got no verdict (``Status.TIMEOUT``, ``Status.STUDENT_ERROR``, ...), or None when it was
+        judged."""
+        status = self.details.get("status")
+        return None if status is None else Status(status)
 
     @property
     def kind(self) -> str | None:

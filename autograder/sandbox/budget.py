@@ -205,7 +205,7 @@ class Budget:
         self.groups, self.join = [], []
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def say_once(missing: tuple[str, ...]) -> None:
     """A warning, once per grader process, of what the budget cannot enforce here."""
     warnings.warn("not enforced here: " + "; ".join(missing) + " (see the README's security model)",

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.status import Status
+
 
 def plain(value):
     """Numbers, strings, lists and dicts only: what crosses the process boundary."""
@@ -40,19 +42,19 @@ def run(request: dict) -> dict:
     try:
         student = Student(Path(request["folder"]), project.modules)
         if request["check"] is None:  # the import probe: loading the modules was all it had to do
-            return {"status": "ok", "data": {}}
+            return {"status": Status.OK, "data": {}}
         check = project.checks[request["check"]]
-        return {"status": "ok", "data": plain(check.collect(student, Context.from_plain(check, request)))}
+        return {"status": Status.OK, "data": plain(check.collect(student, Context.from_plain(check, request)))}
     except StudentError as exc:
-        return {"status": "student_error", "kind": exc.kind, "message": str(exc), "exception": exc.exception}
+        return {"status": Status.STUDENT_ERROR, "kind": exc.kind, "message": str(exc), "exception": exc.exception}
     except MemoryError:
-        return {"status": "memory", "message": "ran out of memory"}
+        return {"status": Status.MEMORY, "message": "ran out of memory"}
     except BaseException as exc:  # noqa: BLE001 - the student's if it passed through their files, else the grader's
         blamed = raised_by_student(exc, Path(request["folder"]).resolve())
         if blamed is not None:
-            return {"status": "student_error", "kind": blamed.kind, "message": str(blamed),
+            return {"status": Status.STUDENT_ERROR, "kind": blamed.kind, "message": str(blamed),
                     "exception": blamed.exception}
-        return {"status": "internal_error", "message": traceback.format_exc(limit=-6)}
+        return {"status": Status.INTERNAL_ERROR, "message": traceback.format_exc(limit=-6)}
 
 
 def main() -> None:

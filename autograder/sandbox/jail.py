@@ -141,7 +141,7 @@ def _try(uid: int | None) -> str:
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bwrap could not start ({exc})"
     if done.returncode != 0 or done.stdout.strip() != "ok":
-        return f"bwrap failed here ({(done.stderr.strip().splitlines() or ['exit status %d' % done.returncode])[-1]})"
+        return f"bwrap failed here ({(done.stderr.strip().splitlines() or [f'exit status {done.returncode}'])[-1]})"
     return ""
 
 
@@ -159,7 +159,7 @@ def usable(mode: str, uid: int | None) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _warn_once(reason: str) -> None:
     warnings.warn(f"{reason}: student code runs without its own namespaces, protected by the uid drop and the "
                   "limits alone (see the README's security model)", RuntimeWarning, stacklevel=4)

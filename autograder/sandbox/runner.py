@@ -25,15 +25,14 @@ from autograder.sandbox import limits as sandbox_limits
 from autograder.sandbox import budget as check_budget
 from autograder.sandbox import jail, runtime, staging, user
 from autograder.sandbox.waiting import STOP, kill_group, reap, wait_for
-
-STATUSES = {"ok", "student_error", "memory", "internal_error"}
-
+from autograder.status import CHILD_STATUSES, Status
 
 @dataclass
 class Outcome:
-    """``status`` is ok, student_error, timeout, memory, crashed, internal_error or stopped (``STOP``)."""
+    """What one run of a check's child came to: its ``Status`` (``STOPPED`` when ``STOP`` was set), and the data to
+    judge when it is ``OK``."""
 
-    status: str
+    status: Status
     seconds: float
     data: dict = field(default_factory=dict)
     message: str = ""
@@ -42,6 +41,9 @@ class Outcome:
     cpu_seconds: float = 0.0  # the CPU the check's child (and the processes it waited for) used: its own time
     exception: str = ""  # the type of the student's exception behind a student_error, as the child said (untrusted)
     seedless: bool = False  # made where no seed reached student code (the import probe): shown as it is
+
+    def __post_init__(self):
+        self.status = Status(self.status)  # a status given by its value is held as the member
 
     def payload(self) -> dict:
         """The collected data. Held as text until asked for, since a parsed result costs about eight times its size
@@ -64,16 +66,16 @@ def _child_env(workdir: str, runtime_dir: Path) -> dict:
 
 def _died(returncode: int, limits: Limits, stderr_tail: str) -> Outcome:
     if returncode < 0 and -returncode == signal.SIGXFSZ:
-        return Outcome("crashed", 0, message=f"wrote more than {limits.output_mb} MB of output and was stopped")
+        return Outcome(Status.CRASHED, 0, message=f"wrote more than {limits.output_mb} MB of output and was stopped")
     if returncode < 0 and -returncode == signal.SIGXCPU:
-        return Outcome("crashed", 0, message=f"used more than {limits.cpu_seconds:g} s of CPU (the check's CPU-time "
-                                             "limit) and was stopped; look for an endless loop")
+        return Outcome(Status.CRASHED, 0, message=f"used more than {limits.cpu_seconds:g} s of CPU (the check's "
+                                                    "CPU-time limit) and was stopped; look for an endless loop")
     if returncode < 0 and -returncode in (signal.SIGKILL, signal.SIGSEGV) and "MemoryError" in stderr_tail:
-        return Outcome("memory", 0, message=f"ran out of memory (limit {limits.memory_mb} MB)")
+        return Outcome(Status.MEMORY, 0, message=f"ran out of memory (limit {limits.memory_mb} MB)")
     how = (f"was killed by signal {signal.Signals(-returncode).name}" if returncode < 0
            else f"exited with code {returncode}")
-    return Outcome("crashed", 0, message=f"the process running your code {how} before the check finished "
-                                        "(does your code call sys.exit or os._exit, or crash the interpreter?)")
+    return Outcome(Status.CRASHED, 0, message=f"the process running your code {how} before the check finished "
+                                               "(does your code call sys.exit or os._exit, or crash the interpreter?)")
 
 
 class _Unreadable(Exception):
@@ -114,7 +116,7 @@ def _read_result(path: Path, limit_mb: float) -> tuple[dict, bytes]:
         result = json.loads(text)
     except (ValueError, RecursionError):
         raise _Unreadable("it is not valid JSON") from None
-    if not (isinstance(result, dict) and result.get("status") in STATUSES
+    if not (isinstance(result, dict) and isinstance(result.get("status"), str) and result["status"] in CHILD_STATUSES
             and isinstance(result.get("data", {}), dict)
             and all(isinstance(result.get(key, ""), str) for key in ("message", "kind", "exception"))):
         raise _Unreadable("it does not have the form the grader writes")
@@ -192,7 +194,7 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
             return run_check(request, limits, staged)
     started = time.perf_counter()
     if STOP.is_set():
-        return Outcome("stopped", 0.0, message="grading was stopped before this check started")
+        return Outcome(Status.STOPPED, 0.0, message="grading was stopped before this check started")
     lease, budget = user.Lease(limits.sandbox_uids), check_budget.Budget(limits)
     try:
         with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
@@ -215,7 +217,7 @@ def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, bu
     try:
         jailed = jail.usable(limits.isolation, lease.uid)
     except jail.Unavailable as exc:  # bubblewrap runs for the grader but not for the uid it dropped to
-        return Outcome("internal_error", time.perf_counter() - started, message=str(exc))
+        return Outcome(Status.INTERNAL_ERROR, time.perf_counter() - started, message=str(exc))
     with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
         proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, jailed, out, err, budget.join)
         ended = wait_for(proc, limits.wall_seconds)
@@ -229,10 +231,10 @@ def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, bu
         lease.release()  # and, under a uid of its own, whatever left the process group
         seconds = time.perf_counter() - started
         if ended == "stopped":
-            return Outcome("stopped", seconds, message="grading was stopped before this check finished",
+            return Outcome(Status.STOPPED, seconds, message="grading was stopped before this check finished",
                            cpu_seconds=cpu)
         if ended == "timeout":
-            return Outcome("timeout", seconds,
+            return Outcome(Status.TIMEOUT, seconds,
                            message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
                                    "limit); look for an endless loop or a step far slower than needed",
                            cpu_seconds=cpu)
@@ -251,14 +253,14 @@ def _without_result(exc: Exception, code: int, jailed: bool, limits: Limits, bud
                     stderr_tail: str) -> Outcome:
     """What happened to a child that left no usable result: a budget it went over, a signal, an exit, a forgery."""
     if budget.disk_full():  # the child's own result may have been cut short by it
-        return Outcome("crashed", 0, message=f"wrote more than {limits.disk_mb} MB in all (the check's disk limit: "
-                                             "every file it writes counts) and could not go on")
+        return Outcome(Status.CRASHED, 0, message=f"wrote more than {limits.disk_mb} MB in all (the check's disk "
+                                                    "limit: every file it writes counts) and could not go on")
     if isinstance(exc, _Unreadable):
-        return Outcome("crashed", 0, message=f"the check's result file could not be used ({exc}); code that writes "
-                                             "it itself gains nothing")
+        return Outcome(Status.CRASHED, 0, message=f"the check's result file could not be used ({exc}); code that "
+                                                    "writes it itself gains nothing")
     if budget.oom_killed():
-        return Outcome("memory", 0, message=f"used more than {limits.memory_mb} MB of memory (all its processes "
-                                            "together: the check's memory limit)")
+        return Outcome(Status.MEMORY, 0, message=f"used more than {limits.memory_mb} MB of memory (all its "
+                                                   "processes together: the check's memory limit)")
     if jailed and code > jail.SIGNAL_BASE:  # bubblewrap reports a signal as 128 + its number
         code = jail.SIGNAL_BASE - code
     return _died(code, limits, stderr_tail)
@@ -266,12 +268,12 @@ def _without_result(exc: Exception, code: int, jailed: bool, limits: Limits, bud
 
 def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> Outcome:
     message = result.get("message", "")
-    if result["status"] == "memory":
+    if result["status"] == Status.MEMORY:
         message = f"ran out of memory (limit {limits.memory_mb} MB)"
     if result.get("kind") == "processes":
         message = (f"started more than {limits.processes} processes (the check's process limit) and could not start "
                    "another; " + message)
-    kind = "child" if result["status"] == "internal_error" else result.get("kind", "")
-    if result["status"] == "ok":
-        return Outcome("ok", seconds, message=message, kind=kind, raw=text)
-    return Outcome(result["status"], seconds, {}, message, kind, exception=result.get("exception", ""))
+    kind = "child" if result["status"] == Status.INTERNAL_ERROR else result.get("kind", "")
+    if result["status"] == Status.OK:
+        return Outcome(Status.OK, seconds, message=message, kind=kind, raw=text)
+    return Outcome(Status(result["status"]), seconds, {}, message, kind, exception=result.get("exception", ""))

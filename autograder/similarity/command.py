@@ -39,7 +39,7 @@ def add_command(commands, course_option) -> None:
 def run_similarity(root: Path, out: Path, course, course_root: Path, projects: list[str], against: list[str],
                    flag: float = FLAG, common: float = COMMON_SHARE) -> Path:
     """Write the report for ``projects`` of the class at ``root`` into ``out``; returns similarity.html."""
-    from autograder.cli import UsageError, err
+    from autograder.command_common import UsageError, err
     from autograder.progress import progress_bar
     from autograder.projects import PROJECTS
     from autograder.similarity import similarity_report
@@ -49,7 +49,7 @@ def run_similarity(root: Path, out: Path, course, course_root: Path, projects: l
         if not Path(folder).is_dir():
             raise UsageError(f"--against {folder}: not a folder")
         folders.append(Path(folder))
-    from autograder.classroom import students_in
+    from autograder.classroom.folders import students_in
     from autograder.similarity.pages import PAGES
 
     if any(student == PAGES for student, _ in students_in(root)):
@@ -69,9 +69,8 @@ def run_similarity(root: Path, out: Path, course, course_root: Path, projects: l
 
 
 def cmd_similarity(args) -> int:
-    from autograder import paths
-    from autograder.classroom import assigned_projects
-    from autograder.cli import UsageError, course_file_of, projects_option
+    from autograder.classroom.folders import assigned_projects
+    from autograder.command_common import UsageError, course_file_of, course_root_of, projects_option
     from autograder.config import load_course
 
     root = Path(args.root)
@@ -80,7 +79,7 @@ def cmd_similarity(args) -> int:
                          f"{root} is not a folder")
     course_file = course_file_of(args)
     course = load_course(course_file, private=False)  # no seeds are needed: nothing is graded
-    course_root = paths.course_root(getattr(args, "course", None))
+    course_root = course_root_of(args)
     projects = assigned_projects(root, course, projects_option(args.projects, course))
     run_similarity(root, Path(args.out), course, course_root, projects, args.against, args.flag, args.common)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from pydantic import Field
 
 from autograder.checks import Bar, Check, Verdict, apart, close, difference, pairs
 from autograder.projects._shared.ppo import oracle
@@ -28,7 +29,7 @@ class GAE(Check):
     name = "GAE: lambda = 1 is reward-to-go minus V, lambda = 0 the TD error, any lambda the recursion"
 
     class Bar(Bar):
-        tolerance: float
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         fn, out = student.fn("gae"), []
@@ -149,7 +150,7 @@ class ClippedSurrogateGradient(Check):
     name = "Clipped surrogate: at theta_old its gradient is the plain policy gradient; beyond the clip it is zero"
 
     class Bar(Bar):
-        tolerance: float
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         fn = student.fn("clipped_surrogate")
@@ -188,7 +189,7 @@ class ValueEntropy(Check):
     name = "Value loss and entropy bonus, with their gradients"
 
     class Bar(Bar):
-        tolerance: float
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         rng = np.random.default_rng(ctx.seed)

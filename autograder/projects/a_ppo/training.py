@@ -8,6 +8,7 @@ earns the bar; what a forger can steer through the tolerances is bounded in docs
 from __future__ import annotations
 
 import numpy as np
+from pydantic import Field
 
 from autograder.cascade import explained
 from autograder.config import validated_bar
@@ -67,15 +68,16 @@ class Bar450(Check):
     grader_details = ("evaluated", "median", "training_tail", "curves", "threshold")  # the grader's own rollouts
 
     class Bar(Bar):
-        num_envs: int
-        n_steps: int
-        n_updates: int
-        threshold: float
-        eval_episodes: int
-        last_updates: int
-        replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
-        moment_tolerance: float  # largest gap in Adam's moments after an update, on Adam's own scale
-        hyperparameters: Hyperparameters = Hyperparameters()  # what every graded run trains with (the chapter's)
+        num_envs: int = Field(description="CartPole environments run side by side")
+        n_steps: int = Field(description="steps per environment and update")
+        n_updates: int = Field(description="updates of each run, enforced by the environments' step budget")
+        threshold: float = Field(description="the median evaluation return over the seeds must be above this")
+        eval_episodes: int = Field(description="episodes the grader samples from each returned policy")
+        last_updates: int = Field(description="last updates whose training returns are reported")
+        replay_tolerance: float = Field(description="largest gap per parameter between an update and its replay")
+        moment_tolerance: float = Field(description="largest gap in Adam's moments after an update, on Adam's scale")
+        hyperparameters: Hyperparameters = Field(default_factory=Hyperparameters,
+                                                 description="what every graded run trains with (the chapter's)")
 
     def collect(self, student, ctx):
         return {"runs": [recorded_run(student, seed, ctx.bar) for seed in ctx.seeds]}

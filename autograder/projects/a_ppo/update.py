@@ -4,6 +4,7 @@ inputs make every branch count (the joint gradient norm exceeds max_grad_norm, r
 from __future__ import annotations
 
 import numpy as np
+from pydantic import Field
 
 from autograder.cascade import Probe, explained
 from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, difference, require
@@ -78,8 +79,8 @@ class Ratio(Check):
     name = "The ratio: exp(new - old), and exactly 1 on the first minibatch of the first epoch"
 
     class Bar(Bar):
-        tolerance: float
-        first_minibatch_tolerance: float
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+        first_minibatch_tolerance: float = Field(description="largest |ratio - 1| on ppo_update's first minibatch")
 
     def collect(self, student, ctx):
         rng = np.random.default_rng(ctx.seed)
@@ -197,7 +198,7 @@ class Update(Check):
     name = "One PPO update on a fixed batch: minibatch epochs, per-minibatch normalization, clipped, Adam"
 
     class Bar(Bar):
-        tolerance: float
+        tolerance: float = Field(description="largest gap per parameter from the reference's update")
 
     def collect(self, student, ctx):
         agent, batch = update_case(ctx.seed, RETURN_SCALE)

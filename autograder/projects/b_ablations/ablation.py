@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from pydantic import Field
+
 from autograder.checks import Bar, Check, Malformed, Verdict, close, require
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects.b_ablations import oracle, proofs
@@ -19,17 +21,18 @@ TABLE = "results.json"
 
 
 class RunBar(Bar):
-    num_envs: int
-    n_steps: int
-    n_updates: int
-    factors: int  # how many details a student ablates
-    replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
-    moment_tolerance: float  # largest gap in Adam's moments after an update, on Adam's own scale
-    hyperparameters: Hyperparameters = Hyperparameters()  # what every graded run trains with (the chapter's)
+    num_envs: int = Field(description="CartPole environments run side by side")
+    n_steps: int = Field(description="steps per environment and update")
+    n_updates: int = Field(description="updates of each run")
+    factors: int = Field(description="how many details a student ablates")
+    replay_tolerance: float = Field(description="largest gap per parameter between an update and its replay")
+    moment_tolerance: float = Field(description="largest gap in Adam's moments after an update, on Adam's scale")
+    hyperparameters: Hyperparameters = Field(default_factory=Hyperparameters,
+                                             description="what every graded run trains with (the chapter's)")
 
 
 class TableBar(RunBar):
-    tolerance: float  # between the table's scores and the judge's, computed from the very same episodes
+    tolerance: float = Field(description="largest gap between the table's scores and the judge's on the same episodes")
 
 
 def choices(student, factors: int) -> tuple[list[str], list[str]]:
@@ -88,7 +91,7 @@ class Summary(Check):
     name = "The ablation's statistics: setting, metric, median/min/max per setting, and the bar for one factor"
 
     class Bar(Bar):
-        tolerance: float
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         scores, factors = score_cases(ctx.seed)

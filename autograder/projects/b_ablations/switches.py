@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from pydantic import Field
 
 from autograder.checks import Bar, Check, Malformed, Verdict, all_close, require
 from autograder.projects._shared.ppo.cases import gae_cases, update_case
@@ -189,10 +190,10 @@ class Defaults(Check):
     name = "The defaults are Project A: Details() names A's nine choices and trains exactly as ppo.train"
 
     class Bar(Bar):
-        num_envs: int
-        n_steps: int
-        n_updates: int
-        tolerance: float  # largest gap per weight between the two runs: equal math in another order lands within it
+        num_envs: int = Field(description="CartPole environments of the two runs compared")
+        n_steps: int = Field(description="steps per environment and update")
+        n_updates: int = Field(description="updates of each of the two runs")
+        tolerance: float = Field(description="largest gap per weight between the two runs (same math, other order)")
 
     def collect(self, student, ctx):
         defaults = {f.name: f.default for f in dataclasses.fields(details_class(student))}
@@ -226,7 +227,7 @@ class Switches(Check):
     name = "Each switch, flipped on fixed weights and a fixed batch, changes exactly what the reference's does"
 
     class Bar(Bar):
-        tolerance: float
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         run = student_run(student, ctx.seed)

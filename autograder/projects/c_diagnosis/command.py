@@ -29,7 +29,7 @@ def _roster(args) -> list[str]:
 def write_logs(args) -> int:
     from concurrent.futures import ProcessPoolExecutor  # training is numpy in Python loops: processes, not threads
 
-    from autograder.cli import UsageError, course_file_of, err
+    from autograder.command_common import UsageError, course_file_of, err
     from autograder.config import load_course
     from autograder.progress import progress_bar
     from autograder.projects.c_diagnosis import runs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from pydantic import Field
 
 from autograder.checks import Bar, Check, Verdict, close_where_defined, difference, pairs
 from autograder.projects.c_diagnosis import oracle
@@ -21,7 +22,7 @@ def stats(value, keys: tuple, what: str) -> dict:
 
 
 class Tolerance(Bar):
-    tolerance: float
+    tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
 
 # ------------------------------------------------------------------------------------------------ policy diagnostics

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from pydantic import Field
+
 from autograder.checks import Bar, Check, Malformed, Verdict, pairs
 from autograder.projects.c_diagnosis import boundary, fresh, runs
 from autograder.student import StudentError, describe
@@ -23,8 +25,8 @@ class OwnLabels(Check):
     name = "Your verdict on your own three agents"
 
     class Bar(Bar):
-        per_student: bool
-        example_seed: int
+        per_student: bool = Field(description="own logs per student (autograder c-logs); false: the example set")
+        example_seed: int = Field(description="the example logs' seed, as `autograder c-logs --example` uses it")
 
     def collect(self, student, ctx):
         got = student.fn("my_labels")()

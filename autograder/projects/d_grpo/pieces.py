@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from pydantic import Field
 
 from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, pairs
 from autograder.projects.d_grpo import oracle
@@ -54,8 +55,8 @@ class Weights(Check):
     name = "Group weights: centred, standardized (GRPO), leave-one-out (RLOO)"
 
     class Bar(Bar):
-        groups: int
-        tolerance: float
+        groups: int = Field(description="reward groups (sizes 1 to 32) each weight function is called on")
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         out = {}
@@ -100,7 +101,7 @@ class KLPenalty(Check):
     name = "KL-to-reference penalty folded into the reward"
 
     class Bar(Bar):
-        tolerance: float
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         fn = student.fn("kl_penalized_reward")
@@ -135,8 +136,8 @@ class Enumeration(Check):
     name = "Every group enumerated: centring costs (K-1)/K of the gradient, leave-one-out is exact"
 
     class Bar(Bar):
-        ks: list[int]
-        tolerance: float
+        ks: list[int] = Field(description="group sizes K whose every group of responses is enumerated")
+        tolerance: float = Field(description="largest gap of the expected update from its multiple of the gradient")
 
     def collect(self, student, ctx):
         centered, loo = student.fn("group_centered_weight"), student.fn("leave_one_out_weight")
@@ -201,8 +202,8 @@ class GroupClippedGradient(Check):
     name = "Clipped surrogate gradient: plain policy gradient at theta_old, none beyond the clip"
 
     class Bar(Bar):
-        cases: int
-        tolerance: float
+        cases: int = Field(description="samples and groups, spread over the clip's regions")
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         fn = student.fn("clipped_surrogate_gradient")

@@ -4,6 +4,7 @@ steps with beta > 0 and with weights other than the default, rows whose price a 
 from __future__ import annotations
 
 import numpy as np
+from pydantic import Field
 
 from autograder.cascade import Probe, explained
 from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs
@@ -103,7 +104,7 @@ class GrpoStep(Check):
     name = "One GRPO step: the chapter's group_step at one epoch, clipped epochs beyond"
 
     class Bar(Bar):
-        tolerance: float
+        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         step, out = student.fn("grpo_step"), []
@@ -237,8 +238,8 @@ class PriceExploit(Check):
     name = "Exercise 4: the beta that prices the loophole (chapter: 1/4)"
 
     class Bar(Bar):
-        threshold_range: tuple[float, float]
-        tolerance: float
+        threshold_range: tuple[float, float] = Field(description="where the toy's price must fall (the chapter: 1/4)")
+        tolerance: float = Field(description="largest gap from the reference's price, relative above 1")
 
     def collect(self, student, ctx):
         fn = student.fn("price_exploit")

@@ -5,6 +5,7 @@ loop, receives only the final theta of each run, and computes every success and 
 from __future__ import annotations
 
 import numpy as np
+from pydantic import Field
 
 from autograder.checks import Bar, Check, Malformed, Verdict, apart, below, beyond, numbers, pairs
 from autograder.cascade import explained
@@ -64,14 +65,14 @@ class ChapterTables(Check):
     cost = 9.0
 
     class Bar(Bar):
-        k_seed: int
-        budget: int
-        k_table: dict[int, float]
-        beta_seed: int
-        beta_group: int
-        beta_steps: int
-        beta_table: dict[float, tuple[float, float, float]]
-        beta_tolerance: float
+        k_seed: int = Field(description="the rng seed of the chapter's K-sweep")
+        budget: int = Field(description="scored responses per prompt: each K trains budget // K steps")
+        k_table: dict[int, float] = Field(description="the chapter's K-sweep, K: success, matched to three decimals")
+        beta_seed: int = Field(description="the rng seed of the chapter's beta table")
+        beta_group: int = Field(description="the group size K of the beta table's runs")
+        beta_steps: int = Field(description="steps of each of the beta table's runs")
+        beta_table: dict[float, tuple[float, float, float]] = Field(description="chapter's rows: (sloppy, gold, hedge)")
+        beta_tolerance: float = Field(description="largest gap from each printed entry of the beta table")
 
     def collect(self, student, ctx):
         bar = ctx.bar
@@ -103,10 +104,10 @@ class KSweep(Check):
     cost, per_seed = 5.0, True
 
     class Bar(Bar):
-        budget: int
-        ks: list[int]
-        k1_tolerance: float
-        ceiling: float
+        budget: int = Field(description="scored responses per prompt: each K trains budget // K steps")
+        ks: list[int] = Field(description="the group sizes K trained on each seed")
+        k1_tolerance: float = Field(description="largest gap of K = 1's success from no learning's (0.0624)")
+        ceiling: float = Field(description="the success each K >= 4 must reach (the verifier's ceiling is 0.5)")
 
     def collect(self, student, ctx):
         return {"theta": [[train(student, K, "verify", seed, ctx.bar.budget // K) for K in ctx.bar.ks]
@@ -134,12 +135,12 @@ class BetaSweep(Check):
     cost, per_seed = 1.5, True
 
     class Bar(Bar):
-        betas: list[float]
-        group: int
-        steps: int
-        hedge_at_zero_min: float
-        suppressed_from: float
-        hedge_suppressed_max: float
+        betas: list[float] = Field(description="the KL weights beta trained on each seed")
+        group: int = Field(description="the group size K of each run")
+        steps: int = Field(description="steps of each run")
+        hedge_at_zero_min: float = Field(description="least hedge probability at beta = 0 (the loophole wins)")
+        suppressed_from: float = Field(description="the beta from which the hedge must be suppressed")
+        hedge_suppressed_max: float = Field(description="largest hedge probability at beta >= suppressed_from")
 
     def collect(self, student, ctx):
         bar = ctx.bar

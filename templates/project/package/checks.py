@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from pydantic import Field
 
 from autograder.checks import Bar, Check, Verdict, close, pairs
 from autograder.projects.z_returns import oracle
@@ -21,8 +22,8 @@ class Returns(Check):
     name = "Discounted returns, G_t = r_t + gamma * G_{t+1}"
 
     class Bar(Bar):
-        cases: int
-        tolerance: float
+        cases: int = Field(description="reward sequences the student's function is called on")
+        tolerance: float = Field(description="largest gap from the oracle: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         """In the child: call the student's function; hand back plain arrays, nothing judged here."""

@@ -1,7 +1,7 @@
 """``autograder grade-all ROOT --out DIR --scheduler ADDRESS``: a class graded on a Dask cluster, a task per student.
 
 Each task grades one student on a worker exactly as ``grade-all --jobs N`` does in one of its threads
-(``classroom.grade_one``: the same sandbox, the same limits, the worker's own bubblewrap) and hands back the report
+(``one_student.grade_one``: the same sandbox, the same limits, the worker's own bubblewrap) and hands back the report
 and its figures. Everything else stays in the submitting process: the fingerprints that let a rerun skip unchanged
 students, and, as results arrive, each report, ``grades.csv`` and the summary. So an interrupted run resumes as a
 local one does. Workers read the class's submissions at the path this process names them by (a shared file system);
@@ -28,8 +28,10 @@ from pathlib import Path
 import autograder
 import rlkit
 
-from autograder.classroom import (Interrupted, Row, assigned_projects, before_grading, grade_one, keep, students_in,
-                                  write_grades)
+from autograder.classroom.folders import assigned_projects, students_in
+from autograder.classroom.local import Interrupted
+from autograder.classroom.one_student import before_grading, grade_one, keep
+from autograder.classroom.rows import Row, write_grades
 from autograder.config import Course
 
 CONNECT_SECONDS = 30  # to reach the scheduler, and to reach it again when it drops out mid-run
@@ -68,14 +70,14 @@ def kit_digest() -> str:
 
 
 def grade_on_worker(student: str, folder: str, course: Course, seed_set: str, projects: list[str], kit: str):
-    """The task: one student graded on the worker it runs on (``classroom.grade_one``), with the kit's code the
+    """The task: one student graded on the worker it runs on (``one_student.grade_one``), with the kit's code the
     submitting process has (``kit``, its ``kit_digest``), on the folder at the path it named."""
     if kit != kit_digest():
-        return Row(student, f"error: the worker on {socket.gethostname()} runs another version of the kit (its code "
-                            f"{kit_digest()}, here {kit}): install the same one on every worker", None)
+        return Row(student, "error", reason=f"the worker on {socket.gethostname()} runs another version of the kit "
+                   f"(its code {kit_digest()}, here {kit}): install the same one on every worker")
     if not Path(folder).is_dir():
-        return Row(student, f"error: the worker on {socket.gethostname()} cannot see {folder}: every worker needs the "
-                            "class folder at the path grade-all was given (a shared file system)", None)
+        return Row(student, "error", reason=f"the worker on {socket.gethostname()} cannot see {folder}: every worker "
+                   "needs the class folder at the path grade-all was given (a shared file system)")
     return grade_one(student, Path(folder), course, seed_set, projects)
 
 
@@ -86,13 +88,13 @@ def crashed(student: str, exc: BaseException) -> Row:
     if type(exc).__name__ == "KilledWorker":
         said = (f"its grading took down a worker {tries + 1} times" if tries is not None else
                 "its grading took down a worker too often")
-        return Row(student, f"crashed: {said} (the scheduler's allowed-failures); rerun to try again", None)
-    return Row(student, f"crashed: its task failed on the cluster: {type(exc).__name__}: {exc}", None)
+        return Row(student, "crashed", reason=f"{said} (the scheduler's allowed-failures); rerun to try again")
+    return Row(student, "crashed", reason=f"its task failed on the cluster: {type(exc).__name__}: {exc}")
 
 
 def grade_all_on(address: str, root: Path, out: Path, course: Course, seed_set: str = "grading",
                  progress=None, projects: list[str] | None = None) -> list[Row]:
-    """``classroom.grade_all`` on the Dask cluster whose scheduler is at ``address``: one task per student to grade,
+    """``local.grade_all`` on the Dask cluster whose scheduler is at ``address``: one task per student to grade,
     rows and reports written here as tasks finish. Ctrl-C cancels what has not finished (Interrupted); a scheduler
     that goes away raises SchedulerLost. Both keep every finished row."""
     distributed = dask_distributed()
@@ -114,7 +116,7 @@ def _grade_all_on(distributed, address, root, out, course, seed_set, progress, p
     except (OSError, TimeoutError) as exc:
         raise ClusterError(f"could not reach the Dask scheduler at {address}: {exc}") from None
     rows: list[Row] = []
-    pending: dict = {}  # future -> (student, fingerprint, status)
+    pending: dict = {}  # future -> (student, fingerprint, state)
     run = f"run{uuid.uuid4().int % 10**8:08d}"  # task keys of this run, so a rerun never meets the last run's; digits,
     # so Dask puts every student's task in one group ("grade"), which its scheduler queues as a whole
 
@@ -125,11 +127,11 @@ def _grade_all_on(distributed, address, root, out, course, seed_set, progress, p
             progress(row.student, len(rows), len(students))
 
     try:
-        todo = []  # (student, folder, fingerprint, status)
+        todo = []  # (student, folder, fingerprint, state)
         for student, folder in students:
-            row, stamp, status = before_grading(student, folder, out, course, seed_set, projects)
+            row, stamp, state = before_grading(student, folder, out, course, seed_set, projects)
             if row is None:
-                todo.append((student, str(folder.resolve()), stamp, status))
+                todo.append((student, str(folder.resolve()), stamp, state))
             else:
                 done(row)
         if todo:  # one graph: the scheduler sees the whole class at once and queues it, rather than handing every
@@ -139,13 +141,13 @@ def _grade_all_on(distributed, address, root, out, course, seed_set, progress, p
                                  key=[f"grade-{run}-{t[0]}" for t in todo], pure=False)
             pending.update((future, (t[0], t[2], t[3])) for future, t in zip(futures, todo))
         for future in distributed.as_completed(list(pending), loop=client.loop):
-            student, stamp, status = pending.pop(future)
+            student, stamp, state = pending.pop(future)
             if future.status == "cancelled" or client.status not in ("running", "connecting"):
                 raise SchedulerLost(address, len(rows), len(students) - len(rows), "the connection to it was lost")
             if future.status == "error":
                 done(crashed(student, future.exception()))
             else:
-                done(keep(student, out, future.result(), stamp, status))
+                done(keep(student, out, future.result(), stamp, state))
             future.release()  # the worker may drop the report now
     except KeyboardInterrupt:
         raise Interrupted(len(rows), len(students) - len(rows)) from None
