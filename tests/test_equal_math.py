@@ -1,6 +1,6 @@
 """Equal math, equal grade: code that computes the chapter's quantities in another order, or differs only where no
-batch ever looks, keeps its points. Each variant below is correct; the planted bugs in ``mutants.py`` show that the
-same checks still fail wrong code."""
+batch ever looks, keeps its points. Each variant below is correct; the planted bugs in each project's
+``tests/projects/<id>/mutants.py`` show that the same checks still fail wrong code."""
 
 import pytest
 

@@ -1,0 +1,107 @@
+"""Project A's planted bugs, each naming the check that must catch it, and its correct implementations written
+differently, which must keep full marks on the checks they name (both graded by tests/test_mutants.py)."""
+
+from planted import Equivalent, Mutant
+
+MUTANTS = [
+    Mutant("no terminal mask in GAE", "A_ppo", "ppo.py",
+           "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]",
+           "delta = rewards[t] + gamma * values[t + 1] - values[t]", "A.gae"),
+    Mutant("bootstrapping from the wrong step", "A_ppo", "ppo.py",
+           "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]",
+           "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t] - values[t]", "A.gae"),
+    Mutant("truncation treated as termination", "A_ppo", "ppo.py",
+           "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]",
+           "delta = rewards[t] + gamma * (1 - (terminated[t] | truncated[t])) * values[t + 1] - values[t]", "A.gae"),
+    Mutant("reset steps left in the batch", "A_ppo", "ppo.py",
+           "keep = segment.valid", "keep = np.ones_like(segment.valid)", "A.batch"),
+    Mutant("ratio as exp(old - new)", "A_ppo", "ppo.py",
+           "return np.exp(logp_new - logp_old)", "return np.exp(logp_old - logp_new)", "A.ratio"),
+    Mutant("log-probs not shuffled with the minibatch", "A_ppo", "ppo.py",
+           'batch["actions"][idx], batch["logp"][idx], adv,', 'batch["actions"][idx], batch["logp"][:len(idx)], adv,',
+           "A.ratio"),
+    Mutant("min and max swapped in the clipped surrogate", "A_ppo", "ppo.py",
+           "objective = np.minimum(rho * advantages", "objective = np.maximum(rho * advantages", "A.clip_gradient"),
+    Mutant("clip applied on the wrong side", "A_ppo", "ppo.py",
+           "clipped = ((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps))",
+           "clipped = ((advantages < 0) & (rho > 1 + eps)) | ((advantages > 0) & (rho < 1 - eps))", "A.clip_gradient"),
+    Mutant("clipping the advantage instead of the ratio", "A_ppo", "ppo.py",
+           "np.clip(rho, 1 - eps, 1 + eps) * advantages", "rho * np.clip(advantages, -eps, eps)", "A.clip_gradient"),
+    Mutant("value-loss gradient sign flipped", "A_ppo", "ppo.py",
+           "return 0.5 * (error ** 2).mean(), error / len(values)",
+           "return 0.5 * (error ** 2).mean(), -error / len(values)", "A.value_entropy"),
+    Mutant("entropy gradient sign flipped", "A_ppo", "ppo.py",
+           "return H.mean(), -p * (logp + H[:, None]) / len(logits)",
+           "return H.mean(), p * (logp + H[:, None]) / len(logits)", "A.value_entropy"),
+    Mutant("no per-minibatch advantage normalization", "A_ppo", "ppo.py",
+           "            adv = (adv - adv.mean()) / (adv.std() + 1e-8)\n", "", "A.update"),
+    Mutant("ppo_update divides the step size by the batch size, so nothing is learnt", "A_ppo", "ppo.py",
+           '    B = len(batch["actions"])\n', '    B = len(batch["actions"])\n    optimizer.lr = optimizer.lr / B\n',
+           "A.bar"),
+    Mutant("GAE ignores lambda", "A_ppo", "ppo.py",
+           "running = delta + gamma * lam * (1 - (terminated[t] | truncated[t])) * running",
+           "running = delta + gamma * (1 - (terminated[t] | truncated[t])) * running", "A.gae"),
+    Mutant("returns without the value baseline", "A_ppo", "ppo.py",
+           "return advantages, advantages + values[:T]", "return advantages, advantages", "A.gae"),
+    Mutant("entropy bonus descended instead of ascended", "A_ppo", "ppo.py",
+           "-d_surrogate - config.ent_coef * d_entropy", "-d_surrogate + config.ent_coef * d_entropy", "A.update"),
+    # the realistic mistakes of issue 16: each reaches its branch on every seed
+    Mutant("GAE done mask one step off", "A_ppo", "ppo.py",
+           "running = delta + gamma * lam * (1 - (terminated[t] | truncated[t])) * running",
+           "running = delta + gamma * lam * (1 - (terminated[t - 1] | truncated[t - 1])) * running", "A.gae"),
+    Mutant("GAE carries across truncations", "A_ppo", "ppo.py",
+           "running = delta + gamma * lam * (1 - (terminated[t] | truncated[t])) * running",
+           "running = delta + gamma * lam * (1 - terminated[t]) * running", "A.gae"),
+    Mutant("batch values are V(s_{t+1})", "A_ppo", "ppo.py",
+           '"values": segment.values[:-1][keep]', '"values": segment.values[1:][keep]', "A.batch"),
+    Mutant("gradient clipping left out", "A_ppo", "ppo.py",
+           "optimizer.step(clip_by_global_norm(grads, config.max_grad_norm)[0])", "optimizer.step(grads)",
+           "A.update"),
+    Mutant("each network's gradient clipped on its own", "A_ppo", "ppo.py",
+           "optimizer.step(clip_by_global_norm(grads, config.max_grad_norm)[0])",
+           'n_actor = len(flatten(agent["actor"]))\n'
+           "            optimizer.step(clip_by_global_norm(grads[:n_actor], config.max_grad_norm)[0]\n"
+           "                           + clip_by_global_norm(grads[n_actor:], config.max_grad_norm)[0])", "A.update"),
+    Mutant("sample std in the minibatch normalization", "A_ppo", "ppo.py",
+           "adv = (adv - adv.mean()) / (adv.std() + 1e-8)", "adv = (adv - adv.mean()) / (adv.std(ddof=1) + 1e-8)",
+           "A.update"),
+    Mutant("advantages normalized over the whole batch", "A_ppo", "ppo.py",
+           'adv = batch["advantages"][idx]\n            adv = (adv - adv.mean()) / (adv.std() + 1e-8)',
+           'adv = batch["advantages"]\n            adv = ((adv - adv.mean()) / (adv.std() + 1e-8))[idx]', "A.update"),
+    Mutant("one permutation for every epoch", "A_ppo", "ppo.py",
+           "    for epoch in range(config.epochs):\n        perm, stats = rng.permutation(B), []",
+           "    perm = rng.permutation(B)\n    for epoch in range(config.epochs):\n        stats = []", "A.update"),
+    Mutant("value loss without vf_coef", "A_ppo", "ppo.py",
+           "config.vf_coef * d_values[:, None]", "d_values[:, None]", "A.update"),
+    Mutant("ratio clipped on one side only", "A_ppo", "ppo.py",
+           "clipped = ((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps))",
+           "clipped = (advantages > 0) & (rho > 1 + eps)", "A.clip_gradient"),
+    Mutant("surrogate gradient without the ratio", "A_ppo", "ppo.py",
+           "weight = np.where(clipped, 0.0, rho * advantages) / B", "weight = np.where(clipped, 0.0, advantages) / B",
+           "A.clip_gradient"),
+    Mutant("value loss without the half", "A_ppo", "ppo.py",
+           "return 0.5 * (error ** 2).mean(), error / len(values)",
+           "return (error ** 2).mean(), 2 * error / len(values)", "A.value_entropy"),
+    Mutant("entropy gradient not divided by the batch size", "A_ppo", "ppo.py",
+           "return H.mean(), -p * (logp + H[:, None]) / len(logits)", "return H.mean(), -p * (logp + H[:, None])",
+           "A.value_entropy"),
+]
+
+EQUIVALENT = [
+    Equivalent("GAE with the TD errors computed as whole rows first", "A_ppo", "ppo.py",
+               "    running = 0.0\n    for t in reversed(range(T)):\n"
+               "        delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]\n"
+               "        running = delta + gamma * lam * (1 - (terminated[t] | truncated[t])) * running\n"
+               "        advantages[t] = running\n",
+               "    deltas = rewards + gamma * (1.0 - terminated) * values[1:] - values[:-1]\n"
+               "    carry = gamma * lam * (1.0 - (terminated | truncated))\n"
+               "    t = T - 1\n    while t >= 0:\n"
+               "        advantages[t] = deltas[t] + (carry[t] * advantages[t + 1] if t + 1 < T else 0.0)\n"
+               "        t -= 1\n", ("A.gae",)),
+    Equivalent("minibatches as rows of the reshaped permutation", "A_ppo", "ppo.py",
+               "        for k in range(config.minibatches):\n            idx = perm[k * size:(k + 1) * size]\n",
+               "        for idx in perm[:size * config.minibatches].reshape(config.minibatches, size):\n",
+               ("A.ratio", "A.update")),
+    Equivalent("ratio as a quotient of probabilities", "A_ppo", "ppo.py",
+               "return np.exp(logp_new - logp_old)", "return np.exp(logp_new) / np.exp(logp_old)", ("A.ratio",)),
+]
