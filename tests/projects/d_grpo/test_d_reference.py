@@ -8,6 +8,7 @@ import pytest
 from autograder import paths
 from autograder.cli import main
 from autograder.grading import grade
+from conftest import without_timing
 
 CHECK_KEYS = {"id", "name", "score", "max_score", "passed", "outcome", "message", "details", "seconds"}
 
@@ -38,14 +39,6 @@ def test_the_report_follows_the_schema(reference_report, course):
         assert set(check) == CHECK_KEYS
         assert check["max_score"] == course.projects["D"].checks[check["id"]].points
     json.dumps(reference_report, allow_nan=False)  # strict JSON: no NaN or Infinity anywhere
-
-
-def without_timing(report: dict) -> dict:
-    report = json.loads(json.dumps(report))
-    for project in report["projects"].values():
-        for check in project["checks"]:
-            check.pop("seconds")
-    return report
 
 
 def test_grading_twice_gives_the_same_report(reference_report, course):

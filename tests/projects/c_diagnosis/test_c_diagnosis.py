@@ -18,7 +18,7 @@ from autograder.config import CourseError, load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
 from autograder.projects.c_diagnosis import boundary, fresh, runs
-from conftest import grade_in_a_fresh_process
+from conftest import grade_in_a_fresh_process, without_timing
 
 
 # Every test here grades with the bundled grading seeds, as the planted bugs do, so one session trains the fresh runs
@@ -264,8 +264,6 @@ def test_boundary_logs_keep_their_runs_fields_and_their_order_is_secret(course):
 
 
 def test_grading_twice_in_fresh_processes_gives_the_same_report(reference_report):
-    from test_d_reference import without_timing
-
     again = grade_in_a_fresh_process(["C"])
     assert json.dumps(without_timing(again), sort_keys=True) == json.dumps(without_timing(reference_report),
                                                                            sort_keys=True)

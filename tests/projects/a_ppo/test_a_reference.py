@@ -7,7 +7,7 @@ import pytest
 from autograder import paths
 from autograder.cli import main
 from autograder.grading import grade
-from conftest import grade_checks, mutate, write_submission
+from conftest import grade_checks, mutate, without_timing, write_submission
 
 REFERENCE = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
 FIND_ENVS = ("    import gc\n    from autograder.projects._shared.ppo.runs import BudgetedEnvs\n"
@@ -62,8 +62,6 @@ def test_an_agent_cut_short_by_the_update_is_refused(tmp_path, course):
 
 
 def test_grading_twice_gives_the_same_report(reference_report, course):
-    from test_d_reference import without_timing
-
     again = grade(paths.SOLUTIONS, course, seed_set="grading", projects=["A"]).report.to_json()
     assert json.dumps(without_timing(again), sort_keys=True) == json.dumps(without_timing(reference_report),
                                                                            sort_keys=True)

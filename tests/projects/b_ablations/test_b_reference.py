@@ -11,7 +11,8 @@ from autograder.checks import all_close
 from autograder.cli import main
 from autograder.grading import grade
 from autograder.projects.b_ablations import catalogue, oracle, switches
-from conftest import copy_reference, grade_checks, grade_in_a_fresh_process, mutate, write_submission
+from conftest import (copy_reference, grade_checks, grade_in_a_fresh_process, mutate, without_timing,
+                      write_submission)
 
 FOLDER = paths.SOLUTIONS / "B_ablations"
 
@@ -88,8 +89,6 @@ def test_a_missing_project_a_module_is_named(tmp_path, course):
 
 
 def test_grading_twice_in_fresh_processes_gives_the_same_report(reference_report):
-    from test_d_reference import without_timing
-
     again = grade_in_a_fresh_process(["B"])
     assert json.dumps(without_timing(again), sort_keys=True) == json.dumps(without_timing(reference_report),
                                                                            sort_keys=True)
