@@ -1,6 +1,8 @@
 """A fifth project is one folder: the template project (templates/project/), added to a copy of the kit exactly as
-docs/adding-a-project.md says, is released and graded by the unchanged core, and its check fails a planted bug."""
+docs/adding-a-project.md says, is released and graded by the unchanged core, and its check fails a planted bug; its
+own tests folder is found by the kit's unchanged shared tests, which grade its planted bugs and its reference."""
 
+import importlib.util
 import json
 import os
 import shutil
@@ -28,18 +30,20 @@ def autograder(kit: Path, course: Path, *args: str) -> subprocess.CompletedProce
 
 @pytest.fixture(scope="module")
 def kit_and_course(tmp_path_factory):
-    base = tmp_path_factory.mktemp("fifth")
-    kit = base / "kit"
-    shutil.copytree(paths.PACKAGE, kit / "autograder", ignore=shutil.ignore_patterns("__pycache__", "bundled"))
+    """A copy of the kit, its code and its shared tests, that is its own course folder, as the kit's checkout is."""
+    kit = tmp_path_factory.mktemp("fifth") / "kit"
+    skip = shutil.ignore_patterns("__pycache__", "bundled")
+    shutil.copytree(paths.PACKAGE, kit / "autograder", ignore=skip)
+    shutil.copytree(paths.KIT_ROOT / "tests", kit / "tests", ignore=skip)
+    shutil.copy(paths.KIT_ROOT / "pyproject.toml", kit)
     shutil.copytree(TEMPLATE / "package", kit / "autograder" / "projects" / "z_returns")  # step 1: the package
-    course = base / "course"
     data = yaml.safe_load(paths.COURSE_FILE.read_text())
-    data["projects"] = yaml.safe_load((TEMPLATE / "course.yml").read_text())  # step 2: its course.yml section
-    course.mkdir()
-    (course / "course.yml").write_text(yaml.safe_dump(data))
-    shutil.copytree(SOLUTION.parent, course / "solutions" / "Z_returns")  # step 3: its reference solution
-    autograder(kit, course, "release")  # step 4: the stubs
-    return kit, course
+    data["projects"] = yaml.safe_load((TEMPLATE / "course.yml").read_text())  # step 4: its course.yml section
+    (kit / "course.yml").write_text(yaml.safe_dump(data))
+    shutil.copytree(SOLUTION.parent, kit / "solutions" / "Z_returns")  # step 5: its reference solution
+    autograder(kit, kit, "release")  # step 5: the stubs
+    shutil.copytree(TEMPLATE / "tests", kit / "tests" / "projects" / "z_returns")  # step 7: its tests
+    return kit, kit
 
 
 def scores(kit: Path, course: Path, submission: Path) -> dict:
@@ -70,3 +74,28 @@ def test_the_template_check_fails_a_planted_bug(kit_and_course, tmp_path):
     (tmp_path / "Z_returns" / "returns.py").write_text(wrong)
     score, message = scores(kit, course, tmp_path)["Z.returns"]
     assert score == 0 and "expected" in message
+
+
+def planted_in_the_template():
+    """The template's tests/mutants.py, read as the kit's shared tests read a project's."""
+    spec = importlib.util.spec_from_file_location("template_mutants", TEMPLATE / "tests" / "mutants.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_shared_tests_find_and_pass_the_template_tests_unedited(kit_and_course):
+    kit, _ = kit_and_course
+    planted, shared = planted_in_the_template(), "tests/test_mutants.py::test_"
+    chosen = ["tests/projects/z_returns", f"{shared}every_check_has_a_planted_bug_that_it_catches[Z]",
+              *(f"{shared}the_planted_bug_is_caught_on_every_seed[{m.name}]" for m in planted.MUTANTS),
+              *(f"{shared}a_correct_implementation_written_differently_keeps_full_marks[{v.name}]"
+                for v in planted.EQUIVALENT)]
+    own = sum(test.read_text().count("\ndef test_") for test in (TEMPLATE / "tests").glob("test_*.py"))
+    env = {**os.environ, "PYTHONPATH": str(kit)}
+    env.pop("AUTOGRADER_PRIVATE", None)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *chosen], cwd=kit, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    passed = own + 1 + len(planted.MUTANTS) + len(planted.EQUIVALENT)
+    assert own >= 2 and f"{passed} passed" in done.stdout, done.stdout

@@ -1,7 +1,8 @@
 """Project Z, the template: discounted returns (D2L §15.7's return, G_t = r_t + gamma * G_{t+1}).
 
 Copy this folder to ``autograder/projects/<name>/``, rename the id, title, folder and module, and replace the check;
-docs/adding-a-project.md says what else a project needs (its course.yml section, its solution folder).
+docs/adding-a-project.md says what else a project needs (its course.yml section, its solution folder, its
+tests folder).
 """
 
 from autograder.checks import Project
