@@ -44,7 +44,7 @@ class Times(ProgressColumn):
         return said
 
 
-class Bar:
+class ProgressBar:
     """One task's bar: ``advance(what)`` marks a step done and names it, ``total(n)`` sets the number of steps."""
 
     def __init__(self, progress: Progress, task):
@@ -76,4 +76,4 @@ def progress_bar(label: str, total: int | None = None, console: Console | None =
                         TextColumn("{task.description}"), Times(), console=console or Console(stderr=True),
                         transient=transient, disable=not wanted())
     with progress:
-        yield Bar(progress, progress.add_task("", total=total))
+        yield ProgressBar(progress, progress.add_task("", total=total))
