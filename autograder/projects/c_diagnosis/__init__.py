@@ -2,7 +2,7 @@
 
 from autograder.checks import Project
 from autograder.projects.c_diagnosis.pieces import Entropy, ExplainedVariance, KLClip, ReturnDrop, TDAndQ
-from autograder.projects.c_diagnosis.verdicts import DiagnoseRules, FreshRuns, OwnLabels, needs_secret
+from autograder.projects.c_diagnosis.labels import DiagnoseRules, FreshRuns, OwnLabels, needs_secret
 from autograder.projects.c_diagnosis.command import add_commands
 from autograder.projects.c_diagnosis.plots import plots
 from autograder.projects.c_diagnosis.runs import NAMES

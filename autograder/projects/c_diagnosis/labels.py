@@ -1,4 +1,4 @@
-"""Project C's verdicts: the student's labels for their own three logs, and ``diagnose`` on fresh runs the grader
+"""Project C's label checks: the student's labels for their own three logs, and ``diagnose`` on fresh runs the grader
 trains itself with the seeds of the chosen set."""
 
 from __future__ import annotations
