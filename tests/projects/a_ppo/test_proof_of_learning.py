@@ -105,7 +105,7 @@ def test_extra_steps_of_the_environments_earn_nothing(tmp_path, course):
     assert result["score"] == 0 and "more than the budget" in result["message"], result
 
 
-STEERING_CONFIG = {"lr: float = 2.5e-3": "lr: float = 1e4", "adam_eps: float = 1e-5": "adam_eps: float = 1.0",
+STEERING_CONFIG = {"lr: float = 2.5e-3": "lr: float = 1.0", "adam_eps: float = 1e-5": "adam_eps: float = 1.0",
                    "max_grad_norm: float = 0.5": "max_grad_norm: float = 0.0"}
 COSTLY_CONFIG = {"epochs: int = 6": "epochs: int = 64", "minibatches: int = 8": "minibatches: int = 512",
                  "hidden: int = 32": "hidden: int = 256", "max_grad_norm: float = 0.5": "max_grad_norm: float = 0.0"}
@@ -117,13 +117,20 @@ def with_config(source: str, edits: dict) -> str:
     return source
 
 
+STEERED = ("    for _ in range(config.epochs):\n        rng.permutation(len(batch['actions']))\n"
+           "    zeros = [np.zeros_like(p) for p in optimizer.params]\n"
+           "    for _ in range(config.epochs * config.minibatches):\n        optimizer.step(zeros)\n"
+           "    optimizer.m[...] += np.float32(9e-4)\n    return {}\n")  # no PPO: every move is Adam's, steered by m
+
+
 def test_a_config_that_would_steer_the_replay_earns_nothing_without_ppo(tmp_path, course):
-    """Issue 26's attack: no PPO, a Config with a huge step size, Adam's eps 1 and no gradient, and forged Adam
-    moments. The graded run hands the pieces the course's hyperparameters and the judge keeps its own moments, so
-    the first update already departs."""
-    forged = ("    for p in optimizer.params:\n        p += np.float32(config.lr * 1e-3)\n"
-              "    optimizer.m[...] = 1e3\n    optimizer.v[...] = 0.0\n    return {}\n")
-    result = bar_of(tmp_path, course, with_config(mutate(REFERENCE, UPDATE, forged), STEERING_CONFIG))
+    """Issue 26's attack: no PPO, a Config with a step size 400 times the course's, Adam's eps 1 and every gradient
+    clipped to 0, and Adam's m nudged after each update by just under the moment tolerance (on Adam's scale, with v
+    at 0 and eps 1, a plain 9e-4). Before the course's hyperparameters, the replay, run with the student's Config and
+    from the student's moments, made the very same moves and all 12 updates followed (checked on the code before the
+    change: the run was credited, and only its direction kept it under the bar). Graded with the course's
+    hyperparameters, the replay's gradients are PPO's, and the first update departs."""
+    result = bar_of(tmp_path, course, with_config(mutate(REFERENCE, UPDATE, STEERED), STEERING_CONFIG))
     assert result["score"] == 0 and f"update 1 of {N_UPDATES} did not follow" in result["message"], result
 
 

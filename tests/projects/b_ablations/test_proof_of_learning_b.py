@@ -190,8 +190,14 @@ def test_forged_adam_moments_are_named(course):
     assert failure.startswith("update 2 of 3 did not follow") and "Adam's moments" in failure, failure
 
 
-STEERING_CONFIG = {"lr: float = 2.5e-3": "lr: float = 1e4", "adam_eps: float = 1e-5": "adam_eps: float = 1.0",
+STEERING_CONFIG = {"lr: float = 2.5e-3": "lr: float = 1.0", "adam_eps: float = 1e-5": "adam_eps: float = 1.0",
                    "max_grad_norm: float = 0.5": "max_grad_norm: float = 0.0"}
+STEERED = ("    for _ in range(config.epochs if details.multiple_epochs else 1):\n"
+           "        rng.permutation(len(batch['actions']))\n"
+           "    zeros = [np.zeros_like(p) for p in optimizer.params]\n"
+           "    for _ in range(config.minibatches * (config.epochs if details.multiple_epochs else 1)):\n"
+           "        optimizer.step(zeros)\n"
+           "    optimizer.m[...] += np.float32(9e-4)\n    return {}\n")  # no PPO: every move is Adam's, steered by m
 
 
 def with_config(edits: dict) -> str:
@@ -202,11 +208,10 @@ def with_config(edits: dict) -> str:
 
 
 def test_a_config_that_would_steer_the_replay_earns_no_bar_without_ppo(tmp_path, short):
-    """Issue 26's attack on B.bar: no PPO, a Config with a huge step size, Adam's eps 1 and no gradient, and forged
-    Adam moments. The re-run hands the pieces the course's hyperparameters, so the first update departs."""
-    forged = ("    for p in optimizer.params:\n        p += np.float32(config.lr * 1e-3)\n"
-              "    optimizer.m[...] = 1e3\n    optimizer.v[...] = 0.0\n    return {}\n")
-    root = submission(tmp_path, {"ppo.py": with_config(STEERING_CONFIG), **cheat_of(forged)}, harness=False)
+    """Issue 26's attack on B.bar, as A's (test_proof_of_learning.py): no PPO, a Config of the student's choosing
+    that clips every gradient to 0, and Adam's m steered just inside the tolerance. With the course's
+    hyperparameters the first update departs."""
+    root = submission(tmp_path, {"ppo.py": with_config(STEERING_CONFIG), **cheat_of(STEERED)}, harness=False)
     result = grade_checks(root, short, ["B.bar"])["B.bar"]
     assert result["score"] == 0 and f"update 1 of {N_UPDATES} did not follow" in result["message"], result
 
