@@ -12,14 +12,14 @@ from pydantic import Field
 
 from autograder.cascade import explained
 from autograder.config import validated_bar
-from autograder.checks import Bar, Check, Malformed, Verdict, pairs
+from autograder.checks import Check, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions
 from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.edges import Edges, alternatives
-from autograder.projects._shared.ppo.hyperparameters import Hyperparameters, config_note, course_config
-from autograder.projects._shared.ppo.runs import per_update_returns, recorded, student_config, unpacked
+from autograder.projects._shared.ppo.hyperparameters import config_note, course_config
+from autograder.projects._shared.ppo.runs import ReplayBar, per_update_returns, recorded, student_config, unpacked
 from autograder.projects.a_ppo.update import train_probes
 from rlkit.cartpole import evaluate
 
@@ -67,17 +67,10 @@ class Bar450(Check):
     cost, per_seed = 4.0, True
     grader_details = ("evaluated", "median", "training_tail", "curves", "threshold")  # the grader's own rollouts
 
-    class Bar(Bar):
-        num_envs: int = Field(description="CartPole environments run side by side")
-        n_steps: int = Field(description="steps per environment and update")
-        n_updates: int = Field(description="updates of each run, enforced by the environments' step budget")
+    class Bar(ReplayBar):
         threshold: float = Field(description="the median evaluation return over the seeds must be above this")
         eval_episodes: int = Field(description="episodes the grader samples from each returned policy")
         last_updates: int = Field(description="last updates whose training returns are reported")
-        replay_tolerance: float = Field(description="largest gap per parameter between an update and its replay")
-        moment_tolerance: float = Field(description="largest gap in Adam's moments after an update, on Adam's scale")
-        hyperparameters: Hyperparameters = Field(default_factory=Hyperparameters,
-                                                 description="what every graded run trains with (the chapter's)")
 
     def collect(self, student, ctx):
         return {"runs": [recorded_run(student, seed, ctx.bar) for seed in ctx.seeds]}

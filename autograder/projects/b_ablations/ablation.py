@@ -11,7 +11,7 @@ import json
 from pydantic import Field
 
 from autograder.checks import Bar, Check, Malformed, Verdict, close, require
-from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
+from autograder.projects._shared.ppo.runs import ReplayBar
 from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.crafted import matters_message, score_cases, verdicts
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
@@ -20,15 +20,8 @@ from autograder.student import StudentError, as_float, describe
 TABLE = "results.json"
 
 
-class RunBar(Bar):
-    num_envs: int = Field(description="CartPole environments run side by side")
-    n_steps: int = Field(description="steps per environment and update")
-    n_updates: int = Field(description="updates of each run")
+class RunBar(ReplayBar):
     factors: int = Field(description="how many details a student ablates")
-    replay_tolerance: float = Field(description="largest gap per parameter between an update and its replay")
-    moment_tolerance: float = Field(description="largest gap in Adam's moments after an update, on Adam's scale")
-    hyperparameters: Hyperparameters = Field(default_factory=Hyperparameters,
-                                             description="what every graded run trains with (the chapter's)")
 
 
 class TableBar(RunBar):

@@ -19,14 +19,14 @@ import zipfile
 
 import numpy as np
 
-from autograder.checks import Bar, Malformed, pairs
+from autograder.checks import Malformed, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, decode, init_agent, parameters, transitions
 from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects._shared.ppo import oracle as ppo
 from autograder.projects._shared.ppo.edges import Edges, alternatives
-from autograder.projects._shared.ppo.hyperparameters import Hyperparameters, course_config, differences
-from autograder.projects._shared.ppo.runs import per_update_returns, recorded, student_config, unpacked
+from autograder.projects._shared.ppo.hyperparameters import course_config, differences
+from autograder.projects._shared.ppo.runs import ReplayBar, per_update_returns, recorded, student_config, unpacked
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import flipped
 from autograder.projects.b_ablations.switches import student_details
@@ -35,17 +35,6 @@ from rlkit.cartpole import N_ACTIONS
 from rlkit.runproof import load_runs, run_name, unpack
 
 RUNS = "runs.npz"  # the proofs of the student's own runs, written by ablation.py beside results.json
-
-
-class ReplayBar(Bar):
-    """What a replay needs of B.table's and B.bar's bars."""
-
-    num_envs: int
-    n_steps: int
-    n_updates: int
-    replay_tolerance: float  # largest gap, per parameter, between a student's update and the reference's replay
-    moment_tolerance: float  # largest gap in Adam's moments after an update, on Adam's own scale
-    hyperparameters: Hyperparameters = Hyperparameters()  # what every graded run trains with (the chapter's)
 
 
 def replay_bar(bar) -> ReplayBar:

@@ -8,13 +8,26 @@ from dataclasses import replace
 
 import gymnasium
 import numpy as np
+from pydantic import Field
 
 import rlkit.cartpole
-from autograder.checks import Malformed
+from autograder.checks import Bar, Malformed
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects._shared.proof import Recipe, decode, encode, init_agent, parameters, run
 from autograder.student import StudentError
 from rlkit.cartpole import N_ACTIONS, make_envs
+
+
+class ReplayBar(Bar):
+    """What a recorded run and the judge's replay of it need of a bar: A.bar's, B.table's and B.bar's hold these."""
+
+    num_envs: int = Field(description="CartPole environments run side by side")
+    n_steps: int = Field(description="steps per environment and update")
+    n_updates: int = Field(description="updates of each run, enforced by the environments' step budget")
+    replay_tolerance: float = Field(description="largest gap per parameter between an update and its replay")
+    moment_tolerance: float = Field(description="largest gap in Adam's moments after an update, on Adam's scale")
+    hyperparameters: Hyperparameters = Field(default_factory=Hyperparameters,
+                                             description="what every graded run trains with (the chapter's)")
 
 
 class BudgetExhausted(RuntimeError):
