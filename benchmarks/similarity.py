@@ -293,7 +293,7 @@ def renamed(files: dict[str, str], folder: str, rng: np.random.Generator) -> dic
         for i, tok in enumerate(tokens):
             if tok.type != tokenize.NAME or tok.string in keep or (i and tokens[i - 1].string == "."):
                 continue
-            if i + 1 < len(tokens) and tokens[i + 1].string == "=" and i and tokens[i - 1].string in "(,":
+            if i + 1 < len(tokens) and tokens[i + 1].string == "=" and i and tokens[i - 1].string in ("(", ","):
                 continue  # a keyword argument's name belongs to the callee
             new = mapping.setdefault(tok.string, f"{WORDS[int(rng.integers(len(WORDS)))]}_{len(mapping)}")
             edits.append((tok.start, tok.end, new))
@@ -351,6 +351,8 @@ def commented(files: dict[str, str], folder: str, rng: np.random.Generator) -> d
                         starts.append((statement.lineno - 1, statement.col_offset))
         lines = text.splitlines(keepends=True)
         for n, (line, col) in enumerate(sorted(set(starts), reverse=True)):
+            if lines[line].lstrip().startswith("elif "):  # the ``if`` of an ``elif``: nothing can go before it
+                continue
             pad = " " * col
             roll = rng.random()
             if roll < 0.35:
