@@ -1,10 +1,12 @@
 """The similarity report (issue 28): what the fingerprints see through, that stubs never count, the six kinds of
-planted copies on a small synthetic class, the command, grade-all --similarity, and that no student sees any of it.
-The pages in a browser: tests/test_pages.py."""
+planted copies on a small synthetic class, that the synthetic honest students are correct and write alike no more
+than chance makes them, the command, grade-all --similarity, and that no student sees any of it. The pages in a
+browser: tests/test_pages.py."""
 
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -143,6 +145,58 @@ def test_every_kind_of_planted_copy_is_flagged_and_whole_copies_rank_first(plant
         if kind in ("verbatim", "renamed", "reordered", "reference"):  # the rest: benchmarks/similarity.py
             assert scores[pair] > max(honest), f"{kind} copy {sorted(pair)} ranks below an honest pair"
     assert all(not (key & set(truth["stub_only"])) for key in scores), "a stub-only student shares code"
+
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_honest_students_compute_what_the_reference_computes(tmp_path):
+    """The synthetic honest students (benchmarks/similarity_honest.py) rewrite every piece without changing what it
+    computes: D's pieces of twelve of them against the reference's on random groups (the full check with the
+    grader: benchmarks/similarity.py --verify)."""
+    from rlkit.toy import THETA_REF, verify
+
+    synthetic.make_class(tmp_path, 12, 0, ["D"], seed=5, stubs=0)
+    reference = load_module(paths.SOLUTIONS / "D_grpo" / "grpo.py", "reference_grpo")
+    rng = np.random.default_rng(0)
+    groups = [rng.normal(size=k) for k in (2, 3, 8)] + [np.ones(4), rng.integers(0, 2, 6).astype(float)]
+    for n, folder in enumerate(sorted(tmp_path.iterdir())):
+        student = load_module(folder / "D_grpo" / "grpo.py", f"honest_grpo_{n}")
+        for r in groups:
+            for name in ("group_centered_weight", "group_standardized_weight", "leave_one_out_weight"):
+                assert np.allclose(getattr(student, name)(r), getattr(reference, name)(r), atol=1e-12), name
+            p, p_ref = rng.uniform(0.1, 1, len(r)), rng.uniform(0.1, 1, len(r))
+            assert np.allclose(student.kl_penalized_reward(r, p, p_ref, 0.3),
+                               reference.kl_penalized_reward(r, p, p_ref, 0.3), atol=1e-12)
+            logits = rng.normal(size=len(r))
+            assert student.price_exploit(logits, r, 0) == pytest.approx(reference.price_exploit(logits, r, 0))
+        theta = {name: module.grpo_step(THETA_REF, 4, verify, np.random.default_rng(7), beta=0.1, epochs=2)
+                 for name, module in (("student", student), ("reference", reference))}
+        assert np.allclose(theta["student"], theta["reference"], atol=1e-10), folder.name
+
+
+def test_honest_students_do_not_write_whole_files_alike(tmp_path):
+    """Independent students share what the task and their approach dictate, never a whole file: among thirty honest
+    students of D and C, no two modules have the same normalised tokens, nor two of D's largest pieces."""
+    synthetic.make_class(tmp_path, 30, 0, ["C", "D"], seed=1, stubs=0)
+    def tokens(path: Path):
+        text = path.read_text()
+        return tokens_of([CodeFile(path.name, text, [(1, text)])])
+
+    for folder, module in (("C_diagnosis", "diagnostics.py"), ("D_grpo", "grpo.py")):
+        streams = [tuple(tokens(student / folder / module).ids) for student in sorted(tmp_path.iterdir())]
+        assert len(set(streams)) == len(streams), module
+    functions = {}
+    for student in sorted(tmp_path.iterdir()):
+        read = tokens(student / "D_grpo" / "grpo.py")
+        for unit, name in enumerate(read.unit_names):
+            if name.split(": ")[1] in ("grpo_step", "price_exploit", "clipped_surrogate_gradient"):
+                functions.setdefault(name, []).append(tuple(read.ids[read.unit == unit]))
+    assert functions and all(len(set(v)) == len(v) for v in functions.values())
 
 
 def test_the_report_lists_pairs_and_a_side_by_side_page_for_each(planted):
