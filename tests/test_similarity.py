@@ -1,7 +1,7 @@
-"""The similarity report (issue 28): what the fingerprints see through, that stubs never count, the six kinds of
-planted copies on a small synthetic class, that the synthetic honest students are correct and write alike no more
-than chance makes them, the command, grade-all --similarity, and that no student sees any of it. The pages in a
-browser: tests/test_pages.py."""
+"""The similarity report (issue 28): what the fingerprints see through (dead code too), that stubs never count, the
+six kinds of planted copies on a small synthetic class, that the synthetic honest students are correct and write
+alike no more than chance makes them, the command, grade-all --similarity, and that no student sees any of it. The
+pages in a browser: tests/test_pages.py."""
 
 from __future__ import annotations
 
@@ -83,6 +83,55 @@ def test_literals_count_by_kind_and_library_names_count_as_written():
     assert np.array_equal(prints(ORIGINAL), prints(ORIGINAL.replace("0.0", "1.5").replace("1 - eps", "2 - eps")))
     assert not np.array_equal(prints(ORIGINAL), prints(ORIGINAL.replace("0.0", "0")))  # a float is not an int
     assert not np.array_equal(prints(ORIGINAL), prints(ORIGINAL.replace("np.max", "np.median")))
+
+
+DEAD = '''
+import numpy as np
+
+def spread(values, eps):
+    """How far apart."""
+    unused_0 = 17 * 2  # debugging
+    centred = values - values.mean()
+    if False:
+        print('debug', 1)
+    scale = np.sqrt((centred ** 2).mean()) + eps
+    print("scale", scale)
+    total = 0.0
+    first = centred[0]
+    note = first * 2
+    for i in range(len(values)):
+        total += abs(centred[i]) / scale
+        pass
+    return total / len(values), np.max(centred) - np.min(centred)
+    raise RuntimeError("never reached")
+
+def clipped(rho, advantages, eps):
+    while 0:
+        eps = eps * 2
+    low, high = 1 - eps, 1 + eps
+    mask = ((advantages > 0) & (rho > high)) | ((advantages < 0) & (rho < low))
+    if True:
+        pass
+    else:
+        mask = None
+    return np.where(mask, 0.0, rho * advantages).mean(), mask.sum()
+'''
+
+
+def test_dead_code_and_debugging_lines_change_no_fingerprint():
+    """Unused assignments (a chain of them too), ``if False:``/``while 0:`` blocks, the dead branch of ``if True:``,
+    lines after a ``return``, ``pass`` and ``print`` lines are left out before tokenizing."""
+    assert np.array_equal(prints(ORIGINAL), prints(DEAD))
+
+
+def test_code_that_is_used_is_never_dropped_as_dead():
+    used = ORIGINAL.replace("    return total / len(values)", "    extra = total * 2\n    return extra / len(values)")
+    assert not np.array_equal(prints(ORIGINAL), prints(used))
+    in_closure = ORIGINAL.replace("    total = 0.0\n", "    total = 0.0\n    k = 3\n    f = lambda v: v * k\n"
+                                  ).replace("abs(centred[i])", "abs(f(centred[i]))")
+    assert not np.array_equal(prints(ORIGINAL), prints(in_closure))
+    unread_mutation = ORIGINAL.replace("    total = 0.0\n", "    total = 0.0\n    values[0] = 1.0\n")
+    assert not np.array_equal(prints(ORIGINAL), prints(unread_mutation))  # x[i] = v changes an object: kept
 
 
 def test_a_file_that_does_not_compile_is_still_read_whole():
