@@ -1,7 +1,7 @@
-"""The similarity report (issue 28): what the fingerprints see through (dead code too), that stubs never count, the
-six kinds of planted copies on a small synthetic class, that the synthetic honest students are correct and write
-alike no more than chance makes them, the command, grade-all --similarity, and that no student sees any of it. The
-pages in a browser: tests/test_pages.py."""
+"""The similarity report (issue 28): what the fingerprints see through (dead code too), that stubs never count and
+never take a fingerprint's place, one copied function, the six kinds of planted copies on a small synthetic class,
+that the synthetic honest students are correct and write alike no more than chance makes them, the command,
+grade-all --similarity, and that no student sees any of it. The pages in a browser: tests/test_pages.py."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ import yaml
 from autograder import paths
 from autograder.cli import main
 from autograder.similarity import Layout, compare_class
-from autograder.similarity.fingerprints import fingerprints
-from autograder.similarity.index import FLAG
+from autograder.similarity.fingerprints import W, fingerprints, kgram_hashes, winnow
+from autograder.similarity.index import FLAG, MIN_UNIT
 from autograder.similarity.tokens import CodeFile, code_files, notebook_code, tokens_of
 from conftest import quick_course_data
 
@@ -134,6 +134,20 @@ def test_code_that_is_used_is_never_dropped_as_dead():
     assert not np.array_equal(prints(ORIGINAL), prints(unread_mutation))  # x[i] = v changes an object: kept
 
 
+def test_excluded_kgrams_never_take_a_fingerprints_place():
+    """The stubs' and the common k-grams are left out before winnowing, not after: W k-grams that winnowing over all
+    of them passes over (a smaller excluded one in each of their windows) are fingerprinted once the rest is left
+    out, so what is left of a copy between given lines is never lost."""
+    tokens = tokens_of([CodeFile("m.py", ORIGINAL, [(1, ORIGINAL)])])
+    hashes = kgram_hashes(tokens)
+    hashes = hashes[hashes != np.uint64(2**64 - 1)]  # not the k-grams that span two functions
+    passed_over = [h for h in dict.fromkeys(hashes.tolist()) if h not in set(hashes[winnow(hashes)].tolist())]
+    kept_apart = np.array(passed_over[:W], dtype=np.uint64)
+    assert len(kept_apart) == W
+    kept, _ = fingerprints(tokens, excluded=np.setdiff1d(hashes, kept_apart))
+    assert len(kept) and set(kept.tolist()) <= set(kept_apart.tolist())
+
+
 def test_a_file_that_does_not_compile_is_still_read_whole():
     broken = ORIGINAL.replace("def clipped(rho, advantages, eps):", "def clipped(rho, advantages, eps)\n  )")
     found = set(prints(broken).tolist())
@@ -170,6 +184,71 @@ def test_the_released_stubs_never_count(tmp_path):
     names = {frozenset((comparison.sources[p.a].name, comparison.sources[p.b].name)) for p in comparison.pairs}
     assert names == {frozenset(("dee", "reference"))}  # the only pair: the reference handed in as it is
     assert comparison.pairs[0].score == pytest.approx(1.0)
+
+
+MINE = '''
+import numpy as np
+
+def returns_to_go(rewards, gamma):
+    out = np.zeros(len(rewards))
+    running = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        running = rewards[t] + gamma * running
+        out[t] = running
+    return out
+
+def normalised(x):
+    x = np.asarray(x, dtype=float)
+    return (x - x.mean()) / (x.std() + 1e-8)
+
+def greedy(q, rng, epsilon):
+    if rng.random() < epsilon:
+        return int(rng.integers(q.shape[1]))
+    best = np.flatnonzero(q[0] == q[0].max())
+    return int(best[0])
+'''
+
+THEIRS = '''
+import numpy as np
+
+def discounted(rs, g):
+    acc, result = 0, []
+    for r in reversed(list(rs)):
+        acc = acc * g + r
+        result.insert(0, acc)
+    return np.array(result)
+
+def standardise(values):
+    arr = np.array(values, float)
+    mu, sd = np.mean(arr), np.std(arr)
+    return (arr - mu) / (1e-8 + sd)
+
+def choose(qs, gen, eps):
+    explore = gen.random() < eps
+    return int(gen.integers(qs.shape[1])) if explore else int(np.argmax(qs[0]))
+'''
+
+
+def test_one_copied_function_stands_out_in_otherwise_independent_code(tmp_path):
+    """A function pasted into code written otherwise alone scores as the function, not as the submission; one of
+    fewer than MIN_UNIT fingerprints counts in proportion to its size rather than not at all."""
+    whole_function = ORIGINAL.split("def clipped")[0].replace("import numpy as np", "")
+    small_function = "def clipped" + ORIGINAL.split("def clipped")[1]
+    root = tmp_path / "class"
+    for student, text in {"ann": MINE + whole_function, "bob": THEIRS + whole_function,
+                          "cy": MINE + small_function, "dee": THEIRS + small_function}.items():
+        (root / student / "D_grpo").mkdir(parents=True)
+        (root / student / "D_grpo" / "grpo.py").write_text(text)
+    [comparison] = compare_class(Layout([(p.name, p) for p in sorted(root.iterdir())], None, []), {"D": "D_grpo"})
+    pairs = {frozenset((comparison.sources[p.a].name, comparison.sources[p.b].name)): p for p in comparison.pairs}
+    copied = pairs[frozenset(("ann", "bob"))]
+    assert copied.whole < 0.6 and copied.unit == pytest.approx(1.0) and copied.score == copied.unit and copied.flagged
+    assert copied.unit_name.endswith("grpo.py: spread")
+    small = pairs[frozenset(("cy", "dee"))]
+    size = next(int(np.sum(s.units == s.unit_names.index("grpo.py: clipped"))) for s in comparison.sources
+                if s.name == "dee")
+    assert size < MIN_UNIT and small.unit == pytest.approx(size / MIN_UNIT)
+    assert small.unit_name.endswith("grpo.py: clipped")
 
 
 @pytest.fixture(scope="module")
