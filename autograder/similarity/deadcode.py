@@ -18,7 +18,7 @@ import bisect
 from collections import Counter
 
 Position = tuple[int, int]  # (line from 1, column in characters), as tokenize counts
-_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_JUMPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _DYNAMIC = {"locals", "vars", "eval", "exec"}  # a function that calls these may read any of its names
 
 
@@ -44,15 +44,12 @@ def dead_spans(source: str) -> list[tuple[Position, Position]]:
     """Where the dead statements of ``source`` stand (tokenize's positions); none if it does not parse."""
     try:
         tree = ast.parse(source)
+        reader = _Reader()
+        reader.statements(tree.body, (), False)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
+    spans = reader.spans + [(_start(n), _end(n)) for scope in reader.scopes for n in scope.unused()]
     lines = source.splitlines()
-    ranges = _dead_ranges(tree)
-    noise = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and _noise(n)]
-    gone = {id(n) for n in noise} | {id(n) for _, _, nodes in ranges for n in nodes}
-    unused = [s for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-              for s in unused_assignments(node, gone)]
-    spans = [(_start(n), _end(n)) for n in noise + unused] + [(a, b) for a, b, _ in ranges]
     return [(_position(lines, *a), _position(lines, *b)) for a, b in spans]
 
 
@@ -64,22 +61,6 @@ def _position(lines: list[str], line: int, byte_column: int) -> Position:
     return line, len(text.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))
 
 
-def _blocks(tree: ast.AST):
-    """Every statement list: bodies, ``else`` and ``finally`` blocks, exception handlers' bodies."""
-    for node in ast.walk(tree):
-        for name in ("body", "orelse", "finalbody"):
-            block = getattr(node, name, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                yield node, name, block
-
-
-def _false(test: ast.expr) -> bool | None:
-    """True for a false constant, False for a true one, None for anything else."""
-    if isinstance(test, ast.Constant):
-        return not test.value
-    return None
-
-
 def _start(node: ast.AST) -> tuple[int, int]:
     return node.lineno, node.col_offset
 
@@ -88,27 +69,11 @@ def _end(node: ast.AST) -> tuple[int, int]:
     return node.end_lineno, node.end_col_offset
 
 
-def _dead_ranges(tree: ast.AST) -> list[tuple[tuple[int, int], tuple[int, int], list[ast.AST]]]:
-    """(start, end, the nodes inside) of each dead run, as the syntax tree counts positions: what follows a jump,
-    what a constant test never runs, and the test itself (``if True:``, ``else:`` of ``if False:``)."""
-    found = []
-    for node, name, block in _blocks(tree):
-        for i, statement in enumerate(block[:-1]):
-            if isinstance(statement, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
-                found.append((_start(block[i + 1]), _end(block[-1]), block[i + 1:]))
-                break
-        if name != "body" or not isinstance(node, (ast.If, ast.While)):
-            continue
-        never = _false(node.test)
-        if never and node.orelse and isinstance(node, ast.If):  # the test, its block and ``else:``
-            found.append((_start(node), _start(node.orelse[0]), [node.test] + node.body))
-        elif never and not node.orelse:
-            found.append((_start(node), _end(node), [node]))
-        elif never is False and isinstance(node, ast.If):  # ``if True:`` and its ``else:`` block
-            found.append((_start(node), _start(node.body[0]), [node.test]))
-            if node.orelse:
-                found.append((_end(node.body[-1]), _end(node.orelse[-1]), node.orelse))
-    return found
+def _false(test: ast.expr) -> bool | None:
+    """True for a false constant, False for a true one, None for anything else."""
+    if isinstance(test, ast.Constant):
+        return not test.value
+    return None
 
 
 def _noise(statement: ast.stmt) -> bool:
@@ -123,27 +88,10 @@ def _noise(statement: ast.stmt) -> bool:
     return False
 
 
-def _own_statements(func: ast.AST):
-    """The statements of ``func`` itself, not of functions or classes defined inside it."""
-    stack = list(func.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.stmt) and not isinstance(child, _NESTED_SCOPES):
-                stack.append(child)
-
-
-def _targets(statement: ast.stmt) -> list[ast.expr]:
-    if isinstance(statement, ast.Assign):
-        return statement.targets
-    return [statement.target]
-
-
 def _target_names(statement: ast.stmt) -> set[str] | None:
     """The names an assignment binds, or None when it also changes an object (``x[i] = v``, ``x.a = v``)."""
     names = set()
-    for target in _targets(statement):
+    for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
         for node in ast.walk(target):
             if isinstance(node, ast.Name):
                 names.add(node.id)
@@ -152,34 +100,119 @@ def _target_names(statement: ast.stmt) -> set[str] | None:
     return names
 
 
-def _loads(node: ast.AST) -> Counter:
-    return Counter(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+class _Scope:
+    """A function being read: how often each name is read in it (its nested functions included, dead code not), and
+    its assignments to plain names, each with what it reads itself."""
+
+    def __init__(self):
+        self.loads: Counter = Counter()
+        self.assignments: list[tuple[ast.stmt, set[str], Counter]] = []
+        self.opaque = False  # names declared global or nonlocal: their readers may be anywhere
+
+    def unused(self) -> list[ast.stmt]:
+        """The assignments whose names nothing else reads, again and again until none is left."""
+        if self.opaque or _DYNAMIC & set(self.loads):
+            return []
+        total, dead = Counter(self.loads), []
+        pending = list(self.assignments)
+        changed = True
+        while changed:
+            changed, still = False, []
+            for statement, names, own in pending:
+                if all(total[name] - own[name] <= 0 for name in names):
+                    dead.append(statement)
+                    total -= own
+                    changed = True
+                else:
+                    still.append((statement, names, own))
+            pending = still
+        return dead
 
 
-def unused_assignments(func: ast.FunctionDef | ast.AsyncFunctionDef, gone: set[int] = frozenset()
-                       ) -> list[ast.stmt]:
-    """The assignments of ``func`` whose names nothing else in it reads (its nested functions included; what the
-    nodes of ``gone``, already dead, read does not count), repeated until none is left; none for a function that
-    declares names global or nonlocal or calls ``locals()``-like builtins."""
-    own = list(_own_statements(func))
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in own) or _DYNAMIC & set(_loads(func)):
-        return []
-    candidates = {id(s): s for s in own if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-                  and getattr(s, "value", None) is not None and _target_names(s) and id(s) not in gone}
-    reads = {key: _loads(s) for key, s in candidates.items()}
-    total = _loads(func)
-    for node in ast.walk(func):
-        if id(node) in gone:
-            total -= _loads(node)
-    dead: dict[int, ast.stmt] = {}
-    changed = True
-    while changed:
-        changed = False
-        for key, statement in candidates.items():
-            if key in dead:
+class _Reader:
+    """One pass over a module's syntax tree: the dead runs it finds on the way (``spans``, as the syntax tree counts
+    positions), and every function's ``_Scope``."""
+
+    def __init__(self):
+        self.spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        self.scopes: list[_Scope] = []
+
+    def statements(self, block: list[ast.stmt], scopes: tuple, dead: bool) -> None:
+        for i, statement in enumerate(block):
+            self.statement(statement, scopes, dead)
+            if not dead and isinstance(statement, _JUMPS) and i + 1 < len(block):
+                self.spans.append((_start(block[i + 1]), _end(block[-1])))
+                dead = True
+
+    def statement(self, node: ast.stmt, scopes: tuple, dead: bool) -> None:
+        if not dead and _noise(node):
+            self.spans.append((_start(node), _end(node)))
+            dead = True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for part in node.decorator_list + node.args.defaults + node.args.kw_defaults:
+                self.expression(part, scopes, dead)
+            scope = _Scope()
+            self.scopes.append(scope)
+            self.statements(node.body, scopes + (scope,), dead)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for scope in scopes:
+                scope.opaque = True
+        elif (isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None and scopes
+              and not dead and _target_names(node)):
+            own: Counter = Counter()
+            self.expression(node.value, scopes, dead, own)
+            scopes[-1].assignments.append((node, _target_names(node), own))
+        elif isinstance(node, (ast.If, ast.While)):
+            self.branches(node, scopes, dead)
+        else:
+            self.fields(node, scopes, dead)
+
+    def branches(self, node: ast.If | ast.While, scopes: tuple, dead: bool) -> None:
+        """An ``if`` or ``while``; a constant test makes its block or its ``else`` dead, and the test with it."""
+        never = None if dead else _false(node.test)
+        self.expression(node.test, scopes, dead)
+        body_dead = orelse_dead = dead
+        if never and node.orelse and isinstance(node, ast.If):  # the test, its block and ``else:``
+            self.spans.append((_start(node), _start(node.orelse[0])))
+            body_dead = True
+        elif never and not node.orelse:
+            self.spans.append((_start(node), _end(node)))
+            body_dead = True
+        elif never is False and isinstance(node, ast.If):  # ``if True:`` and its ``else:`` block
+            self.spans.append((_start(node), _start(node.body[0])))
+            if node.orelse:
+                self.spans.append((_end(node.body[-1]), _end(node.orelse[-1])))
+                orelse_dead = True
+        self.statements(node.body, scopes, body_dead)
+        self.statements(node.orelse, scopes, orelse_dead)
+
+    def fields(self, node: ast.AST, scopes: tuple, dead: bool) -> None:
+        """Any other statement: its blocks as statements, the rest as expressions."""
+        for value in ast.iter_fields(node):
+            value = value[1]
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                self.statements(value, scopes, dead)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, (ast.excepthandler, getattr(ast, "match_case", ()))):
+                        self.fields(item, scopes, dead)
+                    elif isinstance(item, ast.AST):
+                        self.expression(item, scopes, dead)
+            elif isinstance(value, ast.AST):
+                self.expression(value, scopes, dead)
+
+    def expression(self, node: ast.AST, scopes: tuple, dead: bool, own: Counter | None = None) -> None:
+        """The names an expression reads, counted for every function it is in (and for ``own``), unless dead."""
+        if dead:
+            return
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if type(n) is ast.Name:
+                if type(n.ctx) is ast.Load:
+                    for scope in scopes:
+                        scope.loads[n.id] += 1
+                    if own is not None:
+                        own[n.id] += 1
                 continue
-            if all(total[name] - reads[key][name] <= 0 for name in _target_names(statement)):
-                dead[key] = statement
-                total -= reads[key]
-                changed = True
-    return list(dead.values())
+            stack.extend(ast.iter_child_nodes(n))
