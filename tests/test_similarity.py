@@ -9,6 +9,7 @@ import csv
 import importlib.util
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -249,6 +250,65 @@ def test_one_copied_function_stands_out_in_otherwise_independent_code(tmp_path):
                 if s.name == "dee")
     assert size < MIN_UNIT and small.unit == pytest.approx(size / MIN_UNIT)
     assert small.unit_name.endswith("grpo.py: clipped")
+
+
+BACKWARDS = '''
+def backwards(rewards, values, dones, gamma, lam):
+    """Advantages by a backward pass."""
+    steps = len(rewards)
+    advantages = np.zeros(steps)
+    carry = 0.0
+    for t in reversed(range(steps)):
+        keep = 1.0 - dones[t]
+        target = rewards[t] + gamma * values[t + 1] * keep
+        carry = target - values[t] + gamma * lam * keep * carry
+        advantages[t] = carry
+    scale = np.abs(advantages).max() or 1.0
+    return advantages / scale, advantages + values[:steps]
+'''
+
+
+def test_a_function_a_cluster_writes_alike_is_evidence_for_none_of_its_pairs(tmp_path):
+    """Five honest students who write one function alike share it with four others each: their pairs score 2/5 of
+    it at most, while two students who alone share a function score it whole."""
+    synthetic.make_class(tmp_path / "class", 9, 0, ["D"], seed=2, stubs=0)
+    students = sorted((tmp_path / "class").iterdir())
+    spread = ORIGINAL.split("def clipped")[0].replace("import numpy as np", "")
+    for student in students[:5]:
+        with open(student / "D_grpo" / "grpo.py", "a") as module:
+            module.write("\n\n" + spread)
+    for student in students[5:7]:
+        with open(student / "D_grpo" / "grpo.py", "a") as module:
+            module.write("\n\n" + BACKWARDS)
+    [comparison] = compare_class(Layout([(p.name, p) for p in students], paths.BUNDLED, []), {"D": "D_grpo"})
+    pairs = {frozenset((comparison.sources[p.a].name, comparison.sources[p.b].name)): p for p in comparison.pairs}
+    cluster = [pairs[frozenset((a.name, b.name))] for i, a in enumerate(students[:5]) for b in students[i + 1:5]]
+    by_spread = [p for p in cluster if p.unit_name.endswith("grpo.py: spread")]
+    assert by_spread and max(p.unit for p in by_spread) <= 2 / 5 + 1e-9
+    alone = pairs[frozenset((students[5].name, students[6].name))]
+    assert alone.unit_name.endswith("grpo.py: backwards") and alone.unit > 0.8 and alone.flagged
+
+
+def test_at_equal_similarity_whole_copies_come_before_one_function(tmp_path):
+    """A whole module copied and one long function copied both score 100 %; the whole copy is listed first, though
+    the function shares more fingerprints."""
+    longer = BACKWARDS.replace("    return advantages / scale, advantages + values[:steps]\n", textwrap.dedent('''
+        centred = values - values.mean()
+        spread = np.sqrt((centred ** 2).mean()) + scale
+        total = 0.0
+        for i in range(len(values)):
+            total += abs(centred[i]) / spread
+        return advantages / scale, total / len(values), np.max(centred) - np.min(centred)
+    ''').replace("\n", "\n    "))
+    root = tmp_path / "class"
+    for student, text in {"ann": ORIGINAL, "bob": ORIGINAL, "cy": MINE + longer, "dee": THEIRS + longer}.items():
+        (root / student / "D_grpo").mkdir(parents=True)
+        (root / student / "D_grpo" / "grpo.py").write_text(text)
+    [comparison] = compare_class(Layout([(p.name, p) for p in sorted(root.iterdir())], None, []), {"D": "D_grpo"})
+    first, second = comparison.pairs[:2]
+    assert {comparison.sources[first.a].name, comparison.sources[first.b].name} == {"ann", "bob"}
+    assert {comparison.sources[second.a].name, comparison.sources[second.b].name} == {"cy", "dee"}
+    assert first.score == second.score == pytest.approx(1.0) and first.shared < second.shared
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,14 @@ A pair's score is the larger of two shares:
   * **whole**: the weight of the fingerprints the two share, over the weight of the smaller submission's
     fingerprints; scaled down when that submission has fewer than ``MIN_FINGERPRINTS`` (one that wrote almost
     nothing does not score 100 % on one shared line);
-  * **one function**: the same share for a single function (or notebook cell) of either side, found anywhere in the
-    other side, scaled down for a function of fewer than ``MIN_UNIT`` fingerprints: a copied function stands out
-    even inside a submission written otherwise alone.
+  * **one function**: how far the other side stands out among the class's holders of one function (or notebook
+    cell) of either side, found anywhere in it (``standing_out``): the share of the function's fingerprints it
+    holds beyond what the next closest submission holds, split among submissions tied at the top; scaled down for a
+    function of fewer than ``MIN_UNIT`` fingerprints. A copied function stands out even inside a submission written
+    otherwise alone (its copier and its source hold all of it, the rest of the class less), while a function that
+    a cluster of students write alike (a short one, or a common way to write a long one) is evidence for none of
+    their pairs. The price: one function passed around among ``k`` students scores ``2 / k`` for each of their
+    pairs; whole submissions passed around still score as whole copies.
 """
 
 from __future__ import annotations
@@ -147,22 +152,44 @@ def overlap_of(sources: list[Source]) -> tuple[Overlap, np.ndarray]:
     return shared_counts(values, owners, units, weights, len(sources)), first_unit
 
 
+def standing_out(unit: np.ndarray, shared: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """For each record (a function ``unit``, another source holding ``shared`` of its ``size`` fingerprints): how far
+    that source stands out among all the class's holders of the function. Only the sources holding the most of it
+    score: the share they hold beyond the next best holder's, ``(k1 - k2) / (size - k2)``, split among those tied
+    at the top, ``2 / (1 + tied)``; everyone else scores 0. One function copied: its copier and its source alone
+    hold all of it, 1. A function a cluster of students write alike: ``2 / (1 + cluster)``. An honest nearest
+    neighbour, a little closer than the next: little."""
+    order = np.lexsort((-shared, unit))
+    unit_s, shared_s = unit[order], shared[order]
+    first = np.r_[True, unit_s[1:] != unit_s[:-1]]
+    group = np.cumsum(first) - 1
+    starts = np.flatnonzero(first)
+    top = shared_s[starts][group]
+    at_top = shared_s == top
+    tied = np.bincount(group, weights=at_top)[group]
+    below = np.where(at_top, -1, shared_s)
+    runner_up = np.maximum(np.maximum.reduceat(below, starts)[group], 0)
+    gap = (top - runner_up) / np.maximum(size[unit_s] - runner_up, 1)
+    score = np.where(at_top, gap * 2 / (1 + tied), 0.0)
+    out = np.empty(len(score))
+    out[order] = score
+    return out
+
+
 def best_functions(sources: list[Source], overlap: Overlap, first_unit: np.ndarray, pair_keys: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
-    """For each pair (``pair_keys``: a * n + b, sorted), the highest share of one function's fingerprint weight that
-    the other side holds, over the functions of both sides, scaled down below MIN_UNIT fingerprints; and which
-    function (numbered over all sources; -1 for none)."""
+    """For each pair (``pair_keys``: a * n + b, sorted), the best score of one function of either side held by the
+    other (``standing_out``), scaled down for a function of fewer than MIN_UNIT fingerprints; and which function
+    (numbered over all sources; -1 for none)."""
     n = len(sources)
     best, which = np.zeros(len(pair_keys)), np.full(len(pair_keys), -1, dtype=np.int64)
     if not len(overlap.unit):
         return best, which
     owner_of = np.repeat(np.arange(n), np.diff(first_unit))
     all_units = np.concatenate([s.units.astype(np.int64) + first_unit[i] for i, s in enumerate(sources)])
-    all_weights = np.concatenate([s.weights for s in sources])
-    totals = np.bincount(all_units, weights=all_weights, minlength=first_unit[-1])
     sizes = np.bincount(all_units, minlength=first_unit[-1])
     unit, other = overlap.unit, overlap.other
-    share = overlap.unit_weight / np.maximum(totals[unit], 1e-12) * np.minimum(1.0, sizes[unit] / MIN_UNIT)
+    share = standing_out(unit, overlap.unit_shared, sizes) * np.minimum(1.0, sizes[unit] / MIN_UNIT)
     mine = owner_of[unit]
     keys = np.minimum(mine, other) * n + np.maximum(mine, other)
     order = np.lexsort((-share, keys))
@@ -173,6 +200,12 @@ def best_functions(sources: list[Source], overlap: Overlap, first_unit: np.ndarr
     best[at[found]] = np.minimum(share[top][found], 1.0)
     which[at[found]] = unit[top][found]
     return best, which
+
+
+def ranking(pair: Pair) -> tuple:
+    """The report's order: by similarity; at equal similarity (to rounding: a share summed from weights may miss 1
+    by a hair), whole copies first, then by the fingerprints shared."""
+    return -round(pair.score, 9), -round(pair.whole, 9), -pair.shared, pair.a, pair.b
 
 
 def compare(project: str, sources: list[Source], stubs: list[CodeFile], common: float = COMMON_SHARE,
@@ -207,7 +240,7 @@ def compare(project: str, sources: list[Source], stubs: list[CodeFile], common: 
             pair.unit_name = f"{side.name}: {side.unit_names[u - first_unit[owner_of[u]]]}"
         pair.flagged = pair.score >= flag
         pairs.append(pair)
-    pairs.sort(key=lambda p: (-p.score, -p.shared, p.a, p.b))
+    pairs.sort(key=ranking)
     return ProjectComparison(project, sources, boilerplate, common_set, limit, pairs,
                              int(student.sum()), [code.name for code in stubs])
 

@@ -2,9 +2,9 @@
 owners, each run of one fingerprint giving the pairs of its owners. Pairs that share nothing are never looked at,
 so the cost grows with what the class shares, not with the square of its size.
 
-Counted per pair: the fingerprints in common and their weight; and, per function (unit) of either side, the weight
-of that function's fingerprints the other side holds anywhere, so that one copied function shows even when the rest
-of the two submissions differ or the copier moved it into another file.
+Counted per pair: the fingerprints in common and their weight; and, per function (unit) of either side, how many of
+that function's fingerprints the other side holds anywhere, so that one copied function shows even when the rest of
+the two submissions differ or the copier moved it into another file.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class Overlap:
     weight: np.ndarray  # their summed weight
     unit: np.ndarray  # per record: a function, numbered over all sources
     other: np.ndarray  # the source it is compared with
-    unit_weight: np.ndarray  # the weight of that function's fingerprints the other source holds
+    unit_shared: np.ndarray  # how many of that function's fingerprints the other source holds
 
 
 class _Sums:
@@ -82,7 +82,8 @@ def shared_counts(values: np.ndarray, owners: np.ndarray, units: np.ndarray, wei
             w = np.repeat(weights[at][:, 0], len(i))  # every holder of a fingerprint gives it the same weight
             pairs.add((member[:, i] * n + member[:, j]).ravel(), np.ones(len(w)), w)
             functions.add(np.concatenate([(unit[:, i] * n + member[:, j]).ravel(),
-                                          (unit[:, j] * n + member[:, i]).ravel()]), np.r_[w, w])
+                                          (unit[:, j] * n + member[:, i]).ravel()]), np.ones(2 * len(w)))
     keys, counts, summed = pairs.result()
-    unit_keys, unit_summed = functions.result()
-    return Overlap(keys // n, keys % n, counts.astype(np.int64), summed, unit_keys // n, unit_keys % n, unit_summed)
+    unit_keys, unit_counts = functions.result()
+    return Overlap(keys // n, keys % n, counts.astype(np.int64), summed, unit_keys // n, unit_keys % n,
+                   unit_counts.astype(np.int64))
