@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/similarity.py [--students 60] [--copies 4] [--projects A,B,C,D] [--seed 0]
     .venv/bin/python benchmarks/similarity.py --scale 1000 [--copies 10]       # time and memory, 1,000 students
     .venv/bin/python benchmarks/similarity.py --verify 4                      # honest students graded: correct?
+    .venv/bin/python benchmarks/similarity.py --keep DIR [--reuse]            # keep the class (compare it again)
 
 The synthetic class. Honest students are made by ``similarity_honest.py``: every student writes every graded piece
 on their own, the way independent people do. Per piece, they take one of two to four approaches written by hand
@@ -30,7 +31,8 @@ Planted copies, six kinds, each copying another student of the class (or the ref
   reference    the reference solution, its solution markers removed
 A few students hand in the stubs unchanged. The report is run on the class (``autograder similarity``, this kit's
 course, no ``--against``) and scored against the truth: a planted pair is *found* when it ranks above every honest
-pair of its project (two honest students, or an honest student and the reference), and *flagged* when it reaches
+pair of its project (two honest students, or an honest student and the reference): listed before them in the report,
+where pairs of equal similarity come by the share of the whole submissions they share; *flagged* when it reaches
 the report's threshold; the honest pairs that reach it are counted too, and the students who hand in the stubs must
 stay below it.
 
@@ -71,6 +73,7 @@ MODULES = {"A": ("A_ppo", ["ppo.py"]), "B": ("B_ablations", ["ppo.py", "details.
 KINDS = ("verbatim", "renamed", "reordered", "commented", "function", "reference")
 STUB_PIECE = re.compile(r"^(?P<indent>[ \t]*)# YOUR CODE HERE\n[ \t]*raise NotImplementedError\(\)\n", re.M)
 DEF = re.compile(r"^[ \t]*def (\w+)\(", re.M)
+MISSES_SHOWN = 8  # planted pairs ranked below an honest pair, listed per project
 
 
 # ------------------------------------------------------------------------------------------ honest students
@@ -266,7 +269,7 @@ def make_class(root: Path, students: int, copies: int, projects: list[str], seed
             raise SystemExit(f"--students {students} is too few for {copies} copies of each of {len(KINDS)} kinds")
         chosen = list(rng.permutation(regular))
         copiers, sources = chosen[:n_copies], chosen[n_copies:2 * n_copies]
-        planted = []
+        planted, copied = [], {}
         for n, copier in enumerate(copiers):
             kind, source = KINDS[n % len(KINDS)], sources[n]
             original = files[source][pid]
@@ -284,12 +287,13 @@ def make_class(root: Path, students: int, copies: int, projects: list[str], seed
                 largest = sorted(theirs, key=lambda k: -len(theirs[k].body + "".join(theirs[k].helpers)))[:3]
                 key = largest[int(rng.integers(len(largest)))]
                 own[key] = theirs[key]
+                copied[copier] = key
                 made = files_from(pid, own, pieces[copier]["A"] if pid == "B" else {}, styles[copier])
             else:
                 made, source = reference_files(pid), "reference"
             files[copier][pid] = made
             planted.append((copier, source, kind))
-        truth[pid] = {"planted": planted, "stub_only": stub_only,
+        truth[pid] = {"planted": planted, "stub_only": stub_only, "copied": copied,
                       "honest": [s for s in regular if s not in copiers]}
     for sid in ids:
         for pid, modules in files[sid].items():
@@ -326,31 +330,37 @@ def read_pairs(out: Path) -> dict[str, list[dict]]:
 
 
 def score_class(truth: dict, out: Path, flag: float) -> dict:
-    """Per project and kind: planted pairs found (ranked above every honest pair) and flagged; honest pairs above
-    the threshold; the highest honest score."""
+    """Per project and kind: planted pairs found (ranked above every honest pair: listed before it, in the report's
+    order) and flagged; honest pairs above the threshold; the highest honest score."""
     pairs = read_pairs(out)
     results = {}
     for pid, facts in truth.items():
         rows = pairs.get(pid, [])
         score = {frozenset((r["submission"], r["compared_with"])): float(r["similarity"]) for r in rows}
+        rank = {frozenset((r["submission"], r["compared_with"])): n for n, r in enumerate(rows)}
         copiers = {c for c, _, _ in facts["planted"]}
         related = {frozenset((c, s)) for c, s, _ in facts["planted"]}
         ref_copiers = [c for c, _, k in facts["planted"] if k == "reference"]
         related |= {frozenset((a, b)) for a in ref_copiers for b in ref_copiers if a != b}
         honest_people = set(facts["honest"]) | set(facts["stub_only"]) | {"reference"}
-        honest_scores = [v for key, v in score.items() if key not in related and key <= honest_people]
+        honest = [key for key in score if key not in related and key <= honest_people]
+        honest_scores = [score[key] for key in honest]
         top_honest = max(honest_scores, default=0.0)
-        kinds = {}
+        first_honest = min((rank[key] for key in honest), default=len(rows))
+        kinds, missed = {}, []
         for copier, source, kind in facts["planted"]:
             value = score.get(frozenset((copier, source)), 0.0)
+            found = rank.get(frozenset((copier, source)), len(rows)) < first_honest
+            if not found:
+                missed.append((kind, facts.get("copied", {}).get(copier, ""), value))
             entry = kinds.setdefault(kind, {"pairs": 0, "found": 0, "flagged": 0, "lowest": 1.0})
             entry["pairs"] += 1
-            entry["found"] += value > top_honest
+            entry["found"] += found
             entry["flagged"] += value >= flag
             entry["lowest"] = min(entry["lowest"], value)
         flagged_rows = [key for key, v in score.items() if v >= flag]
         false_flags = [key for key in flagged_rows if key not in related and not (key & copiers)]
-        results[pid] = {"kinds": kinds, "top_honest": top_honest, "honest_pairs": len(honest_scores),
+        results[pid] = {"kinds": kinds, "missed": missed, "top_honest": top_honest, "honest_pairs": len(honest_scores),
                         "honest_flagged": sum(v >= flag for v in honest_scores), "flagged": len(flagged_rows),
                         "false_flags": len(false_flags),
                         "stub_only_top": max([v for key, v in score.items() if key & set(facts["stub_only"])],
@@ -374,6 +384,13 @@ def print_results(results: dict, flag: float) -> None:
             print(f"| {pid} | {kind} | {k['pairs']} | {k['found']} | {k['flagged']} | {k['lowest']:.2f} |")
     print(f"| all | all | {total['pairs']} | {total['found']} ({total['found'] / max(total['pairs'], 1):.0%}) | "
           f"{total['flagged']} ({total['flagged'] / max(total['pairs'], 1):.0%}) | |")
+    for pid, r in results.items():
+        missed = sorted(r["missed"], key=lambda m: -m[2])
+        for kind, piece, value in missed[:MISSES_SHOWN]:
+            print(f"{pid}: a {kind} copy{' of ' + piece.split(':')[1] if piece else ''} scored {value:.2f}, "
+                  f"ranked below an honest pair (the highest scored {r['top_honest']:.2f})")
+        if len(missed) > MISSES_SHOWN:
+            print(f"{pid}: and {len(missed) - MISSES_SHOWN} more planted pairs ranked below an honest pair")
     print("\n| project | honest pairs scored | highest honest score | honest pairs flagged | "
           "flagged pairs, of which not planted | stub-only students' highest |")
     print("|---|---|---|---|---|---|")
@@ -416,6 +433,7 @@ def main() -> None:
     parser.add_argument("--scale", type=int, help="time and measure the report on this many students")
     parser.add_argument("--verify", type=int, help="grade this many honest students per project")
     parser.add_argument("--keep", help="write the class and the report here instead of a temporary folder")
+    parser.add_argument("--reuse", action="store_true", help="with --keep: compare the class kept there last time")
     args = parser.parse_args()
     projects = args.projects.split(",")
     if args.verify:
@@ -425,11 +443,15 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(args.keep) if args.keep else Path(tmp)
-        root, out = base / "class", base / "report"
-        shutil.rmtree(root, ignore_errors=True)
+        root, out, kept = base / "class", base / "report", base / "truth.json"
         students = args.scale or args.students
         started = time.perf_counter()
-        truth = make_class(root, students, args.copies, projects, args.seed, notebooks=bool(args.scale))
+        if args.reuse and kept.is_file():
+            truth = json.loads(kept.read_text())
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+            truth = make_class(root, students, args.copies, projects, args.seed, notebooks=bool(args.scale))
+            kept.write_text(json.dumps(truth, default=str))
         size = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
         print(f"class: {students} students + 3 stub-only, projects {','.join(projects)}, {args.copies} copies of "
               f"each of {len(KINDS)} kinds per project, {size / 1e6:.0f} MB, made in "
