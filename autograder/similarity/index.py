@@ -70,7 +70,7 @@ class Pair:
     b: int
     shared: int  # fingerprints in common
     whole: float  # the whole-submission share
-    unit: float = 0.0  # the best one-function share
+    unit: float = 0.0  # the best one-function score (``standing_out``, scaled below MIN_UNIT fingerprints)
     unit_name: str = ""  # that function, "<side>: <file>: <function>"
     flagged: bool = False
 
