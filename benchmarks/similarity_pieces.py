@@ -1,11 +1,11 @@
 """Independent correct rewrites of every graded piece, for the synthetic class of ``benchmarks/similarity.py``.
 
-Each piece (a function whose body the stubs leave to the student) has two to four implementations written by hand,
+Each piece (a function whose body the stubs leave to the student) has one to four implementations written by hand,
 each a different way to the same result (a loop against numpy, a helper called or not, masks or comparisons, another
 order of the steps). Inside each, ``«a‖b‖c»`` marks a choice between equivalent spellings that a student could have
-made either way; the generator picks one per choice point at random, so two honest students almost never write a
-whole piece alike. Every choice keeps the piece correct: ``benchmarks/similarity.py --verify`` grades honest students
-made from them with the kit's own checks.
+made either way; each student makes each choice on their own, then writes the rest of the piece their way
+(``similarity_honest.py``). Every choice keeps the piece correct: ``benchmarks/similarity.py --verify`` grades honest
+students made from them with the kit's own checks.
 """
 
 PIECES = {
@@ -412,6 +412,37 @@ PIECES = {
         return {«"approx_kl": np.mean(kls), "clip_fraction": np.mean(fracs)‖"clip_fraction": np.mean(fracs), "approx_kl": np.mean(kls)»,
                 "entropy": np.mean(ents), "value_loss": np.mean(vls)}
         """,
+        """
+        n_samples = len(batch["actions"])
+        per_minibatch = n_samples // config.minibatches
+        history = []
+        for epoch in range(config.epochs):
+            shuffled = rng.permutation(n_samples)
+            history = []
+            for k in range(config.minibatches):
+                rows = shuffled[k * per_minibatch:(k + 1) * per_minibatch]
+                mb = «{key: batch[key][rows] for key in ("obs", "actions", "logp", "advantages", "returns")}‖{key: value[rows] for key, value in batch.items()}»
+                advantages = (mb["advantages"] - mb["advantages"].mean()) / (mb["advantages"].std() + 1e-8)
+                logits, actor_cache = mlp_forward(agent["actor"], mb["obs"])
+                values, critic_cache = mlp_forward(agent["critic"], mb["obs"])
+                _, d_policy = clipped_surrogate(logits, mb["actions"], mb["logp"], advantages, config.clip_eps)
+                v_loss, d_value = value_loss(values[:, 0], mb["returns"])
+                entropy, d_entropy = entropy_bonus(logits)
+                d_logits = -d_policy - config.ent_coef * d_entropy
+                grads = flatten(mlp_backward(agent["actor"], actor_cache, d_logits))
+                grads = grads + flatten(mlp_backward(agent["critic"], critic_cache, config.vf_coef * d_value[:, None]))
+                clipped, _ = clip_by_global_norm(grads, config.max_grad_norm)
+                optimizer.step(clipped)
+                log_ratio = log_softmax(logits)[np.arange(len(rows)), mb["actions"]] - mb["logp"]
+                ratio = np.exp(log_ratio)
+                history.append({"approx_kl": np.mean((ratio - 1) - log_ratio),
+                                "clip_fraction": np.mean(np.abs(ratio - 1) > config.clip_eps),
+                                "entropy": entropy, "value_loss": v_loss})
+        «return {key: np.mean([h[key] for h in history]) for key in history[0]}‖summary = {}
+        for key in ("approx_kl", "clip_fraction", "entropy", "value_loss"):
+            summary[key] = np.mean([entry[key] for entry in history])
+        return summary»
+        """,
     ],
     "A_ppo/ppo.py:explained_variance": [
         """
@@ -742,6 +773,40 @@ PIECES = {
                     vls.append(vl)
         return {"approx_kl": np.mean(kls), "clip_fraction": np.mean(fracs), "entropy": np.mean(ents),
                 "value_loss": np.mean(vls)}
+        """,
+        """
+        n_samples = len(batch["actions"])
+        per_minibatch = n_samples // config.minibatches
+        n_epochs = «config.epochs if details.multiple_epochs else 1‖1 if not details.multiple_epochs else config.epochs»
+        ent_coef = ENTROPY_COEF if details.entropy_bonus else config.ent_coef
+        history = []
+        for epoch in range(n_epochs):
+            shuffled = rng.permutation(n_samples)
+            history = []
+            for k in range(config.minibatches):
+                rows = shuffled[k * per_minibatch:(k + 1) * per_minibatch]
+                mb = {key: value[rows] for key, value in batch.items()}
+                advantages = mb["advantages"]
+                if details.normalize_advantages:
+                    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+                logits, actor_cache = mlp_forward(agent["actor"], mb["obs"])
+                values, critic_cache = mlp_forward(agent["critic"], mb["obs"])
+                _, d_policy = clipped_surrogate(logits, mb["actions"], mb["logp"], advantages, config.clip_eps)
+                if details.clip_value_loss:
+                    v_loss, d_value = clipped_value_loss(values[:, 0], mb["values"], mb["returns"], config.clip_eps)
+                else:
+                    v_loss, d_value = value_loss(values[:, 0], mb["returns"])
+                entropy, d_entropy = entropy_bonus(logits)
+                grads = flatten(mlp_backward(agent["actor"], actor_cache, -d_policy - ent_coef * d_entropy))
+                grads = grads + flatten(mlp_backward(agent["critic"], critic_cache, config.vf_coef * d_value[:, None]))
+                if details.clip_gradients:
+                    grads, _ = clip_by_global_norm(grads, config.max_grad_norm)
+                optimizer.step(grads)
+                log_ratio = log_softmax(logits)[np.arange(len(rows)), mb["actions"]] - mb["logp"]
+                ratio = np.exp(log_ratio)
+                history.append(«(np.mean((ratio - 1) - log_ratio), np.mean(np.abs(ratio - 1) > config.clip_eps), entropy, v_loss)‖(np.mean(ratio - 1 - log_ratio), np.mean(np.abs(ratio - 1) > config.clip_eps), entropy, v_loss)»)
+        kl, clip_fraction, entropy, v_loss = np.mean(np.array(history), axis=0)
+        return {"approx_kl": kl, "clip_fraction": clip_fraction, "entropy": entropy, "value_loss": v_loss}
         """,
     ],
     "B_ablations/ablation.py:ablated": [

@@ -2,7 +2,9 @@
 
 Every run of ``K`` consecutive tokens inside one unit is hashed; winnowing keeps, in every window of ``W`` consecutive
 k-grams, the one with the smallest hash (the rightmost on ties), so any match of at least ``K + W - 1`` tokens is
-sure to share a fingerprint, while a submission keeps about 2 / (W + 1) of its k-grams.
+sure to share a fingerprint, while a submission keeps about 2 / (W + 1) of its k-grams. The k-grams that never count
+(the stubs', the class's common code) are left out *before* winnowing, so that they never take the place of a
+window's fingerprint: what is left of a copied function is always fingerprinted.
 """
 
 from __future__ import annotations
@@ -54,17 +56,32 @@ def winnow(hashes: np.ndarray, w: int = W) -> np.ndarray:
     return chosen[hashes[chosen] != _INVALID]
 
 
-def fingerprints(tokens: Tokens, k: int = K, w: int = W) -> tuple[np.ndarray, np.ndarray]:
-    """The submission's fingerprints, the distinct hashes winnowing selects, sorted; and the unit each one was first
-    selected in."""
-    hashes = kgram_hashes(tokens, k)
-    valid = np.flatnonzero(hashes != _INVALID)
-    units = tokens.unit[valid]
-    cuts = np.flatnonzero(units[1:] != units[:-1]) + 1  # each unit winnowed alone: moving one changes no other's
-    chosen = np.concatenate([positions[winnow(hashes[positions], w)] for positions in np.split(valid, cuts)] or
+def select(hashes: np.ndarray, units: np.ndarray, w: int = W) -> tuple[np.ndarray, np.ndarray]:
+    """Winnowing over a submission's k-grams, given as their hashes and units in the order they stand (k-grams left
+    out, such as the stubs', simply absent): each unit winnowed alone, so moving one changes no other's. The distinct
+    hashes selected, sorted, and the unit each was first selected in."""
+    cuts = np.flatnonzero(units[1:] != units[:-1]) + 1
+    starts = np.r_[0, cuts]
+    chosen = np.concatenate([start + winnow(part, w) for start, part in zip(starts, np.split(hashes, cuts))] or
                             [np.zeros(0, dtype=np.int64)])
     values, first = np.unique(hashes[chosen], return_index=True)
-    return values, tokens.unit[chosen[first]].astype(np.int32)
+    return values, units[chosen[first]].astype(np.int32)
+
+
+def kgrams(tokens: Tokens, excluded: np.ndarray | None = None, k: int = K) -> tuple[np.ndarray, np.ndarray]:
+    """The submission's valid k-gram hashes in order, with each one's unit; those in ``excluded`` (sorted) left out."""
+    hashes = kgram_hashes(tokens, k)
+    keep = hashes != _INVALID
+    if excluded is not None and len(excluded):
+        keep &= ~np.isin(hashes, excluded)
+    return hashes[keep], tokens.unit[:len(hashes)][keep]
+
+
+def fingerprints(tokens: Tokens, k: int = K, w: int = W, excluded: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The submission's fingerprints, the distinct hashes winnowing selects once the k-grams in ``excluded`` are left
+    out, sorted; and the unit each one was first selected in."""
+    return select(*kgrams(tokens, excluded, k), w)
 
 
 def all_kgrams(tokens: Tokens, k: int = K) -> np.ndarray:

@@ -1,10 +1,10 @@
 """One project's comparison: fingerprints per submission, boilerplate and common code dropped, an inverted index from
 fingerprint to submissions, and a score for every pair that shares one (pairs that share nothing are never looked at).
 
-Dropped before any pair is scored:
+Dropped before winnowing, so that they never take a fingerprint's place:
   * **boilerplate**: every k-gram of the released stubs (the given code, the docstrings' neighbours, the check cells
     of the notebook); a submission left as released has no fingerprint at all;
-  * **common code**: a fingerprint found in more than ``common`` of the class's submissions (and more than
+  * **common code**: a k-gram found in more than ``common`` of the class's submissions (and more than
     ``COMMON_AT_LEAST`` of them): an idiom the whole class writes alike (MOSS's ``-m``) is no evidence of copying.
 
 What is left is weighed by rarity: a fingerprint held by ``c`` submissions weighs ``1 / c``, so code only two
@@ -14,8 +14,14 @@ A pair's score is the larger of two shares:
   * **whole**: the weight of the fingerprints the two share, over the weight of the smaller submission's
     fingerprints; scaled down when that submission has fewer than ``MIN_FINGERPRINTS`` (one that wrote almost
     nothing does not score 100 % on one shared line);
-  * **one function**: the same share for a single function (or notebook cell) of either side, among those with at
-    least ``MIN_UNIT`` fingerprints: a copied function stands out even inside a submission written otherwise alone.
+  * **one function**: how far the other side stands out among the class's holders of one function (or notebook
+    cell) of either side, found anywhere in it (``standing_out``): the share of the function's fingerprints it
+    holds beyond what the next closest submission holds, split among submissions tied at the top; scaled down for a
+    function of fewer than ``MIN_UNIT`` fingerprints. A copied function stands out even inside a submission written
+    otherwise alone (its copier and its source hold all of it, the rest of the class less), while a function that
+    a cluster of students write alike (a short one, or a common way to write a long one) is evidence for none of
+    their pairs. The price: one function passed around among ``k`` students scores ``2 / k`` for each of their
+    pairs; whole submissions passed around still score as whole copies.
 """
 
 from __future__ import annotations
@@ -26,16 +32,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograder.similarity.fingerprints import K, W, all_kgrams, fingerprints, kgram_hashes
-from autograder.similarity.tokens import CodeFile, Tokens, tokens_of
+from autograder.similarity.fingerprints import K, W, all_kgrams, kgrams, select
+from autograder.similarity.overlap import Overlap, shared_counts
+from autograder.similarity.regions import Region, matched_regions  # noqa: F401  (re-exported for the pages)
+from autograder.similarity.tokens import CodeFile, tokens_of
 
-COMMON_SHARE = 0.1  # a fingerprint in more than this share of the class is common code ...
+COMMON_SHARE = 0.1  # a k-gram in more than this share of the class is common code ...
 COMMON_AT_LEAST = 10  # ... once it is in more than this many submissions too (small classes keep their pairs)
 MIN_FINGERPRINTS = 20  # fewer fingerprints than this (about 100 tokens) scale the whole share down
-MIN_UNIT = 15  # a function needs this many fingerprints (about 80 tokens, 7 lines) to be scored on its own ...
-MIN_UNIT_SHARED = 8  # ... and a pair this many shared fingerprints for its functions to be looked at
+MIN_UNIT = 15  # a function with fewer fingerprints than this (about 80 tokens, 7 lines) has its share scaled down
 FLAG = 0.5  # pairs scoring at least this are flagged for a second look
-_PAIR_CHUNK = 4_000_000  # pair keys made at once while counting (32 MB)
 
 
 @dataclass
@@ -51,13 +57,11 @@ class Source:
     unit_names: list[str] = field(default_factory=list)
     files: int = 0
     tokens: int = 0
+    kgrams: tuple[np.ndarray, np.ndarray] | None = None  # while fingerprinting: its k-grams (hashes, units) in order
 
     @property
     def size(self) -> int:
         return len(self.fingerprints)
-
-    def keep(self, mask: np.ndarray) -> None:
-        self.fingerprints, self.units = self.fingerprints[mask], self.units[mask]
 
 
 @dataclass
@@ -66,7 +70,7 @@ class Pair:
     b: int
     shared: int  # fingerprints in common
     whole: float  # the whole-submission share
-    unit: float = 0.0  # the best one-function share
+    unit: float = 0.0  # the best one-function score (``standing_out``, scaled below MIN_UNIT fingerprints)
     unit_name: str = ""  # that function, "<side>: <file>: <function>"
     flagged: bool = False
 
@@ -80,8 +84,8 @@ class ProjectComparison:
     project: str
     sources: list[Source]
     boilerplate: np.ndarray  # every k-gram of the stubs
-    common: np.ndarray  # fingerprints dropped as common code
-    common_limit: int  # a fingerprint in more submissions than this was common
+    common: np.ndarray  # k-grams dropped as common code
+    common_limit: int  # a k-gram in more submissions than this was common
     pairs: list[Pair]  # every pair sharing a fingerprint, best first
     students: int
     stub_files: list[str]
@@ -96,27 +100,37 @@ def boilerplate_of(stubs: list[CodeFile]) -> np.ndarray:
                                     [np.zeros(0, dtype=np.uint64)]))
 
 
-def fingerprint_sources(sources: list[Source], boilerplate: np.ndarray) -> None:
-    """Each source's fingerprints (and their units), boilerplate dropped (in place)."""
+def read_sources(sources: list[Source], boilerplate: np.ndarray) -> None:
+    """Each source's k-grams in order, the stubs' left out, and its functions' names (in place)."""
     for source in sources:
         files = source.load()
         tokens = tokens_of(files)
-        source.fingerprints, source.units = fingerprints(tokens)
+        source.kgrams = kgrams(tokens, boilerplate)
         source.unit_names = tokens.unit_names
-        if len(boilerplate):
-            source.keep(~np.isin(source.fingerprints, boilerplate, assume_unique=True))
         source.files, source.tokens = len(files), len(tokens)
 
 
-def common_fingerprints(sources: list[Source], share: float) -> tuple[np.ndarray, int]:
-    """The fingerprints in more than ``share`` of the students' submissions (and more than COMMON_AT_LEAST), and
-    that limit."""
-    students = [s.fingerprints for s in sources if s.kind == "student"]
+def common_kgrams(sources: list[Source], share: float) -> tuple[np.ndarray, int]:
+    """The k-grams in more than ``share`` of the students' submissions (and more than COMMON_AT_LEAST), and that
+    limit."""
+    students = [np.unique(s.kgrams[0]) for s in sources if s.kind == "student" and s.kgrams is not None]
     limit = max(COMMON_AT_LEAST, math.floor(share * len(students)))
     if not students:
         return np.zeros(0, dtype=np.uint64), limit
     values, counts = np.unique(np.concatenate(students), return_counts=True)
     return values[counts > limit], limit
+
+
+def fingerprint_sources(sources: list[Source], common: np.ndarray) -> None:
+    """Each source's fingerprints and their functions: winnowing over its k-grams once the common ones are left out
+    (in place; the k-grams are let go)."""
+    for source in sources:
+        hashes, units = source.kgrams
+        if len(common):
+            keep = ~np.isin(hashes, common)
+            hashes, units = hashes[keep], units[keep]
+        source.fingerprints, source.units = select(hashes, units, W)
+        source.kgrams = None
 
 
 def weigh(sources: list[Source]) -> None:
@@ -127,71 +141,85 @@ def weigh(sources: list[Source]) -> None:
         source.weights = 1.0 / counts[np.searchsorted(values, source.fingerprints)] if source.size else np.zeros(0)
 
 
-def shared_counts(sources: list[Source]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(a, b, shared fingerprints, their weight) for every pair of sources with a fingerprint in common, a < b,
-    through the inverted index: fingerprints sorted with their owners, each run of one fingerprint giving its
-    owners' pairs."""
-    n = len(sources)
-    empty = (np.zeros(0, dtype=np.int64),) * 3 + (np.zeros(0),)
-    owners = np.concatenate([np.full(s.size, i, dtype=np.int64) for i, s in enumerate(sources)] or
-                            [np.zeros(0, dtype=np.int64)])
+def overlap_of(sources: list[Source]) -> tuple[Overlap, np.ndarray]:
+    """What every two sources share, and where each source's functions start in the numbering over all sources."""
+    first_unit = np.cumsum([0] + [len(s.unit_names) for s in sources])
+    empty = np.zeros(0, dtype=np.int64)
     values = np.concatenate([s.fingerprints for s in sources] or [np.zeros(0, dtype=np.uint64)])
-    if len(values) == 0:
-        return empty
-    order = np.argsort(values, kind="stable")
-    values, owners = values[order], owners[order]
-    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
-    sizes = np.diff(np.r_[starts, len(values)])
-    found_keys, found_counts, found_weights = [], [], []
-    for size in np.unique(sizes[sizes >= 2]):
-        first = starts[sizes == size]
-        i, j = np.triu_indices(int(size), 1)
-        rows = max(1, _PAIR_CHUNK // len(i))
-        for lo in range(0, len(first), rows):
-            members = owners[first[lo:lo + rows, None] + np.arange(size)]  # owners ascend within a run (stable)
-            keys, inverse = np.unique((members[:, i] * n + members[:, j]).ravel(), return_inverse=True)
-            found_keys.append(keys)
-            found_counts.append(np.bincount(inverse, minlength=len(keys)))
-            found_weights.append(np.bincount(inverse, minlength=len(keys)) / size)
-    if not found_keys:
-        return empty
-    keys, inverse = np.unique(np.concatenate(found_keys), return_inverse=True)
-    counts = np.bincount(inverse, weights=np.concatenate(found_counts)).astype(np.int64)
-    weights = np.bincount(inverse, weights=np.concatenate(found_weights))
-    return keys // n, keys % n, counts, weights
+    owners = np.concatenate([np.full(s.size, i, dtype=np.int64) for i, s in enumerate(sources)] or [empty])
+    units = np.concatenate([s.units.astype(np.int64) + first_unit[i] for i, s in enumerate(sources)] or [empty])
+    weights = np.concatenate([s.weights for s in sources] or [np.zeros(0)])
+    return shared_counts(values, owners, units, weights, len(sources)), first_unit
 
 
-def best_unit(left: Source, right: Source) -> tuple[float, str]:
-    """The highest share of one function's fingerprint weight that the other side holds, over the functions of both
-    sides with at least MIN_UNIT fingerprints; and that function's name."""
-    _, in_left, in_right = np.intersect1d(left.fingerprints, right.fingerprints, assume_unique=True,
-                                          return_indices=True)
-    best, name = 0.0, ""
-    for side, index in ((left, in_left), (right, in_right)):
-        if not side.size:
-            continue
-        sizes = np.bincount(side.units, minlength=len(side.unit_names))
-        totals = np.bincount(side.units, weights=side.weights, minlength=len(side.unit_names))
-        shared = np.bincount(side.units[index], weights=side.weights[index], minlength=len(side.unit_names))
-        shares = np.where(sizes >= MIN_UNIT, shared / np.maximum(totals, 1e-12), 0.0)
-        top = int(np.argmax(shares))
-        if shares[top] > best:
-            best, name = float(shares[top]), f"{side.name}: {side.unit_names[top]}"
-    return best, name
+def standing_out(unit: np.ndarray, shared: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """For each record (a function ``unit``, another source holding ``shared`` of its ``size`` fingerprints): how far
+    that source stands out among all the class's holders of the function. Only the sources holding the most of it
+    score: the share they hold beyond the next best holder's, ``(k1 - k2) / (size - k2)``, split among those tied
+    at the top, ``2 / (1 + tied)``; everyone else scores 0. One function copied: its copier and its source alone
+    hold all of it, 1. A function a cluster of students write alike: ``2 / (1 + cluster)``. An honest nearest
+    neighbour, a little closer than the next: little."""
+    order = np.lexsort((-shared, unit))
+    unit_s, shared_s = unit[order], shared[order]
+    first = np.r_[True, unit_s[1:] != unit_s[:-1]]
+    group = np.cumsum(first) - 1
+    starts = np.flatnonzero(first)
+    top = shared_s[starts][group]
+    at_top = shared_s == top
+    tied = np.bincount(group, weights=at_top)[group]
+    below = np.where(at_top, -1, shared_s)
+    runner_up = np.maximum(np.maximum.reduceat(below, starts)[group], 0)
+    gap = (top - runner_up) / np.maximum(size[unit_s] - runner_up, 1)
+    score = np.where(at_top, gap * 2 / (1 + tied), 0.0)
+    out = np.empty(len(score))
+    out[order] = score
+    return out
+
+
+def best_functions(sources: list[Source], overlap: Overlap, first_unit: np.ndarray, pair_keys: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """For each pair (``pair_keys``: a * n + b, sorted), the best score of one function of either side held by the
+    other (``standing_out``), scaled down for a function of fewer than MIN_UNIT fingerprints; and which function
+    (numbered over all sources; -1 for none)."""
+    n = len(sources)
+    best, which = np.zeros(len(pair_keys)), np.full(len(pair_keys), -1, dtype=np.int64)
+    if not len(overlap.unit):
+        return best, which
+    owner_of = np.repeat(np.arange(n), np.diff(first_unit))
+    all_units = np.concatenate([s.units.astype(np.int64) + first_unit[i] for i, s in enumerate(sources)])
+    sizes = np.bincount(all_units, minlength=first_unit[-1])
+    unit, other = overlap.unit, overlap.other
+    share = standing_out(unit, overlap.unit_shared, sizes) * np.minimum(1.0, sizes[unit] / MIN_UNIT)
+    mine = owner_of[unit]
+    keys = np.minimum(mine, other) * n + np.maximum(mine, other)
+    order = np.lexsort((-share, keys))
+    keys, share, unit = keys[order], share[order], unit[order]
+    top = np.r_[True, keys[1:] != keys[:-1]]
+    at = np.searchsorted(pair_keys, keys[top])
+    found = (at < len(pair_keys)) & (pair_keys[np.minimum(at, len(pair_keys) - 1)] == keys[top])
+    best[at[found]] = np.minimum(share[top][found], 1.0)
+    which[at[found]] = unit[top][found]
+    return best, which
+
+
+def ranking(pair: Pair) -> tuple:
+    """The report's order: by similarity; at equal similarity (to rounding: a share summed from weights may miss 1
+    by a hair), whole copies first, then by the fingerprints shared."""
+    return -round(pair.score, 9), -round(pair.whole, 9), -pair.shared, pair.a, pair.b
 
 
 def compare(project: str, sources: list[Source], stubs: list[CodeFile], common: float = COMMON_SHARE,
             flag: float = FLAG) -> ProjectComparison:
-    """Fingerprint every source, drop the stubs' and the common fingerprints, and score every pair that shares one.
-    Pairs of two non-students (the reference and an outside folder) are left out."""
+    """Read every source, drop the stubs' and the common k-grams, fingerprint what is left, and score every pair
+    that shares a fingerprint. Pairs of two non-students (the reference and an outside folder) are left out."""
     boilerplate = boilerplate_of(stubs)
-    fingerprint_sources(sources, boilerplate)
-    common_set, limit = common_fingerprints(sources, common)
-    if len(common_set):
-        for source in sources:
-            source.keep(~np.isin(source.fingerprints, common_set, assume_unique=True))
+    read_sources(sources, boilerplate)
+    common_set, limit = common_kgrams(sources, common)
+    fingerprint_sources(sources, common_set)
     weigh(sources)
-    a, b, shared, weight = shared_counts(sources)
+    overlap, first_unit = overlap_of(sources)
+    n = len(sources)
+    a, b, shared, weight = overlap.a, overlap.b, overlap.shared, overlap.weight
     student = np.array([s.kind == "student" for s in sources], dtype=bool)
     totals = np.array([s.weights.sum() for s in sources])
     sizes = np.array([s.size for s in sources])
@@ -199,73 +227,22 @@ def compare(project: str, sources: list[Source], stubs: list[CodeFile], common: 
     a, b, shared, weight = a[keep], b[keep], shared[keep], weight[keep]
     smaller = np.where(totals[a] <= totals[b], a, b)
     whole = weight / np.maximum(totals[smaller], 1e-12) * np.minimum(1.0, sizes[smaller] / MIN_FINGERPRINTS)
+    unit, which = best_functions(sources, overlap, first_unit, a * n + b)
+    owner_of = np.repeat(np.arange(n), np.diff(first_unit))
     pairs = []
-    for x, y, count, share in zip(a.tolist(), b.tolist(), shared.tolist(), whole.tolist()):
+    for x, y, count, share, one, u in zip(a.tolist(), b.tolist(), shared.tolist(), whole.tolist(), unit.tolist(),
+                                          which.tolist()):
         if not student[x]:  # the student first
             x, y = y, x
-        pair = Pair(x, y, count, min(share, 1.0))
-        if count >= MIN_UNIT_SHARED:
-            pair.unit, pair.unit_name = best_unit(sources[x], sources[y])
+        pair = Pair(x, y, count, min(share, 1.0), one)
+        if u >= 0:
+            side = sources[owner_of[u]]
+            pair.unit_name = f"{side.name}: {side.unit_names[u - first_unit[owner_of[u]]]}"
         pair.flagged = pair.score >= flag
         pairs.append(pair)
-    pairs.sort(key=lambda p: (-p.score, -p.shared, p.a, p.b))
+    pairs.sort(key=ranking)
     return ProjectComparison(project, sources, boilerplate, common_set, limit, pairs,
                              int(student.sum()), [code.name for code in stubs])
-
-
-@dataclass
-class Region:
-    """A run of matched tokens in one file: [start, end) character offsets, and the other side's region it matches."""
-
-    file: int
-    start: int
-    end: int
-    partner: int = -1
-
-
-def matched_regions(left: Tokens, right: Tokens, excluded: np.ndarray, k: int = K) -> tuple[list[Region],
-                                                                                             list[Region]]:
-    """The regions of each side covered by a k-gram the other side has too (stubs and common code excluded), each
-    region with the other side's region that holds most of its k-grams."""
-    hashes = [kgram_hashes(left, k), kgram_hashes(right, k)]
-    valid = [h[h != np.uint64(2**64 - 1)] for h in hashes]
-    shared = np.intersect1d(valid[0], valid[1])
-    if len(excluded):
-        shared = shared[~np.isin(shared, excluded, assume_unique=True)]
-    sides, starts_of = [], []
-    for tokens, h in zip((left, right), hashes):
-        starts = np.isin(h, shared)  # a matched k-gram starts here; it covers this token and the k - 1 after it
-        counted = np.r_[0, np.cumsum(np.r_[starts, np.zeros(len(tokens) - len(starts), dtype=bool)])]
-        at = np.arange(len(tokens))
-        covered = counted[at + 1] - counted[np.maximum(0, at - k + 1)] > 0
-        region_of = np.full(len(tokens), -1)
-        regions: list[Region] = []
-        for t in np.flatnonzero(covered):
-            if regions and covered[t - 1] and t > 0 and tokens.unit[t] == tokens.unit[t - 1]:
-                regions[-1].end = int(tokens.end[t])
-            else:
-                regions.append(Region(int(tokens.file[t]), int(tokens.start[t]), int(tokens.end[t])))
-            region_of[t] = len(regions) - 1
-        sides.append((regions, region_of))
-        starts_of.append(np.flatnonzero(starts))
-    first_in_right = {}
-    for position in starts_of[1]:
-        first_in_right.setdefault(int(hashes[1][position]), int(sides[1][1][position]))
-    first_in_left = {}
-    for position in starts_of[0]:
-        first_in_left.setdefault(int(hashes[0][position]), int(sides[0][1][position]))
-    for (regions, region_of), h, starts, other in ((sides[0], hashes[0], starts_of[0], first_in_right),
-                                                   (sides[1], hashes[1], starts_of[1], first_in_left)):
-        votes: dict[int, dict[int, int]] = {}
-        for position in starts:
-            mine = int(region_of[position])
-            theirs = other.get(int(h[position]), -1)
-            if mine >= 0 and theirs >= 0:
-                votes.setdefault(mine, {}).setdefault(theirs, 0)
-                votes[mine][theirs] += 1
-        for mine, tally in votes.items():
-            regions[mine].partner = max(tally, key=lambda r: (tally[r], -r))
-    return sides[0][0], sides[1][0]
 
 
 __all__ = ["K", "W", "Source", "Pair", "ProjectComparison", "compare", "matched_regions", "COMMON_SHARE", "FLAG",

@@ -66,12 +66,16 @@ def write_report(comparisons: list[ProjectComparison], out: Path, titles: dict[s
             "solutions to the same small pieces resemble each other.</p>",
             "<p>" + " ".join(html.escape(line) for line in about) + "</p>",
             f"<p>How it compares: Python tokens, with identifiers, literals, comments, docstrings and layout "
-            f"normalised away; fingerprints are {K}-token runs kept by winnowing (window {W}) inside each function, so "
-            f"renaming, reordering functions and added comments or dead code hide little. Code of the released stubs "
-            f"never counts, nor code that many students share. <b>Similarity</b> is the share of the smaller "
-            f"submission's code found in the other, or of one function's (of at least {MIN_UNIT} fingerprints), "
-            f"whichever is higher; code few others share weighs more. Pairs at {_percent(flag)} or more are "
-            f"<span class='fail'>flagged</span>.</p>"]
+            f"normalised away and dead code (unused assignments, <code>if False:</code> blocks, lines after a "
+            f"<code>return</code>, <code>print</code> lines) left out; fingerprints are {K}-token runs kept by "
+            f"winnowing (window {W}) inside each function, so renaming, reordering functions and added comments or "
+            f"dead code hide little. Code of the released stubs never counts, nor code that many students share. "
+            f"<b>Similarity</b> is the share of the smaller submission's code found in the other (code few others "
+            f"share weighs more), or, for one function of either side, how far the other stands out among the "
+            f"class's holders of it: the share of the function it holds beyond what the next closest submission "
+            f"holds, split among submissions tied with it (a function a whole cluster writes alike counts little; a "
+            f"function of fewer than {MIN_UNIT} fingerprints counts in proportion to its size), whichever is "
+            f"higher. Pairs at {_percent(flag)} or more are <span class='fail'>flagged</span>.</p>"]
     for comparison in comparisons:
         body.append(_project_section(comparison, titles.get(comparison.project, ""), out))
     page = out / "similarity.html"

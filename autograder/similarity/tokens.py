@@ -7,6 +7,10 @@ inside brackets and indentation are dropped, and ``;`` is a line end. Keywords, 
 ``mean`` of ``np.mean``: a library's or the stub's names, which a copier cannot rename without breaking the call)
 stay as they are.
 
+Code that cannot change what a function returns is dropped before tokenizing (``deadcode``): assignments to names
+the function never reads, ``if False:`` blocks, statements after a ``return``, ``pass`` and ``print(...)`` lines;
+so dead code and debugging lines added between a copy's statements do not cut its token runs apart.
+
 Each top-level function or class (or method of a top-level class), and each run of module-level statements, is a
 unit of its own: fingerprints never span two units, so moving functions around changes none of them.
 
@@ -24,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from autograder.similarity.deadcode import Spans, dead_spans
 from autograder.similarity.files import CodeFile, code_files, notebook_code  # noqa: F401  (re-exported)
 
 _SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
@@ -91,8 +96,9 @@ def _tokens_of(source: str) -> list[tokenize.TokenInfo]:
 
 def normalise(source: str) -> list[tuple[str, tuple[int, int], tuple[int, int], bool, str]]:
     """(normalised text, start (line, col), end (line, col), starts a unit, the token as written) for each
-    significant token of ``source``; lines count from 1."""
+    significant token of ``source`` outside its dead code; lines count from 1."""
     toks = _tokens_of(source)
+    dead = Spans(dead_spans(source))
     out = []
     depth, line_start, previous, prev_line_head, unit_open = 0, True, None, None, False
     i, n = 0, len(toks)
@@ -103,7 +109,7 @@ def normalise(source: str) -> list[tuple[str, tuple[int, int], tuple[int, int], 
             depth += 1
         elif kind == tokenize.DEDENT:
             depth = max(0, depth - 1)
-        if kind in _SKIPPED:
+        if kind in _SKIPPED or (kind != tokenize.NEWLINE and dead.holds(tok.start)):
             i += 1
             continue
         if kind == tokenize.NEWLINE or (kind == tokenize.OP and tok.string == ";"):
