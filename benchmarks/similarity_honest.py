@@ -112,9 +112,9 @@ def names_in(node: ast.AST, stored: bool = False) -> list[str]:
             hidden = hidden | {x.id for g in n.generators for x in ast.walk(g.target) if isinstance(x, ast.Name)}
         elif isinstance(n, ast.Lambda):
             hidden = hidden | {a.arg for a in ast.walk(n.args) if isinstance(a, ast.arg)}
-        elif isinstance(n, ast.Name) and n.id not in hidden and isinstance(n.ctx, ast.Load) != stored:
-            if n.id not in found:
-                found.append(n.id)
+        elif (isinstance(n, ast.Name) and n.id not in hidden and isinstance(n.ctx, ast.Load) != stored
+              and n.id not in found):
+            found.append(n.id)
         for child in ast.iter_child_nodes(n):
             visit(child, hidden)
 
@@ -880,7 +880,7 @@ def function(name: str, args: ast.arguments, body: list[ast.stmt]) -> ast.Functi
     return node
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parsed(stub: str) -> ast.Module:
     return ast.parse(stub)
 
@@ -895,7 +895,7 @@ def signature(stub: str, name: str) -> ast.arguments:
     return args
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def signatures(stub: str) -> dict[str, tuple[list[str], int]]:
     """The stub's functions: their parameters' names in order and how many of them are positional-only."""
     found = {}
@@ -906,7 +906,7 @@ def signatures(stub: str) -> dict[str, tuple[list[str], int]]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def module_names(stub: str) -> frozenset[str]:
     """Every name the stub uses or defines: a student's new names stay clear of them."""
     tree = parsed(stub)
