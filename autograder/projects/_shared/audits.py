@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -30,6 +31,7 @@ from importlib import import_module
 from autograder import paths
 from autograder.budget import OutOfBudget, grader_work
 
+STOPPED_BY_CPU_LIMIT = {getattr(signal, name) for name in ("SIGXCPU", "SIGKILL") if hasattr(signal, name)}
 _kept: dict[str, tuple[list, str | None] | OutOfBudget] = {}  # digest -> (episodes, failure or None), or why not
 _lock = threading.Lock()
 
@@ -65,7 +67,7 @@ def start_all(runs: list[tuple[dict, int, dict]], replay: str) -> None:
             for (run_, seed, bar), outcome in zip(runs, answer["outcomes"]):
                 _kept[digest(run_, seed, bar, replay)] = ([tuple(e) for e in outcome["episodes"]],
                                                            outcome["failure"])
-    elif left is not None and done.returncode < 0:  # stopped by its CPU limit: the budget is spent
+    elif left is not None and -done.returncode in STOPPED_BY_CPU_LIMIT:  # the budget is spent
         charged[0].charge(charged[1], left)
         _keep_out_of_budget(runs, replay, charged, "during the grader's audit of your runs")
 
