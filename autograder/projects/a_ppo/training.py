@@ -19,7 +19,7 @@ from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.edges import Edges, alternatives
 from autograder.projects._shared.ppo.hyperparameters import config_note, course_config
-from autograder.projects._shared.ppo.runs import ReplayBar, per_update_returns, recorded, student_config, unpacked
+from autograder.projects._shared.ppo.recording import ReplayBar, per_update_returns, recorded, student_config, unpacked
 from autograder.projects.a_ppo.update import train_probes
 from rlkit.cartpole import evaluate
 

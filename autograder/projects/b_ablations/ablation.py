@@ -11,7 +11,7 @@ import json
 from pydantic import Field
 
 from autograder.checks import Bar, Check, Malformed, Verdict, close, require
-from autograder.projects._shared.ppo.runs import ReplayBar
+from autograder.projects._shared.ppo.recording import ReplayBar
 from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.crafted import matters_message, score_cases, verdicts
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
