@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from autograder.checks import Bar, Check, Malformed, Verdict, pairs
+from autograder.checks import Bar, Check, Details, Malformed, Verdict, pairs
 from autograder.projects.c_diagnosis import boundary, fresh, run_plan
 from autograder.student import StudentError, describe
 
@@ -75,11 +75,25 @@ def needs_secret(project) -> str | None:
             "which fault follows from the student's id and the course secret")
 
 
+class Count(BaseModel):
+    """How many fresh runs of one fault and severity got one label (never which runs: see ``verdict_of``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    truth: str = Field(description="the runs' true fault, or healthy")
+    severity: int = Field(description="1 for the milder fault (and the PPO healthy agent), 2 for the stronger")
+    label: str = Field(description="the label diagnose gave them")
+    runs: int = Field(description="how many runs")
+
+
 class FreshRuns(Check):
     id = "C.fresh_runs"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "diagnose names the fault of fresh runs the grader trains: every fault at two severities, and healthy"
     cost, per_seed = 12.0, True
+
+    class Details(Details):
+        counts: list[Count] = Field(description="runs per (truth, severity, label), sorted: counts only, in the "
+                                    "figure too, so that no report tells which call of diagnose was which run")
 
     def prepare(self, ctx) -> str:
         """Grader side, before the child starts: the logs of this seed's runs, trained where no student code runs."""
