@@ -12,13 +12,35 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 
 class Bar(BaseModel):
     """A check's thresholds and sizes, read from course.yml's ``bar:`` (unknown keys are an error)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Details(BaseModel):
+    """The details a check's judge writes, for the checks whose figures (and the TA's compare view) read them: each
+    key typed, with a ``Field(description=...)``. A verdict's details are checked against it when the verdict is made
+    (``declared``); the figures read them back with ``drawn``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def drawn(cls, details) -> Details | None:
+        """``details`` as a figure reads them: by the declared names, a name the details lack as None, and None for
+        no details at all. Not validated: a figure draws details as a report holds them (read back from disk, or
+        cut to ``grader_details`` on the grading seeds), and turns whatever is not a number into a gap."""
+        if not isinstance(details, dict) or not details:
+            return None
+        return cls.model_construct(**{name: details.get(name) for name in cls.model_fields})
+
+
+class UndeclaredDetails(Exception):
+    """A judge wrote details that its check's ``Details`` does not declare: the grader's bug, never the student's
+    (grading reports it as its own failure)."""
 
 
 def numbers(value) -> np.ndarray | None:
@@ -200,6 +222,9 @@ class Check:
     # how a verdict's fraction becomes points unless course.yml says otherwise: "all_or_nothing" (a piece is right or
     # wrong: any failed case costs the whole check) or "per_case" (the share of cases passed, for stochastic bars)
     credit: ClassVar[str] = "all_or_nothing"
+    # what a verdict's details hold, for a check whose figures read them (a nested ``class Details(Details)`` beside
+    # its ``Bar``); None: the details are free, read only by the compare view, which renders whatever is there
+    Details: ClassVar[type[Details] | None] = None
 
     # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs. It depends on the context only
@@ -214,6 +239,18 @@ class Check:
 
     def judge(self, data: dict, ctx: Context) -> Verdict:
         raise NotImplementedError
+
+
+def declared(check: Check, verdict: Verdict) -> Verdict:
+    """``verdict``, once its details are found to be what ``check.Details`` declares (a check without one declares
+    nothing); else ``UndeclaredDetails``. The details stay the dict the judge wrote, so the report is unchanged."""
+    if check.Details is not None:
+        try:
+            check.Details.model_validate(verdict.details)
+        except ValidationError as exc:  # said on one line, naming keys and what is wrong, never the values
+            wrong = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'details'}: {e['msg']}" for e in exc.errors())
+            raise UndeclaredDetails(f"{check.id}'s judge wrote details its Details does not declare: {wrong}") from None
+    return verdict
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autograder.budget import Budget, OutOfBudget, charging, within_budget
-from autograder.checks import Context, Malformed, Verdict
+from autograder.checks import Context, Malformed, Verdict, declared
 from autograder.config import Course, SeedSet
 from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
@@ -243,14 +243,14 @@ def judged(item: PlannedCheck, outcome: Outcome | None, course: Course, missing:
     check, verdict = item.check, None
     if outcome is not None and outcome.status == Status.OK:
         try:
-            verdict = check.judge(outcome.payload(), item.context)
+            verdict = declared(check, check.judge(outcome.payload(), item.context))
         except OutOfBudget as exc:  # the budget left no time for the grader's audit of the runs
             outcome, verdict = Outcome(Status.TIMEOUT, outcome.seconds, message=str(exc)), None
         except (Malformed, StudentError) as exc:
             verdict = Verdict(0.0, MALFORMED.format(exc), not_run(Status.MALFORMED))
         except SHAPE_ERRORS as exc:  # data of a shape the judge did not expect: the reference never makes it
             verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), not_run(Status.MALFORMED))
-        except Exception:  # noqa: BLE001 - a judging bug costs this check, never the whole report
+        except Exception:  # noqa: BLE001 - a judging bug (UndeclaredDetails too) costs this check, never the report
             outcome = Outcome(Status.INTERNAL_ERROR, outcome.seconds, message=traceback.format_exc(limit=-3))
     entry = _entry(item.check_id, check.name, item.points, outcome, verdict, missing, item.credit)
     if blinded:

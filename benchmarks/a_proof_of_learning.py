@@ -30,7 +30,7 @@ from autograder.config import load_course  # noqa: E402
 from autograder.config import validated_bar  # noqa: E402
 from autograder.projects._shared.replay import Departed  # noqa: E402
 from autograder.projects._shared.ppo.hyperparameters import course_config  # noqa: E402
-from autograder.projects._shared.ppo.runs import recorded  # noqa: E402
+from autograder.projects._shared.ppo.recording import recorded  # noqa: E402
 from autograder.projects.a_ppo.training import Bar450, audited_run, student_recipe  # noqa: E402
 from mutants import EQUIVALENT  # noqa: E402
 from replay_gaps import spy_on_gaps  # noqa: E402
@@ -47,7 +47,7 @@ CHEATS = {  # each edits the reference's ppo_update; every one must depart from 
     "weights trained elsewhere, loaded at the last update": CALLS + "    if CALLS == 12:\n"
         "        for p in optimizer.params:\n            p[...] = np.random.default_rng(1).normal(0, 0.3, p.shape)\n"
         "        return {}\n" + UPDATE,
-    "extra steps of the environments": "    import gc\n    from autograder.projects._shared.ppo.runs import "
+    "extra steps of the environments": "    import gc\n    from autograder.projects._shared.ppo.recording import "
         "BudgetedEnvs\n    envs = [o for o in gc.get_objects() if isinstance(o, BudgetedEnvs)]\n"
         "    envs and envs[0].step(np.zeros(envs[0].num_envs, dtype=int))\n" + UPDATE,
 }

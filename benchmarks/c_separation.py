@@ -21,7 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.projects.c_diagnosis import fresh, runs  # noqa: E402
+from autograder.projects.c_diagnosis import fresh, run_plan  # noqa: E402
 
 
 def reference():
@@ -71,7 +71,7 @@ def main() -> None:
         paths = list(pool.map(fresh.fresh_logs, seeds))
     rows, wrong = [], []
     for seed, path in zip(seeds, paths):
-        for run, log in zip(runs.fresh_plan(seed), fresh.unbundle(path)):
+        for run, log in zip(run_plan.fresh_plan(seed), fresh.unbundle(path)):
             label = ref.diagnose(log)
             rows.append((run, statistics(ref, log)))
             if label != run.label:

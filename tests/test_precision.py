@@ -15,7 +15,7 @@ from autograder.projects.c_diagnosis import oracle as c_oracle
 from autograder.projects.c_diagnosis.boundary import BOUNDARIES, QUIET, build, late, late_variance, relative
 from autograder.projects.c_diagnosis.fresh import fresh_logs, unbundle
 from autograder.projects.c_diagnosis.pieces import td_cases
-from autograder.projects.c_diagnosis.runs import fresh_plan
+from autograder.projects.c_diagnosis.run_plan import fresh_plan
 from autograder.projects.d_grpo import oracle as d_oracle
 from autograder.projects.d_grpo.steps import STEP_CASES, price_cases, reference_step, step_inputs, step_kwargs
 from conftest import copy_reference, grade_checks, mutate, write_submission

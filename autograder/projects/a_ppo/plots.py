@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.projects.a_ppo.training import Bar450
 from autograder.report.figures import figure, png, series
 
 REFERENCE_BAND = Path(__file__).with_name("reference_band.json")
@@ -15,7 +16,7 @@ REFERENCE_BAND = Path(__file__).with_name("reference_band.json")
 def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes | None]]:
     """``reference``: the reference's details on the same seeds, drawn dashed beneath (the TA's compare view), also
     when the submission's own A.bar gave nothing to draw."""
-    bar, theirs = details.get("A.bar"), (reference or {}).get("A.bar", {})
+    bar, theirs = (Bar450.Details.drawn(d.get(Bar450.id)) for d in (details, reference or {}))
     if not bar and not theirs:
         return []
     fig, ax = figure()
@@ -24,15 +25,15 @@ def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes
         x = np.arange(1, len(band["low"]) + 1)
         ax.fill_between(x, band["low"], band["high"], color="gray", alpha=0.25,
                         label=f"reference, {band['seeds']} seeds (min to max)")
-    for i, curve in enumerate(theirs.get("curves", [])):
+    for i, curve in enumerate(theirs and theirs.curves or []):
         y = series(curve)
         ax.plot(np.arange(1, len(y) + 1), y, "--", color="black", lw=0.8, alpha=0.6,
                 label="the reference, same seeds" if i == 0 else None)
-    evaluated = series((bar or {}).get("evaluated"))
-    for i, curve in enumerate((bar or {}).get("curves", [])):
+    evaluated = series(bar and bar.evaluated)
+    for i, curve in enumerate(bar and bar.curves or []):
         y = series(curve)
         ax.plot(np.arange(1, len(y) + 1), y, ".-", ms=3, label=run_label(i, len(y), evaluated))
-    threshold = (bar or theirs).get("threshold")
+    threshold = (bar or theirs).threshold
     if threshold is not None:
         ax.axhline(threshold, ls="--", color="tab:red", lw=1, label=f"bar: {threshold:g}")
     ax.set(xlabel="update", ylabel="mean return of episodes ending in the update", ylim=(0, 520))

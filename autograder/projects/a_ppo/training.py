@@ -12,14 +12,14 @@ from pydantic import Field
 
 from autograder.cascade import explained
 from autograder.config import validated_bar
-from autograder.checks import Check, Malformed, Verdict, pairs
+from autograder.checks import Check, Details, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions
 from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.edges import Edges, alternatives
 from autograder.projects._shared.ppo.hyperparameters import config_note, course_config
-from autograder.projects._shared.ppo.runs import ReplayBar, per_update_returns, recorded, student_config, unpacked
+from autograder.projects._shared.ppo.recording import ReplayBar, per_update_returns, recorded, student_config, unpacked
 from autograder.projects.a_ppo.update import train_probes
 from rlkit.cartpole import evaluate
 
@@ -71,6 +71,16 @@ class Bar450(Check):
         threshold: float = Field(description="the median evaluation return over the seeds must be above this")
         eval_episodes: int = Field(description="episodes the grader samples from each returned policy")
         last_updates: int = Field(description="last updates whose training returns are reported")
+
+    class Details(Details):
+        evaluated: list[float] = Field(description="per seed, the median return of the grader's own evaluation of the "
+                                       "final policy (0 for a run whose updates did not all follow)")
+        median: float = Field(description="the median of evaluated over the seeds, held to the bar's threshold")
+        training_tail: list[float] = Field(description="per seed, the mean return of the episodes of the last "
+                                           "last_updates updates in the grader's replay (NaN when none finished)")
+        curves: list[list[float | None]] = Field(description="per seed, the mean return of the episodes that "
+                                                 "finished in each update of the grader's replay (None where none did)")
+        threshold: float = Field(description="the bar's threshold, drawn as a line")
 
     def collect(self, student, ctx):
         return {"runs": [recorded_run(student, seed, ctx.bar) for seed in ctx.seeds]}

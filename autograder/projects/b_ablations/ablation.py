@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from autograder.checks import Bar, Check, Malformed, Verdict, close, require
-from autograder.projects._shared.ppo.runs import ReplayBar
+from autograder.checks import Bar, Check, Details, Malformed, Verdict, close, require
+from autograder.projects._shared.ppo.recording import ReplayBar
 from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.crafted import matters_message, score_cases, verdicts
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
@@ -225,6 +225,15 @@ def _plain_table(summary: dict) -> dict:
         return {}
 
 
+class Factor(BaseModel):
+    """One ablated detail in B.bar's re-run."""
+
+    model_config = ConfigDict(extra="forbid")
+    change: float = Field(description="how far flipping it moves the median of the metric")
+    spread: float = Field(description="the seed spread it must beat: the larger of its and the baseline's max - min")
+    matters: bool = Field(description="whether the change is beyond the spread (the chapter's bar)")
+
+
 class AblationBar(Check):
     id = "B.bar"
     grader_details = ("scores", "named", "factors", "seeds")  # its own re-runs, of settings named from the catalogue
@@ -233,6 +242,24 @@ class AblationBar(Check):
             "named it")
     cost, per_seed = 20.0, True
     Bar = RunBar
+
+    class Details(Details):
+        """The verdict's details (not the PPO details the project ablates): the re-run's results, or, when a run did
+        not follow from the pieces, how many did not, and nothing else."""
+
+        scores: dict[str, list[float]] | None = Field(None, description="per setting (the baseline and each ablated "
+                                                      "detail), the course's metric per seed from the grader's replay")
+        named: list[str] | None = Field(None, description="the details the student's conclusion names")
+        factors: dict[str, Factor] | None = Field(None, description="per ablated detail, its effect against the spread")
+        seeds: str | None = Field(None, description="the seeds of the re-run, as a message may name them")
+        departed: int | None = Field(None, description="how many runs did not follow from the pieces")
+
+        @model_validator(mode="after")
+        def one_kind(self):
+            """Either the re-run's four results or ``departed`` alone, as the judge writes them."""
+            if self.model_fields_set not in ({"scores", "named", "factors", "seeds"}, {"departed"}):
+                raise ValueError("expected scores, named, factors and seeds, or departed alone")
+            return self
 
     def collect(self, student, ctx):
         ablated, named = choices(student, ctx.bar.factors)

@@ -26,7 +26,7 @@ from autograder.projects._shared.replay import Departed, audit, departure
 from autograder.projects._shared.ppo import oracle as ppo
 from autograder.projects._shared.ppo.edges import Edges, alternatives
 from autograder.projects._shared.ppo.hyperparameters import course_config, differences
-from autograder.projects._shared.ppo.runs import ReplayBar, per_update_returns, recorded, student_config, unpacked
+from autograder.projects._shared.ppo.recording import ReplayBar, per_update_returns, recorded, student_config, unpacked
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import flipped
 from autograder.projects.b_ablations.switches import student_details

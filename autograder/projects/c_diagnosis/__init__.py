@@ -5,7 +5,7 @@ from autograder.projects.c_diagnosis.pieces import Entropy, ExplainedVariance, K
 from autograder.projects.c_diagnosis.labels import DiagnoseRules, FreshRuns, OwnLabels, needs_secret
 from autograder.projects.c_diagnosis.command import add_commands
 from autograder.projects.c_diagnosis.plots import plots
-from autograder.projects.c_diagnosis.runs import NAMES
+from autograder.projects.c_diagnosis.run_plan import NAMES
 
 PROJECT = Project.of("C", "Diagnose three faulty agents", "C_diagnosis", ("diagnostics",),
                      [Entropy, KLClip, ExplainedVariance, TDAndQ, ReturnDrop, OwnLabels, FreshRuns, DiagnoseRules],

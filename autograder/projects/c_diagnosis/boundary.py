@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from autograder.projects.c_diagnosis import fresh, oracle, runs
+from autograder.projects.c_diagnosis import fresh, oracle, run_plan
 
 
 class Boundary(NamedTuple):
@@ -58,7 +58,7 @@ BOUNDARIES = [
 
 def plan(seed: int, secret: str | None = None) -> list[Boundary]:
     """The boundary logs of ``seed`` in the order the child sees them, shuffled by the seed and the course secret."""
-    rng = np.random.default_rng([seed, 15_077, *runs.secret_words(secret)])
+    rng = np.random.default_rng([seed, 15_077, *run_plan.secret_words(secret)])
     return [BOUNDARIES[i] for i in rng.permutation(len(BOUNDARIES))]
 
 
@@ -191,7 +191,7 @@ def boundary_logs(seed: int, secret: str | None = None) -> Path:
             path.unlink(missing_ok=True)
         if not path.exists():
             base = {(run.label, run.severity): log
-                    for run, log in zip(runs.fresh_plan(seed, secret), fresh.unbundle(source))}
+                    for run, log in zip(run_plan.fresh_plan(seed, secret), fresh.unbundle(source))}
             logs = [build(b, base[b.base]) for b in plan(seed, secret)]
             partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
             np.savez_compressed(partial, **fresh.bundle(logs))

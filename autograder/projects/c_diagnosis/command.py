@@ -32,7 +32,7 @@ def write_logs(args) -> int:
     from autograder.command_common import UsageError, course_file_of, err
     from autograder.config import load_course
     from autograder.progress import progress_bar
-    from autograder.projects.c_diagnosis import runs
+    from autograder.projects.c_diagnosis import run_plan
 
     course = load_course(course_file_of(args), args.private)
     bar = course.projects["C"].checks["C.own_labels"].bar
@@ -43,11 +43,11 @@ def write_logs(args) -> int:
         raise UsageError("no course secret: put `secret: <long random text>` in course.private.yml first (without it "
                          "anyone with the kit could work out which log holds which fault)")
     out = Path(args.out)
-    jobs = [(out, runs.student_key(None, None, bar["example_seed"]))] if args.example else []
-    jobs += [(out / student, runs.student_key(student, course.secret, 0)) for student in students]
+    jobs = [(out, run_plan.student_key(None, None, bar["example_seed"]))] if args.example else []
+    jobs += [(out / student, run_plan.student_key(student, course.secret, 0)) for student in students]
     with progress_bar("training logs", total=len(jobs), console=err) as progress, \
             ProcessPoolExecutor(max_workers=args.jobs or 1) as pool:
-        for (folder, _), paths in zip(jobs, pool.map(runs.write_student_set, *zip(*jobs)) if jobs else []):
+        for (folder, _), paths in zip(jobs, pool.map(run_plan.write_student_set, *zip(*jobs)) if jobs else []):
             err.print(f"wrote {', '.join(str(p) for p in paths)}")
             progress.advance(f"{folder.name} done")
     return 0

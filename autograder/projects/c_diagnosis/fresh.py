@@ -4,7 +4,7 @@ A seed's runs are trained in a separate process (no student code in it), so two 
 depend only on the seed, the course secret and the code that trains them, so they are kept in the course's run cache
 (``cache_folder``) and every later grading of the same course on the same machine, in any process (a whole class,
 each Gradescope submission, a Dask worker), reads them instead of training them again. The truth of each run never
-leaves the grader and is never stored: it is recomputed from the seed and the course secret by ``runs.fresh_plan``.
+leaves the grader and is never stored: it is recomputed from the seed and the course secret by ``run_plan.fresh_plan``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 import rlkit
 from autograder import paths
-from autograder.projects.c_diagnosis import runs
+from autograder.projects.c_diagnosis import run_plan
 
 CACHE_ENV = "AUTOGRADER_CACHE"  # the run cache's folder; default $XDG_CACHE_HOME (or ~/.cache)/rl-capstone-kit
 _lock = threading.Lock()
@@ -130,7 +130,7 @@ def bundle(logs: list[dict]) -> dict:
 
 
 def unbundle(path) -> list[dict]:
-    flat = runs.load(path)
+    flat = run_plan.load(path)
     out: dict[int, dict] = {}
     for key, value in flat.items():
         run, field = key.split("/", 1)
@@ -139,7 +139,7 @@ def unbundle(path) -> list[dict]:
 
 
 def main(seed: int, out: str, secret: str) -> None:
-    logs = [runs.generate(run) for run in runs.fresh_plan(seed, secret or None)]
+    logs = [run_plan.generate(run) for run in run_plan.fresh_plan(seed, secret or None)]
     partial = Path(f"{out}.{os.getpid()}.partial.npz")  # two graders making the same bundle each write their own
     np.savez_compressed(partial, **bundle(logs))
     partial.chmod(0o600)

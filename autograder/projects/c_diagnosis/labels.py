@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from autograder.checks import Bar, Check, Malformed, Verdict, pairs
-from autograder.projects.c_diagnosis import boundary, fresh, runs
+from autograder.checks import Bar, Check, Details, Malformed, Verdict, pairs
+from autograder.projects.c_diagnosis import boundary, fresh, run_plan
 from autograder.student import StudentError, describe
 
 
 def label_of(value, what: str) -> str:
-    if not isinstance(value, str) or value not in runs.LABELS:
-        raise StudentError(f"{what}: expected one of {', '.join(runs.LABELS)}, found {describe(value)}", "invalid")
+    if not isinstance(value, str) or value not in run_plan.LABELS:
+        raise StudentError(f"{what}: expected one of {', '.join(run_plan.LABELS)}, found {describe(value)}", "invalid")
     return value
 
 
@@ -30,26 +30,26 @@ class OwnLabels(Check):
 
     def collect(self, student, ctx):
         got = student.fn("my_labels")()
-        if not isinstance(got, dict) or set(got) != set(runs.NAMES):
-            raise StudentError(f"my_labels: expected a dict with keys {', '.join(runs.NAMES)}, found "
+        if not isinstance(got, dict) or set(got) != set(run_plan.NAMES):
+            raise StudentError(f"my_labels: expected a dict with keys {', '.join(run_plan.NAMES)}, found "
                                f"{describe(got) if not isinstance(got, dict) else sorted(map(str, got))}", "invalid")
-        return {"labels": {name: label_of(got[name], f"my_labels()['{name}']") for name in runs.NAMES}}
+        return {"labels": {name: label_of(got[name], f"my_labels()['{name}']") for name in run_plan.NAMES}}
 
     def judge(self, data, ctx):
         labels = data.get("labels")
-        if not isinstance(labels, dict) or set(labels) != set(runs.NAMES):
-            raise Malformed(f"expected a label for each of {', '.join(runs.NAMES)}")
+        if not isinstance(labels, dict) or set(labels) != set(run_plan.NAMES):
+            raise Malformed(f"expected a label for each of {', '.join(run_plan.NAMES)}")
         student = ctx.student if ctx.bar.per_student else None
         if student is not None and not ctx.secret:  # the grader's fault, said as such (never the student's 1/3)
             raise RuntimeError(NO_SECRET)
-        truth = runs.student_set(runs.student_key(student, ctx.secret, ctx.bar.example_seed))
+        truth = run_plan.student_set(run_plan.student_key(student, ctx.secret, ctx.bar.example_seed))
         whose = whose_logs(student, ctx.bar.per_student)
-        wrong = sum(data["labels"][name] != truth[name].label for name in runs.NAMES)
+        wrong = sum(data["labels"][name] != truth[name].label for name in run_plan.NAMES)
         if not wrong:
             return Verdict(1.0, f"all three right ({whose})", {"graded_against": whose})
         # how many, never which: naming the wrong agent would leave fewer answers to try in the next submission
-        return Verdict(1 - wrong / len(runs.NAMES),
-                       f"{wrong} of your {len(runs.NAMES)} labels {'is' if wrong == 1 else 'are'} wrong ({whose}); "
+        return Verdict(1 - wrong / len(run_plan.NAMES),
+                       f"{wrong} of your {len(run_plan.NAMES)} labels {'is' if wrong == 1 else 'are'} wrong ({whose}); "
                        "which is not said: look at each agent's diagnostics again", {"graded_against": whose})
 
 
@@ -75,11 +75,25 @@ def needs_secret(project) -> str | None:
             "which fault follows from the student's id and the course secret")
 
 
+class Count(BaseModel):
+    """How many fresh runs of one fault and severity got one label (never which runs: see ``verdict_of``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    truth: str = Field(description="the runs' true fault, or healthy")
+    severity: int = Field(description="1 for the milder fault (and the PPO healthy agent), 2 for the stronger")
+    label: str = Field(description="the label diagnose gave them")
+    runs: int = Field(description="how many runs")
+
+
 class FreshRuns(Check):
     id = "C.fresh_runs"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "diagnose names the fault of fresh runs the grader trains: every fault at two severities, and healthy"
     cost, per_seed = 12.0, True
+
+    class Details(Details):
+        counts: list[Count] = Field(description="runs per (truth, severity, label), sorted: counts only, in the "
+                                    "figure too, so that no report tells which call of diagnose was which run")
 
     def prepare(self, ctx) -> str:
         """Grader side, before the child starts: the logs of this seed's runs, trained where no student code runs."""
@@ -91,10 +105,10 @@ class FreshRuns(Check):
         return {"labels": labels}
 
     def judge(self, data, ctx):
-        planned = [run for seed in ctx.seeds for run in runs.fresh_plan(seed, ctx.secret)]
+        planned = [run for seed in ctx.seeds for run in run_plan.fresh_plan(seed, ctx.secret)]
         labels = [label for _, label in pairs(planned, data.get("labels"), "fresh runs")]
-        if not all(isinstance(label, str) and label in runs.LABELS for label in labels):
-            raise Malformed(f"expected one of {', '.join(runs.LABELS)} per run")
+        if not all(isinstance(label, str) and label in run_plan.LABELS for label in labels):
+            raise Malformed(f"expected one of {', '.join(run_plan.LABELS)} per run")
         return verdict_of(Counter((run.label, run.severity, label) for run, label in zip(planned, labels)))
 
 
@@ -129,8 +143,8 @@ class DiagnoseRules(Check):
     def judge(self, data, ctx):
         planned = boundary.plan(ctx.seed, ctx.secret)
         labels = [label for _, label in pairs(planned, data.get("labels"), "boundary logs")]
-        if not all(isinstance(label, str) and label in runs.LABELS for label in labels):
-            raise Malformed(f"expected one of {', '.join(runs.LABELS)} per log")
+        if not all(isinstance(label, str) and label in run_plan.LABELS for label in labels):
+            raise Malformed(f"expected one of {', '.join(run_plan.LABELS)} per log")
         wrong = sorted(f"{b.name} was labelled {label}, not {b.label}: {boundary.LESSONS[b.name]}"
                        for b, label in zip(planned, labels) if label != b.label)
         # by name, never by position: feedback must not tell which call of diagnose was which log

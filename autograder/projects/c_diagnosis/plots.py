@@ -8,7 +8,9 @@ faults and hard-code the answers; it would teach every classmate the report is s
 from __future__ import annotations
 
 import numpy as np
+from pydantic import ValidationError
 
+from autograder.projects.c_diagnosis.labels import Count, FreshRuns
 from autograder.report.figures import figure, png
 
 
@@ -17,10 +19,11 @@ def _table(counts: list) -> tuple[list[tuple[str, int]], list[str], np.ndarray]:
     cells: dict[tuple[tuple[str, int], str], int] = {}
     for item in counts if isinstance(counts, list) else []:
         try:
-            row, label, n = (str(item["truth"]), int(item["severity"])), str(item["label"]), int(item["runs"])
-        except (TypeError, KeyError, ValueError, OverflowError):
+            count = Count.model_validate(item)
+        except ValidationError:
             continue  # a malformed entry is left out; the figure is an aid, the score stands without it
-        cells[row, label] = cells.get((row, label), 0) + n
+        row, label = (count.truth, count.severity), count.label
+        cells[row, label] = cells.get((row, label), 0) + count.runs
     rows = sorted({row for row, _ in cells})
     labels = sorted({label for _, label in cells} | {truth for truth, _ in rows})
     grid = np.zeros((len(rows), len(labels)), dtype=int)
@@ -30,8 +33,8 @@ def _table(counts: list) -> tuple[list[tuple[str, int]], list[str], np.ndarray]:
 
 
 def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes]]:
-    fresh = details.get("C.fresh_runs")
-    rows, labels, grid = _table(fresh.get("counts") if isinstance(fresh, dict) else None)
+    fresh = FreshRuns.Details.drawn(details.get(FreshRuns.id))
+    rows, labels, grid = _table(fresh and fresh.counts)
     if not rows:
         return []
     fig, ax = figure(7.5, 0.45 * len(rows) + 1.6)

@@ -1,6 +1,6 @@
 """The PPO agents of Project C: a healthy one and two faulty ones, trained with the grader's own PPO update.
 
-Each run returns its training log as plain arrays (the format is in ``runs.py``). The faults are made here and
+Each run returns its training log as plain arrays (the format is in ``run_plan.py``). The faults are made here and
 nowhere else:
 
 - **saturated policy**: the actor's output layer starts with a huge gain instead of 0.01, so from the first update the

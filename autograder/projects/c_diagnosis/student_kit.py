@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.projects.c_diagnosis import fresh, oracle, pieces, runs
+from autograder.projects.c_diagnosis import fresh, oracle, pieces, run_plan
 from autograder.student_kit.encode import call, out_array, out_float
 
 
@@ -74,9 +74,9 @@ def fresh_runs(ctx) -> dict:
     logs, truth = [], []
     for seed in ctx.seeds:
         logs += fresh.unbundle(fresh.fresh_logs(seed, None))
-        truth += [[run.label, run.severity] for run in runs.fresh_plan(seed, None)]
+        truth += [[run.label, run.severity] for run in run_plan.fresh_plan(seed, None)]
     arrays = {f"run_{i}/{key}": value for i, log in enumerate(logs) for key, value in log.items()}
-    return {"kind": "c_fresh_runs", "labels": list(runs.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",
+    return {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",
             "_files": {"C.fresh_runs.npz": arrays}}
 
 

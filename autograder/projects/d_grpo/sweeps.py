@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Malformed, Verdict, apart, below, beyond, numbers, pairs
+from autograder.checks import Bar, Check, Details, Malformed, Verdict, apart, below, beyond, numbers, pairs
 from autograder.cascade import explained
 from autograder.projects.d_grpo.pieces import REWARDS
 from autograder.projects.d_grpo.steps import grpo_probes
@@ -56,6 +56,7 @@ def frontier(theta) -> tuple[float, float, float]:
 
 
 REFERENCE_SUCCESS = float(success(PI_REF, verify))  # 0.0624: what "no learning" leaves
+Row = tuple[float, float, float]  # (sloppy score, exact score, hedge probability), as ``frontier`` gives it
 
 
 class ChapterTables(Check):
@@ -73,6 +74,14 @@ class ChapterTables(Check):
         beta_steps: int = Field(description="steps of each of the beta table's runs")
         beta_table: dict[float, tuple[float, float, float]] = Field(description="chapter's rows: (sloppy, gold, hedge)")
         beta_tolerance: float = Field(description="largest gap from each printed entry of the beta table")
+
+    class Details(Details):
+        ks: list[int] = Field(description="the K-sweep's group sizes, as the bar's k_table lists them")
+        k_success: list[float] = Field(description="per K, the success of the student's run (rng seed k_seed)")
+        k_chapter: list[float] = Field(description="per K, the success the chapter prints")
+        betas: list[float] = Field(description="the beta table's KL weights, as the bar's beta_table lists them")
+        beta_rows: list[Row] = Field(description="per beta, (sloppy, gold, hedge) of the student's run (beta_seed)")
+        beta_chapter: list[Row] = Field(description="per beta, (sloppy, gold, hedge) as the chapter prints them")
 
     def collect(self, student, ctx):
         bar = ctx.bar
@@ -109,6 +118,10 @@ class KSweep(Check):
         k1_tolerance: float = Field(description="largest gap of K = 1's success from no learning's (0.0624)")
         ceiling: float = Field(description="the success each K >= 4 must reach (the verifier's ceiling is 0.5)")
 
+    class Details(Details):
+        ks: list[int] = Field(description="the group sizes K, as the bar lists them")
+        success: list[list[float]] = Field(description="per seed, per K, the success of the trained policy")
+
     def collect(self, student, ctx):
         return {"theta": [[train(student, K, "verify", seed, ctx.bar.budget // K) for K in ctx.bar.ks]
                           for seed in ctx.seeds]}
@@ -141,6 +154,10 @@ class BetaSweep(Check):
         hedge_at_zero_min: float = Field(description="least hedge probability at beta = 0 (the loophole wins)")
         suppressed_from: float = Field(description="the beta from which the hedge must be suppressed")
         hedge_suppressed_max: float = Field(description="largest hedge probability at beta >= suppressed_from")
+
+    class Details(Details):
+        betas: list[float] = Field(description="the KL weights beta, as the bar lists them")
+        mean_rows: list[Row] = Field(description="per beta, (sloppy, gold, hedge) averaged over the seeds")
 
     def collect(self, student, ctx):
         bar = ctx.bar

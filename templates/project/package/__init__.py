@@ -6,6 +6,6 @@ tests folder).
 """
 
 from autograder.checks import Project
-from autograder.projects.z_returns.checks import Returns
+from autograder.projects.z_returns.pieces import Returns
 
 PROJECT = Project.of("Z", "Discounted returns (template)", "Z_returns", ("returns",), [Returns])

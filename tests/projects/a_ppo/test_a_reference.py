@@ -10,7 +10,7 @@ from autograder.grading import grade
 from conftest import grade_checks, mutate, without_timing, write_submission
 
 REFERENCE = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
-FIND_ENVS = ("    import gc\n    from autograder.projects._shared.ppo.runs import BudgetedEnvs\n"
+FIND_ENVS = ("    import gc\n    from autograder.projects._shared.ppo.recording import BudgetedEnvs\n"
              "    envs = next(o for o in gc.get_objects() if isinstance(o, BudgetedEnvs))\n")
 
 

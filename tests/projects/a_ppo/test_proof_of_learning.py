@@ -16,7 +16,7 @@ from autograder.projects._shared.proof import init_agent, sampled
 from autograder.projects._shared.replay import replayed
 from autograder.projects._shared import audits
 from autograder.projects.a_ppo import training
-from autograder.projects._shared.ppo.runs import recorded
+from autograder.projects._shared.ppo.recording import recorded
 from autograder.projects.a_ppo.training import REPLAY, Bar450, reference_recipe, replay
 from conftest import grade_checks, mutate, write_submission
 from rlkit.categorical import log_softmax

@@ -137,7 +137,7 @@ def test_what_a_forger_can_add_over_the_whole_run_cannot_make_a_policy_that_does
 @pytest.fixture(scope="module")
 def a_run(course):
     """A run of the reference as A.bar's child hands it back (the course's 60 updates), its seed and A.bar's bar."""
-    from autograder.projects._shared.ppo.runs import recorded
+    from autograder.projects._shared.ppo.recording import recorded
 
     bar = Bar450.Bar.model_validate(course.projects["A"].checks["A.bar"].bar)
     with threadpool_limits(limits=1):

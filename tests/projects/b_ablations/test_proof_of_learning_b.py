@@ -161,7 +161,8 @@ def test_a_table_without_its_runs_is_told_what_to_hand_in(tmp_path, short):
 def test_episodes_patched_in_the_child_do_not_reach_the_score(tmp_path, short, reference):
     """The wrapper that recorded B's curves before the proof, patched to claim returns CartPole cannot give: the
     scores are the judge's own, from its replayed episodes, and equal the reference's."""
-    forgery = ("\n\nimport autograder.projects._shared.ppo.runs as _training\n_step = _training.BudgetedEnvs.step\n\n\n"
+    forgery = ("\n\nimport autograder.projects._shared.ppo.recording as _training\n"
+               "_step = _training.BudgetedEnvs.step\n\n\n"
                "def _forged(self, actions):\n    out = _step(self, actions)\n"
                "    self.finished = [(u, 10_000.0) for u, _ in self.finished]\n    return out\n\n\n"
                "_training.BudgetedEnvs.step = _forged\n")

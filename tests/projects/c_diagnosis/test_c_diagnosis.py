@@ -17,7 +17,7 @@ from autograder.cli import main
 from autograder.config import CourseError, load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
-from autograder.projects.c_diagnosis import boundary, fresh, runs
+from autograder.projects.c_diagnosis import boundary, fresh, run_plan
 from conftest import grade_in_a_fresh_process, without_timing
 
 
@@ -34,8 +34,8 @@ def test_the_reference_earns_full_marks_on_the_grading_seeds(reference_report, c
     failed = [(c["id"], c["message"]) for c in reference_report["projects"]["C"]["checks"] if not c["passed"]]
     assert failed == []
     counts = next(c for c in reference_report["projects"]["C"]["checks"] if c["id"] == "C.fresh_runs")["details"]
-    assert sum(c["runs"] for c in counts["counts"]) == len(runs.AGENTS) * len(course.seeds.grading)
-    assert {(c["truth"], c["severity"]) for c in counts["counts"]} == set(runs.AGENTS)
+    assert sum(c["runs"] for c in counts["counts"]) == len(run_plan.AGENTS) * len(course.seeds.grading)
+    assert {(c["truth"], c["severity"]) for c in counts["counts"]} == set(run_plan.AGENTS)
     assert all(c["label"] == c["truth"] for c in counts["counts"])
 
 
@@ -50,7 +50,7 @@ def _fresh_runs_report(secret: str | None, labelled) -> tuple:
     7 under ``secret``, each labelled ``labelled(run)``."""
     check = PROJECTS["C"].checks["C.fresh_runs"]
     ctx = Context((7,), "public", check.Bar.model_validate({}), secret=secret)
-    verdict = check.judge({"labels": [labelled(run) for run in runs.fresh_plan(7, secret)]}, ctx)
+    verdict = check.judge({"labels": [labelled(run) for run in run_plan.fresh_plan(7, secret)]}, ctx)
     return verdict.fraction, verdict.message, verdict.details, PROJECTS["C"].plots({"C.fresh_runs": verdict.details})
 
 
@@ -61,7 +61,8 @@ def test_nothing_a_student_sees_of_the_fresh_runs_tells_which_run_was_which(labe
     """The attack: a diagnose that always says "healthy" read the 24 runs' truths by position off its first report
     (details and figure captions) and hard-coded them. The same runs in another order, labelled alike, must give
     the same report to the byte: then nothing in it depends on which call of diagnose was which run."""
-    orders = [[(run.label, run.severity) for run in runs.fresh_plan(7, secret)] for secret in (None, "another course")]
+    orders = [[(run.label, run.severity) for run in run_plan.fresh_plan(7, secret)]
+              for secret in (None, "another course")]
     assert orders[0] != orders[1]
     first, second = (_fresh_runs_report(secret, labelled) for secret in (None, "another course"))
     assert first == second
@@ -110,27 +111,28 @@ def test_fresh_runs_are_trained_once_per_course_and_machine(tmp_path):
 
 
 def test_fresh_runs_differ_with_the_seed_and_their_order_is_shuffled():
-    assert [r.label for r in runs.fresh_plan(7)] != [r.label for r in runs.fresh_plan(8)]
-    assert {r.seed for r in runs.fresh_plan(7)}.isdisjoint({r.seed for r in runs.fresh_plan(8)})
+    assert [r.label for r in run_plan.fresh_plan(7)] != [r.label for r in run_plan.fresh_plan(8)]
+    assert {r.seed for r in run_plan.fresh_plan(7)}.isdisjoint({r.seed for r in run_plan.fresh_plan(8)})
     # the course secret moves the order and the runs, so code that knows the seed cannot recompute the truth
-    one, another = runs.fresh_plan(7, "one secret"), runs.fresh_plan(7, "another")
+    one, another = run_plan.fresh_plan(7, "one secret"), run_plan.fresh_plan(7, "another")
     assert {r.seed for r in one}.isdisjoint({r.seed for r in another})
 
 
 def test_each_students_set_is_decided_by_their_id_and_the_secret():
-    alice = runs.student_set(runs.student_key("alice", "s3cret", 0))
-    assert alice == runs.student_set(runs.student_key("alice", "s3cret", 0))
-    assert sorted(r.label for r in alice.values()) == sorted(runs.FAULTS)
-    keys = {runs.student_key(s, "s3cret", 0) for s in ("alice", "bob", "carol")}
-    assert len(keys) == 3 and runs.student_key("alice", "other", 0) not in keys
-    orders = {tuple(r.label for r in runs.student_set(runs.student_key(f"s{i}", "x", 0)).values()) for i in range(40)}
+    alice = run_plan.student_set(run_plan.student_key("alice", "s3cret", 0))
+    assert alice == run_plan.student_set(run_plan.student_key("alice", "s3cret", 0))
+    assert sorted(r.label for r in alice.values()) == sorted(run_plan.FAULTS)
+    keys = {run_plan.student_key(s, "s3cret", 0) for s in ("alice", "bob", "carol")}
+    assert len(keys) == 3 and run_plan.student_key("alice", "other", 0) not in keys
+    orders = {tuple(r.label for r in run_plan.student_set(run_plan.student_key(f"s{i}", "x", 0)).values())
+              for i in range(40)}
     assert len(orders) == 6  # every assignment of the three faults to the three names occurs
 
 
 def test_own_labels_are_judged_against_the_students_own_set(course):
     check = PROJECTS["C"].checks["C.own_labels"]
     bar = check.Bar.model_validate(course.projects["C"].checks["C.own_labels"].bar)
-    truth = {name: run.label for name, run in runs.student_set(runs.student_key("alice", "k", 0)).items()}
+    truth = {name: run.label for name, run in run_plan.student_set(run_plan.student_key("alice", "k", 0)).items()}
     as_alice = Context((7,), "grading", bar, student="alice", secret="k")
     assert check.judge({"labels": truth}, as_alice).fraction == 1.0
     as_bob = Context((7,), "grading", bar, student="bob", secret="k")  # bob's set differs from alice's under "k"
@@ -142,10 +144,10 @@ def test_the_verdict_on_ones_own_agents_says_how_many_are_wrong_never_which(cour
     must be the same whichever agents are the wrong ones, when as many are."""
     check = PROJECTS["C"].checks["C.own_labels"]
     bar = check.Bar.model_validate(course.projects["C"].checks["C.own_labels"].bar)
-    truth = {name: run.label for name, run in runs.student_set(runs.student_key("alice", "k", 0)).items()}
+    truth = {name: run.label for name, run in run_plan.student_set(run_plan.student_key("alice", "k", 0)).items()}
     as_alice = Context((7,), "grading", bar, student="alice", secret="k")
     shown = set()
-    for wrong_one in runs.NAMES:
+    for wrong_one in run_plan.NAMES:
         labels = {**truth, wrong_one: "healthy"}
         verdict = check.judge({"labels": labels}, as_alice)
         shown.add((verdict.fraction, verdict.message, json.dumps(verdict.details)))
@@ -154,9 +156,9 @@ def test_the_verdict_on_ones_own_agents_says_how_many_are_wrong_never_which(cour
 
 def test_the_bundled_example_logs_are_the_example_set(course):
     bar = course.projects["C"].checks["C.own_labels"].bar
-    example = runs.student_set(runs.student_key(None, None, bar["example_seed"]))
+    example = run_plan.student_set(run_plan.student_key(None, None, bar["example_seed"]))
     for name, run in example.items():
-        log = runs.load(paths.SOLUTIONS / "C_diagnosis" / "logs" / f"{name}.npz")
+        log = run_plan.load(paths.SOLUTIONS / "C_diagnosis" / "logs" / f"{name}.npz")
         assert ("q_values" in log) == (run.label == "small_replay_buffer")
 
 
@@ -190,8 +192,8 @@ def test_the_student_id_comes_from_gradescopes_metadata(tmp_path):
 def test_grade_all_grades_each_student_against_their_own_logs(tmp_path, course):
     """Alice's folder holds her own set; the verdict is right for her and wrong when filed as someone else's."""
     course = course.model_copy(update={"secret": "the course's own secret"})
-    key = runs.student_key("alice", course.secret, 0)
-    truth = {name: run.label for name, run in runs.student_set(key).items()}
+    key = run_plan.student_key("alice", course.secret, 0)
+    truth = {name: run.label for name, run in run_plan.student_set(key).items()}
     folder = tmp_path / "alice" / "C_diagnosis"
     folder.mkdir(parents=True)
     source = (paths.SOLUTIONS / "C_diagnosis" / "diagnostics.py").read_text()
@@ -202,8 +204,8 @@ def test_grade_all_grades_each_student_against_their_own_logs(tmp_path, course):
                      student="alice").report.to_json()
     assert as_alice["projects"]["C"]["checks"][0]["passed"]
     assert "student alice's own logs" in as_alice["projects"]["C"]["checks"][0]["message"]
-    others = [s for s in ("bob", "carol", "dave", "erin") if runs.student_set(runs.student_key(s, course.secret, 0))
-              != runs.student_set(key)]
+    others = [s for s in ("bob", "carol", "dave", "erin")
+              if run_plan.student_set(run_plan.student_key(s, course.secret, 0)) != run_plan.student_set(key)]
     as_other = grade(folder.parent, course, seed_set="public", checks=["C.own_labels"],
                      student=others[0]).report.to_json()
     assert not as_other["projects"]["C"]["checks"][0]["passed"]
@@ -233,7 +235,7 @@ def test_the_c_notebook_runs_its_self_checks_and_names_the_example_faults(tmp_pa
     printed = printed_by("C_diagnosis", tmp_path, timeout=300)
     assert "False" not in printed and printed.count("True") == 5
     seed = course.projects["C"].checks["C.own_labels"].bar["example_seed"]
-    example = runs.student_set(runs.student_key(None, None, seed))
+    example = run_plan.student_set(run_plan.student_key(None, None, seed))
     assert f"diagnose says: { {name: run.label for name, run in example.items()} }" in printed
 
 

@@ -1,4 +1,5 @@
-"""Project Z's one check: the student's discounted returns against the oracle's, on cases made from the seed."""
+"""Project Z's check of a single piece: the student's discounted returns against the oracle's, on cases made from the
+seed."""
 
 from __future__ import annotations
 
