@@ -21,7 +21,7 @@ from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
 from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
-from autograder.sandbox.runner import STOP, Outcome, run_check
+from autograder.sandbox.runner import STOP, ChildRun, run_check
 from autograder.secrecy import Hidden, blind, redact, redact_text
 from autograder.status import Status
 from autograder.student import StudentError
@@ -46,7 +46,7 @@ class Graded:
     figures: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)
 
 
-def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, verdict=None,
+def _entry(check_id: str, name: str, points: float, outcome: ChildRun | None, verdict=None,
            missing: str = "", credit: str = "per_case") -> CheckResult:
     if verdict is not None:
         fraction, message, details = min(max(verdict.fraction, 0.0), 1.0), verdict.message, verdict.details
@@ -62,7 +62,7 @@ def _entry(check_id: str, name: str, points: float, outcome: Outcome | None, ver
                        round(outcome.seconds, 3) if outcome else 0.0)
 
 
-def _failure_message(outcome: Outcome) -> str:
+def _failure_message(outcome: ChildRun) -> str:
     if outcome.status == Status.INTERNAL_ERROR and outcome.kind == "child":  # the child's, where student code rules:
         return ("the grader's part of this check failed inside the sandbox, where your code runs too, so it cannot "
                 "be told apart from your code's doing; please tell the instructor")  # no echo of what it said
@@ -72,7 +72,7 @@ def _failure_message(outcome: Outcome) -> str:
     return outcome.message
 
 
-def _merge(shards: dict[tuple[int, ...], Outcome], seeds: list[int]) -> Outcome:
+def _merge(shards: dict[tuple[int, ...], ChildRun], seeds: list[int]) -> ChildRun:
     """One check's shards as one outcome: the first failure, or every collected list joined in the order of ``seeds``
     (``Course.seeds_for``'s, the order ``judge`` pairs them with). A shard is found by its seed, never by the
     order in which the shards ran or finished."""
@@ -82,31 +82,31 @@ def _merge(shards: dict[tuple[int, ...], Outcome], seeds: list[int]) -> Outcome:
     seconds = sum(o.seconds for o in ordered)
     for outcome in ordered:
         if outcome.status != Status.OK:
-            return Outcome(outcome.status, seconds, {}, outcome.message, outcome.kind, exception=outcome.exception)
+            return ChildRun(outcome.status, seconds, {}, outcome.message, outcome.kind, exception=outcome.exception)
     parts = [o.payload() for o in ordered]
     keys = set(parts[0])
     if any(set(part) != keys or not all(isinstance(v, list) for v in part.values()) for part in parts):
-        return Outcome(Status.CRASHED, seconds, message=MALFORMED.format("one seed's run handed back other keys than "
+        return ChildRun(Status.CRASHED, seconds, message=MALFORMED.format("one seed's run handed back other keys than "
                                                                     "the others, or values that are not lists"))
     data = {key: [item for part in parts for item in part[key]] for key in keys}
-    return Outcome(Status.OK, seconds, raw=json.dumps({"data": data}).encode())  # held as text again until judged
+    return ChildRun(Status.OK, seconds, raw=json.dumps({"data": data}).encode())  # held as text again until judged
 
 
-def _prepare(check, ctx: Context) -> Context | Outcome:
+def _prepare(check, ctx: Context) -> Context | ChildRun:
     """Let a check with a ``prepare`` make its child's input file in the grader: the child's context with that file
     as ``inputs``, or the outcome of a failure there, which is the grader's."""
     if not hasattr(check, "prepare"):
         return ctx
     if STOP.is_set():  # preparing trains in this process, where Ctrl-C could not stop it for seconds
-        return Outcome(Status.STOPPED, 0.0, message="grading was stopped before this check started")
+        return ChildRun(Status.STOPPED, 0.0, message="grading was stopped before this check started")
     started = time.perf_counter()
     try:
         return replace(ctx, inputs=check.prepare(ctx))
     except Exception:  # noqa: BLE001 - costs this check, never the report
-        return Outcome(Status.INTERNAL_ERROR, time.perf_counter() - started, message=traceback.format_exc(limit=-3))
+        return ChildRun(Status.INTERNAL_ERROR, time.perf_counter() - started, message=traceback.format_exc(limit=-3))
 
 
-def _early(check, outcome: Outcome, ctx: Context, budget: Budget) -> None:
+def _early(check, outcome: ChildRun, ctx: Context, budget: Budget) -> None:
     """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too), its work charged to the
     submission's budget; it only prepares work ``judge`` redoes when missing, so a failure here is dropped."""
     if outcome.status != Status.OK or not hasattr(check, "on_shard") or STOP.is_set():
@@ -118,7 +118,7 @@ def _early(check, outcome: Outcome, ctx: Context, budget: Budget) -> None:
         pass
 
 
-def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) -> list[Outcome | None]:
+def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) -> list[ChildRun | None]:
     """Run every planned check that has a folder in the sandbox, per-seed checks split across children, longest
     first, all within the submission's time budget."""
     budget = Budget(course.limits.submission_seconds)
@@ -132,7 +132,7 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
         i, shard, _ = task
         item = checks[i]
         ctx = _prepare(item.check, item.context_for(shard))
-        outcome = ctx if isinstance(ctx, Outcome) else within_budget(
+        outcome = ctx if isinstance(ctx, ChildRun) else within_budget(
             item.check_id, item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, budget)
         _early(item.check, outcome, item.context_for(shard), budget)
         with counted:  # a check is done when its last child is: one step per check, per-seed ones included
@@ -143,13 +143,13 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
 
     with runtime.staged() as runtime_dir, ThreadPoolExecutor(max_workers=jobs or course.jobs) as pool:
         results = list(pool.map(run, tasks))
-    shards: dict[int, dict[tuple[int, ...], Outcome]] = {}
+    shards: dict[int, dict[tuple[int, ...], ChildRun]] = {}
     for (i, shard, _), outcome in zip(tasks, results):
         shards.setdefault(i, {})[tuple(shard)] = outcome
     return [_merge(shards[i], list(checks[i].seeds)) if i in shards else None for i in range(len(checks))]
 
 
-def _failed_imports(course: Course, checks: list[PlannedCheck], jobs: int | None) -> dict[str, Outcome]:
+def _failed_imports(course: Course, checks: list[PlannedCheck], jobs: int | None) -> dict[str, ChildRun]:
     """Import each planned project's modules once, in one child limited to ``limits.import_seconds``: a module that
     hangs, crashes, exits or fails to compile at import then costs every check of its project that one short run,
     with one sentence, and none of their children is started. Returns the failed projects' outcomes."""
@@ -158,7 +158,7 @@ def _failed_imports(course: Course, checks: list[PlannedCheck], jobs: int | None
     limits = course.limits.model_copy(update={"wall_seconds": seconds,
                                               "cpu_seconds": min(seconds, course.limits.cpu_seconds)})
 
-    def probe(pid: str) -> Outcome:
+    def probe(pid: str) -> ChildRun:
         request = {"project": pid, "check": None, "folder": str(folders[pid].resolve()), "seeds": [],
                    "seed_set": "public", "bar": {}}
         return run_check(request, limits, runtime_dir)
@@ -169,7 +169,7 @@ def _failed_imports(course: Course, checks: list[PlannedCheck], jobs: int | None
             if outcome.status not in (Status.OK, Status.INTERNAL_ERROR)}  # the grader's own failure: let the checks say
 
 
-def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
+def _import_failure(pid: str, outcome: ChildRun, seconds: float) -> ChildRun:
     """The probe's failure as every check of ``pid`` reports it; ``seedless``, since the probe is told no seed."""
     if outcome.status == Status.STUDENT_ERROR:  # compile errors, exceptions, sys.exit: already worded for the student
         return replace(outcome, seedless=True)
@@ -180,7 +180,7 @@ def _import_failure(pid: str, outcome: Outcome, seconds: float) -> Outcome:
                 "under `if __name__ == '__main__':`")
     else:
         what = f"failed, so no check of project {pid} was run: {outcome.message}"
-    return Outcome(outcome.status, outcome.seconds, message=f"importing {files} {what}", kind="import", seedless=True)
+    return ChildRun(outcome.status, outcome.seconds, message=f"importing {files} {what}", kind="import", seedless=True)
 
 
 def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", projects: list[str] | None = None,
@@ -236,7 +236,7 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
     return report
 
 
-def judged(item: PlannedCheck, outcome: Outcome | None, course: Course, missing: str = "",
+def judged(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing: str = "",
            blinded: bool = False) -> CheckResult:
     """One check's report entry from what its child handed back: judged when the run was ok, else its failure.
     ``blinded``: as a report on the private grading seeds shows it (``secrecy.blind``)."""
@@ -245,13 +245,13 @@ def judged(item: PlannedCheck, outcome: Outcome | None, course: Course, missing:
         try:
             verdict = declared(check, check.judge(outcome.payload(), item.context))
         except OutOfBudget as exc:  # the budget left no time for the grader's audit of the runs
-            outcome, verdict = Outcome(Status.TIMEOUT, outcome.seconds, message=str(exc)), None
+            outcome, verdict = ChildRun(Status.TIMEOUT, outcome.seconds, message=str(exc)), None
         except (Malformed, StudentError) as exc:
             verdict = Verdict(0.0, MALFORMED.format(exc), not_run(Status.MALFORMED))
         except SHAPE_ERRORS as exc:  # data of a shape the judge did not expect: the reference never makes it
             verdict = Verdict(0.0, MALFORMED.format(f"{type(exc).__name__}: {exc}"), not_run(Status.MALFORMED))
         except Exception:  # noqa: BLE001 - a judging bug (UndeclaredDetails too) costs this check, never the report
-            outcome = Outcome(Status.INTERNAL_ERROR, outcome.seconds, message=traceback.format_exc(limit=-3))
+            outcome = ChildRun(Status.INTERNAL_ERROR, outcome.seconds, message=traceback.format_exc(limit=-3))
     entry = _entry(item.check_id, check.name, item.points, outcome, verdict, missing, item.credit)
     if blinded:
         entry = blind(entry, outcome, item.project, check.grader_details, course.limits.processes)

@@ -18,7 +18,7 @@ from autograder.grading import _prepare, judged
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.sandbox.child import plain
-from autograder.sandbox.runner import Outcome
+from autograder.sandbox.runner import ChildRun
 from autograder.student import Student, StudentError, raised_by_student
 
 COURSE = load_course(paths.COURSE_FILE, private=False)
@@ -28,7 +28,7 @@ def public_checks(pid: str) -> list[str]:
     return [cid for cid, cfg in COURSE.projects[pid].checks.items() if cfg.public]
 
 
-def _outcome(item, folder: Path) -> Outcome:
+def _outcome(item, folder: Path) -> ChildRun:
     """What the grader's children hand back for ``item``, joined over its shards as ``grading._merge`` joins them."""
     parts = []
     for shard in item.shards():
@@ -37,13 +37,13 @@ def _outcome(item, folder: Path) -> Outcome:
             student = Student(folder, PROJECTS[item.project].modules)
             parts.append(plain(item.check.collect(student, ctx)))
         except StudentError as exc:
-            return Outcome("student_error", 0.0, message=str(exc))
+            return ChildRun("student_error", 0.0, message=str(exc))
         except Exception as exc:  # noqa: BLE001 - as the child says it: the student's when it came from their files
             if raised_by_student(exc, folder.resolve()) is None:
                 raise
-            return Outcome("student_error", 0.0, message=str(exc))
+            return ChildRun("student_error", 0.0, message=str(exc))
     data = parts[0] if len(parts) == 1 else {key: [x for part in parts for x in part[key]] for key in parts[0]}
-    return Outcome("ok", 0.0, raw=json.dumps({"data": data}).encode())
+    return ChildRun("ok", 0.0, raw=json.dumps({"data": data}).encode())
 
 
 def grader_scores(root: Path, pid: str, checks: list[str] | None = None, timed: bool = False) -> dict[str, float]:

@@ -16,7 +16,7 @@ from autograder.grading import judged
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.projects.c_diagnosis import run_plan
-from autograder.sandbox.runner import Outcome
+from autograder.sandbox.runner import ChildRun
 from rlkit.toy import THETA_REF
 
 NAN = float("nan")
@@ -128,7 +128,7 @@ def test_a_judge_writing_undeclared_details_is_the_graders_failure_never_the_stu
 
     check = PROJECTS["D"].checks["D.k_sweep"]
     monkeypatch.setattr(check, "judge", lambda data, ctx: Verdict(1.0, "fine", {"ks": [1, 4], "sucess": [[0.5]]}))
-    entry = judged(planned(course, "D", "D.k_sweep", "public"), Outcome(Status.OK, 0.0, {"theta": []}), course)
+    entry = judged(planned(course, "D", "D.k_sweep", "public"), ChildRun(Status.OK, 0.0, {"theta": []}), course)
     assert entry.status == Status.INTERNAL_ERROR and entry.score == 0
     assert "grader itself failed" in entry.message and "success" in entry.message and "sucess" in entry.message
 

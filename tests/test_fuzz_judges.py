@@ -15,7 +15,7 @@ from autograder.grading import figures_for, figures_of, judged
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.report import ProjectResult, Report, write_html, write_json
-from autograder.sandbox.runner import Outcome
+from autograder.sandbox.runner import ChildRun
 
 NAN, INF = float("nan"), float("inf")
 GARBAGE = [
@@ -49,7 +49,7 @@ def keys_read_by(pid: str, cid: str, course) -> list[str]:
     values, rng = {}, random.Random(0)
     for _ in range(6):
         asked: set = set()
-        judged(planned(course, pid, cid, "public"), Outcome("ok", 0.0, Recording(values, asked)), course)
+        judged(planned(course, pid, cid, "public"), ChildRun("ok", 0.0, Recording(values, asked)), course)
         if asked <= set(values):
             break
         values.update({key: rng.choice(GARBAGE)(rng) for key in asked - set(values)})
@@ -74,7 +74,7 @@ def test_a_judge_fed_malformed_data_fails_the_check_and_the_report_is_written(tm
     cases = [{}, *(malformed(keys, rng) for _ in range(1 if cid in HEAVY else 12))]
     for data in cases:
         item = planned(course, pid, cid, "public")
-        entry = judged(item, Outcome("ok", 0.0, json.loads(json.dumps(data))), course)
+        entry = judged(item, ChildRun("ok", 0.0, json.loads(json.dumps(data))), course)
         assert entry.score == 0 and not entry.passed, (data, entry)
         assert "grader itself failed" not in entry.message, (data, entry.message)
         assert len(entry.message) <= course.limits.message_chars + 60

@@ -97,9 +97,9 @@ def nan_data(check_id: str, course) -> dict:
 def test_nan_where_a_judge_compares_fails_the_check(course, check_id):
     from autograder.grading import judged
     from autograder.plan import planned
-    from autograder.sandbox.runner import Outcome
+    from autograder.sandbox.runner import ChildRun
 
-    entry = judged(planned(course, "D", check_id, "public"), Outcome("ok", 0.0, nan_data(check_id, course)), course)
+    entry = judged(planned(course, "D", check_id, "public"), ChildRun("ok", 0.0, nan_data(check_id, course)), course)
     assert entry.score == 0, entry
 
 
@@ -164,9 +164,9 @@ def test_a_figure_that_fails_to_draw_becomes_a_note_in_the_report(tmp_path, monk
 def test_a_malformed_seed_result_fails_its_check_with_a_sentence(course, second):
     from autograder.grading import _merge, judged
     from autograder.plan import planned
-    from autograder.sandbox.runner import Outcome
+    from autograder.sandbox.runner import ChildRun
 
-    merged = _merge({(7,): Outcome("ok", 1.0, {"theta": [[1.0]]}), (8,): Outcome("ok", 1.0, second)}, [7, 8])
+    merged = _merge({(7,): ChildRun("ok", 1.0, {"theta": [[1.0]]}), (8,): ChildRun("ok", 1.0, second)}, [7, 8])
     entry = judged(planned(course, "D", "D.k_sweep", "public"), merged, course)
     assert entry.score == 0 and "not what the check collects" in entry.message, entry
 

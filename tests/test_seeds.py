@@ -19,7 +19,7 @@ from autograder.checks import Context
 from autograder.config import CourseError, load_course
 from autograder.grading import _merge, grade
 from autograder.gradescope import run as gradescope_run
-from autograder.sandbox.runner import Outcome
+from autograder.sandbox.runner import ChildRun
 from autograder.secrecy import SEED_MARK, Hidden, redact
 from conftest import mutate
 
@@ -71,7 +71,7 @@ def test_one_to_ten_distinct_seeds_in_any_order_load_as_given(tmp_path, seeds):
 
 
 def test_per_seed_shards_are_joined_in_the_courses_order_whatever_order_they_come_in():
-    shards = {(seed,): Outcome("ok", 1.0, {"runs": [f"run of {seed}"]}) for seed in sorted(SEEDS)}
+    shards = {(seed,): ChildRun("ok", 1.0, {"runs": [f"run of {seed}"]}) for seed in sorted(SEEDS)}
     merged = _merge(shards, SEEDS)
     assert merged.payload()["runs"] == [f"run of {seed}" for seed in SEEDS] and merged.seconds == 3.0
 

@@ -28,7 +28,7 @@ from autograder.sandbox.waiting import STOP, kill_group, reap, wait_for
 from autograder.status import CHILD_STATUSES, Status
 
 @dataclass
-class Outcome:
+class ChildRun:
     """What one run of a check's child came to: its ``Status`` (``STOPPED`` when ``STOP`` was set), and the data to
     judge when it is ``OK``."""
 
@@ -64,17 +64,17 @@ def _child_env(workdir: str, runtime_dir: Path) -> dict:
     return env
 
 
-def _died(returncode: int, limits: Limits, stderr_tail: str) -> Outcome:
+def _died(returncode: int, limits: Limits, stderr_tail: str) -> ChildRun:
     if returncode < 0 and -returncode == signal.SIGXFSZ:
-        return Outcome(Status.CRASHED, 0, message=f"wrote more than {limits.output_mb} MB of output and was stopped")
+        return ChildRun(Status.CRASHED, 0, message=f"wrote more than {limits.output_mb} MB of output and was stopped")
     if returncode < 0 and -returncode == signal.SIGXCPU:
-        return Outcome(Status.CRASHED, 0, message=f"used more than {limits.cpu_seconds:g} s of CPU (the check's "
+        return ChildRun(Status.CRASHED, 0, message=f"used more than {limits.cpu_seconds:g} s of CPU (the check's "
                                                     "CPU-time limit) and was stopped; look for an endless loop")
     if returncode < 0 and -returncode in (signal.SIGKILL, signal.SIGSEGV) and "MemoryError" in stderr_tail:
-        return Outcome(Status.MEMORY, 0, message=f"ran out of memory (limit {limits.memory_mb} MB)")
+        return ChildRun(Status.MEMORY, 0, message=f"ran out of memory (limit {limits.memory_mb} MB)")
     how = (f"was killed by signal {signal.Signals(-returncode).name}" if returncode < 0
            else f"exited with code {returncode}")
-    return Outcome(Status.CRASHED, 0, message=f"the process running your code {how} before the check finished "
+    return ChildRun(Status.CRASHED, 0, message=f"the process running your code {how} before the check finished "
                                                "(does your code call sys.exit or os._exit, or crash the interpreter?)")
 
 
@@ -184,7 +184,7 @@ def _workdirs(workdir: str, uid: int | None, budget: check_budget.Budget) -> tup
     return workdir, home
 
 
-def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) -> Outcome:
+def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) -> ChildRun:
     """Run ``request`` (project, check, folder, seeds, bar) in a child process under ``limits``.
 
     ``runtime_dir`` is the staged runtime of this grading run; without one, a runtime is staged for this check.
@@ -194,7 +194,7 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
             return run_check(request, limits, staged)
     started = time.perf_counter()
     if STOP.is_set():
-        return Outcome(Status.STOPPED, 0.0, message="grading was stopped before this check started")
+        return ChildRun(Status.STOPPED, 0.0, message="grading was stopped before this check started")
     lease, budget = user.Lease(limits.sandbox_uids), check_budget.Budget(limits)
     try:
         with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
@@ -208,7 +208,7 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
 
 
 def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, budget: check_budget.Budget, tmp: str,
-         started: float) -> Outcome:
+         started: float) -> ChildRun:
     workdir, home = _workdirs(tmp, lease.uid, budget)
     if budget.missing and (os.geteuid() == 0 or request.get("seed_set") == "grading"):
         check_budget.say_once(tuple(budget.missing))  # a student's own check on their own machine: nothing to say
@@ -217,7 +217,7 @@ def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, bu
     try:
         jailed = jail.usable(limits.isolation, lease.uid)
     except jail.Unavailable as exc:  # bubblewrap runs for the grader but not for the uid it dropped to
-        return Outcome(Status.INTERNAL_ERROR, time.perf_counter() - started, message=str(exc))
+        return ChildRun(Status.INTERNAL_ERROR, time.perf_counter() - started, message=str(exc))
     with open(workdir / "stdout", "w+b") as out, open(workdir / "stderr", "w+b") as err:
         proc = _start(workdir, home, request, runtime_dir, limits, lease.uid, jailed, out, err, budget.join)
         ended = wait_for(proc, limits.wall_seconds)
@@ -231,10 +231,10 @@ def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, bu
         lease.release()  # and, under a uid of its own, whatever left the process group
         seconds = time.perf_counter() - started
         if ended == "stopped":
-            return Outcome(Status.STOPPED, seconds, message="grading was stopped before this check finished",
+            return ChildRun(Status.STOPPED, seconds, message="grading was stopped before this check finished",
                            cpu_seconds=cpu)
         if ended == "timeout":
-            return Outcome(Status.TIMEOUT, seconds,
+            return ChildRun(Status.TIMEOUT, seconds,
                            message=f"did not finish within {limits.wall_seconds:g} s (the check's wall-time "
                                    "limit); look for an endless loop or a step far slower than needed",
                            cpu_seconds=cpu)
@@ -250,23 +250,23 @@ def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, bu
 
 
 def _without_result(exc: Exception, code: int, jailed: bool, limits: Limits, budget: check_budget.Budget,
-                    stderr_tail: str) -> Outcome:
+                    stderr_tail: str) -> ChildRun:
     """What happened to a child that left no usable result: a budget it went over, a signal, an exit, a forgery."""
     if budget.disk_full():  # the child's own result may have been cut short by it
-        return Outcome(Status.CRASHED, 0, message=f"wrote more than {limits.disk_mb} MB in all (the check's disk "
+        return ChildRun(Status.CRASHED, 0, message=f"wrote more than {limits.disk_mb} MB in all (the check's disk "
                                                     "limit: every file it writes counts) and could not go on")
     if isinstance(exc, _Unreadable):
-        return Outcome(Status.CRASHED, 0, message=f"the check's result file could not be used ({exc}); code that "
+        return ChildRun(Status.CRASHED, 0, message=f"the check's result file could not be used ({exc}); code that "
                                                     "writes it itself gains nothing")
     if budget.oom_killed():
-        return Outcome(Status.MEMORY, 0, message=f"used more than {limits.memory_mb} MB of memory (all its "
+        return ChildRun(Status.MEMORY, 0, message=f"used more than {limits.memory_mb} MB of memory (all its "
                                                    "processes together: the check's memory limit)")
     if jailed and code > jail.SIGNAL_BASE:  # bubblewrap reports a signal as 128 + its number
         code = jail.SIGNAL_BASE - code
     return _died(code, limits, stderr_tail)
 
 
-def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> Outcome:
+def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> ChildRun:
     message = result.get("message", "")
     if result["status"] == Status.MEMORY:
         message = f"ran out of memory (limit {limits.memory_mb} MB)"
@@ -275,5 +275,5 @@ def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> Outco
                    "another; " + message)
     kind = "child" if result["status"] == Status.INTERNAL_ERROR else result.get("kind", "")
     if result["status"] == Status.OK:
-        return Outcome(Status.OK, seconds, message=message, kind=kind, raw=text)
-    return Outcome(Status(result["status"]), seconds, {}, message, kind, exception=result.get("exception", ""))
+        return ChildRun(Status.OK, seconds, message=message, kind=kind, raw=text)
+    return ChildRun(Status(result["status"]), seconds, {}, message, kind, exception=result.get("exception", ""))
