@@ -15,7 +15,7 @@ from pathlib import Path
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.release import made_by_students, strip_solutions
+from autograder.release import for_students, made_by_students, strip_solutions
 
 
 class StripModuleSolutions(NbGraderPreprocessor):
@@ -30,9 +30,13 @@ class StripModuleSolutions(NbGraderPreprocessor):
 
 def strip_release(released: Path) -> None:
     """Strip the solution regions of each ``.py`` in the released folder ``released`` (nbgrader's verbatim copies of
-    the source's) and remove what the reference's own run left there."""
+    the source's), have its modules and READMEs name the students' checker (the hub's kernels have the students' kit,
+    not the kit), and remove what the reference's own run left there."""
     for module in released.rglob("*.py"):
         relative = str(module.relative_to(released))
-        module.write_text(strip_solutions(module.read_text(encoding="utf-8"), relative), encoding="utf-8")
+        module.write_text(for_students(strip_solutions(module.read_text(encoding="utf-8"), relative)),
+                          encoding="utf-8")
+    for page in released.rglob("*.md"):
+        page.write_text(for_students(page.read_text(encoding="utf-8")), encoding="utf-8")
     for name in made_by_students(released.name):
         (released / name).unlink(missing_ok=True)

@@ -79,6 +79,17 @@ def sync_notebook_checks(source: Path, course=None) -> None:
         sync_check_cells(notebook, project_id, course)
 
 
+# what the kit's READMEs and modules say of its command, as a student with the students' kit runs it
+STUDENTS_COMMAND = [("autograder check", "capstone-check")]
+
+
+def for_students(text: str) -> str:
+    """``text`` naming the students' checker where it names the kit's (students never have the kit)."""
+    for old, new in STUDENTS_COMMAND:
+        text = text.replace(old, new)
+    return text
+
+
 def made_by_students(folder: str) -> tuple[str, ...]:
     """Files the reference's run leaves in ``folder`` that each student makes from their own: never released."""
     project = PROJECTS.get(project_for_folder(folder) or "")
@@ -121,8 +132,10 @@ def release_project(project: str, solutions: Path, assignments: Path, course=Non
     for module in source.rglob("*.py"):
         relative = module.relative_to(source)
         if "__pycache__" not in relative.parts:
-            (target / relative).write_text(strip_solutions(module.read_text(encoding="utf-8"), str(relative)),
-                                           encoding="utf-8")
+            text = strip_solutions(module.read_text(encoding="utf-8"), str(relative))
+            (target / relative).write_text(for_students(text), encoding="utf-8")
+    for page in target.rglob("*.md"):
+        page.write_text(for_students(page.read_text(encoding="utf-8")), encoding="utf-8")
     return target
 
 

@@ -22,7 +22,7 @@ from autograder.config import load_course
 from autograder.grading import grade
 from autograder.nbcells import TAG
 from autograder.projects import PROJECTS
-from autograder.release import made_by_students, release, strip_solutions
+from autograder.release import for_students, made_by_students, release, strip_solutions
 
 SECRET_SEEDS = [3_918_273_645, 564_738_291]  # unsorted, large, distinctive
 SECRET = "nb-course-secret-5d2c8e1a"
@@ -218,8 +218,11 @@ def test_nbgraders_own_generate_assignment_releases_stubs(course_root):
         for module in modules:
             original = (source / module.relative_to(released)).read_text()
             assert "### BEGIN SOLUTION" in original
-            assert module.read_text() == strip_solutions(original), module
+            assert module.read_text() == for_students(strip_solutions(original)), module
         assert not [name for name in made_by_students(folder) if (released / name).exists()], folder
+        said = [page.name for page in [*modules, *released.rglob("*.md")] if "autograder check" in page.read_text()]
+        assert said == [], f"{folder}: {said} name the kit's command, which students do not have"
+        assert "capstone-check" in (released / "README.md").read_text(), folder
 
 
 @pytest.mark.parametrize("student, attack", [("ivan", "a cell setting the overlay"),

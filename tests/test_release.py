@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from autograder import paths
-from autograder.release import ReleaseError, release, strip_solutions
+from autograder.release import ReleaseError, for_students, release, strip_solutions
 
 
 def test_a_region_becomes_nbgraders_stub_at_its_indentation():
@@ -76,3 +76,11 @@ def test_copies_of_another_projects_file_are_real_files_equal_to_it():
             assert not (root / copy).is_symlink(), f"{root / copy} must be a file: a copied folder keeps no link"
             assert (root / copy).read_bytes() == (root / original).read_bytes(), \
                 f"{root / copy} drifted from {original}"
+
+
+def test_the_released_files_name_the_students_checker():
+    """Students have the students' kit, whose command is ``capstone-check``, never the kit's ``autograder``."""
+    said = [str(p.relative_to(paths.ASSIGNMENTS)) for p in paths.ASSIGNMENTS.rglob("*")
+            if p.suffix in {".py", ".md"} and "autograder check" in p.read_text(encoding="utf-8")]
+    assert said == []
+    assert for_students("run `autograder check D` again") == "run `capstone-check D` again"

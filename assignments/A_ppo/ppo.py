@@ -3,7 +3,7 @@
 Given below: the hyperparameters, the agent (separate actor and critic MLPs from ``rlkit.nn``) and its two heads.
 From ``rlkit``: the vectorized rollout (``rlkit.cartpole.Rollout``), Adam, gradient clipping, categorical helpers.
 Yours: every piece between a rollout and the next one. ``README.md`` beside this file gives each piece's contract;
-``autograder check A`` tells you how far you are.
+``capstone-check A`` tells you how far you are.
 
 Conventions: arrays from a rollout are (T, N) = (steps, envs); ``values`` has T + 1 rows, the last one the bootstrap
 value after the segment. Gradients are of the quantity named (an objective to ascend, a loss to descend), per logit or

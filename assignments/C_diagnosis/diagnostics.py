@@ -2,7 +2,7 @@
 
 Given below: ``load_log``, ``per_update`` and ``return_curve`` to read a log, and the four labels.
 Yours: one function per diagnostic, each a few lines of numpy, and ``diagnose(log)``, which names an agent's fault
-from the diagnostics alone. ``README.md`` beside this file describes the logs; ``autograder check C`` tells you how far
+from the diagnostics alone. ``README.md`` beside this file describes the logs; ``capstone-check C`` tells you how far
 you are. Finally, ``my_labels()`` gives your verdict on the three logs in ``logs/``.
 """
 

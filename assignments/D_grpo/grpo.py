@@ -1,7 +1,7 @@
 """Project D: GRPO from REINFORCE, on the four-prompt verifier toy (D2L §15.7.2–15.7.4).
 
 Given below: a working REINFORCE step and a training loop. Yours: the pieces GRPO adds on top of it, each in its own
-function. `README.md` beside this file says what each one must do; `autograder check D` tells you how far you are.
+function. `README.md` beside this file says what each one must do; `capstone-check D` tells you how far you are.
 
 Conventions, fixed so the grader can replay your runs with its own seeds:
   * one group of K responses per prompt, prompts in order 0..3, drawn with ``rng.choice(N_RESPONSES, K, p=pi[x])``;

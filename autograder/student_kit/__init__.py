@@ -22,6 +22,7 @@ import rlkit
 from autograder.config import load_course
 from autograder.plan import planned
 from autograder.projects import PROJECTS
+from autograder.release import for_students
 
 NAME, VERSION = "rl-capstone-student", "0.1.0"
 
@@ -63,20 +64,13 @@ def expected_values(course, pid: str) -> dict:
             "seeds": course.seeds_for("public"), "memory_mb": course.limits.memory_mb, "checks": checks}
 
 
-# what the released READMEs and modules say of the full kit's command, as the students' kit says it
-SAID = [("autograder check", "capstone-check")]
-
-
 def _copy_project(released: Path, target: Path) -> None:
     """A project's released files, its READMEs and modules naming the students' checker. Its notebooks are copied as
     released: their check cells call the students' checker already, and a changed locked cell would no longer match
     the checksum nbgrader gave it."""
     shutil.copytree(released, target, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     for path in [*target.rglob("*.md"), *target.rglob("*.py")]:
-        text = path.read_text(encoding="utf-8")
-        for old, new in SAID:
-            text = text.replace(old, new)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(for_students(path.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 def build(root: Path, out: Path, projects: list[str] | None = None) -> Path:
