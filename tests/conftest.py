@@ -73,10 +73,12 @@ def without_timing(report: dict) -> dict:
     return report
 
 
-def grade_in_a_fresh_process(projects: list[str], seed_set: str = "grading") -> dict:
-    """The reference's report from a new Python process, so nothing cached by this one is reused."""
+def grade_in_a_fresh_process(projects: list[str], seed_set: str = "grading", course_file: Path | None = None) -> dict:
+    """The reference's report from a new Python process, so nothing cached by this one is reused; graded with the
+    course of ``course_file`` (default: the kit's)."""
+    course_file = course_file or paths.COURSE_FILE
     code = ("import json; from autograder import paths; from autograder.config import load_course; "
-            "from autograder.grading import grade; course = load_course(paths.COURSE_FILE, private=False); "
+            f"from autograder.grading import grade; course = load_course({str(course_file)!r}, private=False); "
             f"print(json.dumps(grade(paths.SOLUTIONS, course, seed_set={seed_set!r}, "
             f"projects={projects!r}).report.to_json()))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
