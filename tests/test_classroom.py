@@ -1,6 +1,7 @@
 """grade-all over a class: every student gets a row and a report whatever their submission does, and an interrupted
 run resumes without grading anyone twice."""
 
+import shutil
 import csv
 import json
 
@@ -114,9 +115,15 @@ def test_an_interrupted_run_resumes_without_grading_anyone_twice(classroom, quic
 
 
 def test_a_plain_folder_of_downloads_works_too(classroom, quick_course, tmp_path):
-    out = tmp_path / "out"
-    rows = grade_all(classroom / "submitted", out, load_course(quick_course, private=False), seed_set="public")
-    assert len(rows) == len(CLASS) + 1
+    """A folder of student folders, with no ``submitted/`` above it: three of the class (one graded, one that does
+    not compile, one that handed in nothing), to keep the suite lean."""
+    plain, out = tmp_path / "downloads", tmp_path / "out"
+    for student in ("ada", "dee", "fay"):
+        shutil.copytree(classroom / "submitted" / student, plain / student)
+    rows = {r.student: r.status for r in grade_all(plain, out, load_course(quick_course, private=False),
+                                                   seed_set="public")}
+    assert rows["ada"] == "graded" and rows["dee"] == "does not compile: D"
+    assert rows["fay"].startswith("no submission") and set(rows_of(out)) == {"ada", "dee", "fay"}
 
 
 def test_reports_never_show_the_grading_seeds(classroom, quick_course, tmp_path):
