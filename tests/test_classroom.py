@@ -1,9 +1,9 @@
 """grade-all over a class: every student gets a row and a report whatever their submission does, and an interrupted
 run resumes without grading anyone twice."""
 
-import shutil
 import csv
 import json
+import shutil
 
 import pytest
 import yaml
