@@ -19,6 +19,7 @@ from autograder.checks import Context, Malformed, Verdict, declared
 from autograder.config import Course, SeedSet
 from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
+from autograder.report.figures import close_unfinished
 from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, ChildRun, run_check
@@ -274,6 +275,7 @@ def figures_of(pid: str, details: dict, reference: dict | None = None) -> list[t
     try:
         return PROJECTS[pid].plots(details, reference=reference)
     except Exception as exc:  # noqa: BLE001 - the figures are an aid; the scores stand without them
+        close_unfinished()
         return [(f"The figures of project {pid} could not be drawn from these results ({type(exc).__name__}: "
                  f"{str(exc)[:200]})", None)]
 

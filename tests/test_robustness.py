@@ -157,6 +157,27 @@ def test_a_figure_that_fails_to_draw_becomes_a_note_in_the_report(tmp_path, monk
     assert "could not be drawn" in page and "log-scaled" in page
 
 
+def test_a_drawing_that_fails_halfway_leaves_no_figure_open(monkeypatch):
+    """pyplot keeps a figure until it is closed: one left open by each failed drawing would pile up over a class."""
+    import importlib
+
+    import matplotlib.pyplot as plt
+
+    from autograder.grading import figures_of
+    from autograder.report.figures import figure
+
+    plots = importlib.import_module("autograder.projects.d_grpo.plots")  # the module, not the package's function
+
+    def halfway(*args):
+        figure()
+        raise ValueError("Data cannot be log-scaled")
+
+    monkeypatch.setattr(plots, "_k_sweep", halfway)
+    plt.close("all")
+    drawn = figures_of("D", {"D.k_sweep": {"ks": [1, 2], "success": [[0.1, 0.2]]}})
+    assert "could not be drawn" in drawn[0][0] and plt.get_fignums() == []
+
+
 # ------------------------------------------------------------------------------------------------ per-seed results
 
 
