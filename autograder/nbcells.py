@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
-
 from autograder.config import Course
 from autograder.projects import PROJECTS
 
@@ -39,6 +37,8 @@ def _nbgrader(grade_id: str, points: float) -> dict:
 
 
 def check_cells(project_id: str, course: Course) -> list:
+    import nbformat  # the `nbgrader` extra: grading never needs it, so the kit imports it only here
+
     project = PROJECTS[project_id]
     header = nbformat.v4.new_markdown_cell(
         "## Autograded checks\n\n"
@@ -64,6 +64,8 @@ def check_cells(project_id: str, course: Course) -> list:
 
 def sync_check_cells(notebook_path: Path, project_id: str, course: Course) -> bool:
     """Replace the notebook's check cells with fresh ones at its end; write it only if that changed it."""
+    import nbformat
+
     notebook = nbformat.read(notebook_path, as_version=4)
     kept = [c for c in notebook.cells if TAG not in c.metadata.get("tags", [])]
     fresh = kept + check_cells(project_id, course)

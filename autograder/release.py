@@ -51,6 +51,17 @@ def strip_solutions(source: str, name: str = "<source>") -> str:
     return "".join(out)
 
 
+def needs_nbgrader(project: str) -> None:
+    """A ReleaseError saying which extra to install, where nbgrader (and its nbformat) are not: a bare install of the
+    kit grades, and only releasing a project's notebook needs them."""
+    from importlib.util import find_spec
+
+    missing = [name for name in ("nbformat", "nbgrader") if find_spec(name) is None]
+    if missing:
+        raise ReleaseError(f"releasing {project}'s notebook needs the nbgrader extra ({', '.join(missing)} not "
+                           "installed here): pip install 'rl-capstone-kit[nbgrader]'")
+
+
 def _generate_with_nbgrader(solutions: Path, project: str, workdir: Path, gradebook: Path | None) -> Path:
     """Run nbgrader generate_assignment for one project into ``workdir``, registering it in the course's gradebook
     (``gradebook``, else where the course's nbgrader_config.py says, by default gradebook.db in the course folder)
@@ -74,6 +85,7 @@ def sync_notebook_checks(source: Path, course=None) -> None:
     project_id, notebook = project_for_folder(source.name), source / f"{source.name}.ipynb"
     if project_id is None or not notebook.exists():
         return
+    needs_nbgrader(source.name)
     course = course or load_course(source.parent.parent / paths.COURSE_NAME, private=False)
     if project_id in course.projects:
         sync_check_cells(notebook, project_id, course)

@@ -34,13 +34,8 @@ def snapshot(folder: Path) -> dict:
             for p in sorted(folder.rglob("*"))}
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """A fresh environment holding the kit's wheel; its dependencies come from the test environment (a path entry,
-    so no index is reached), and its Python and the `autograder` command are the environment's own."""
-    if not (KIT / "setup.py").is_file():
-        pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
-    base = tmp_path_factory.mktemp("install")
+def built_wheel(base: Path) -> Path:
+    """The kit's wheel, built from a copy of its sources into ``base``/dist without reaching an index."""
     source = base / "source"
     source.mkdir()
     for name in SOURCES:
@@ -48,7 +43,17 @@ def installed(tmp_path_factory):
             {"ignore": IGNORE} if (KIT / name).is_dir() else {}))
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(base / "dist"),
          str(source)], base)
-    wheel = next((base / "dist").glob("*.whl"))
+    return next((base / "dist").glob("*.whl"))
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A fresh environment holding the kit's wheel; its dependencies come from the test environment (a path entry,
+    so no index is reached), and its Python and the `autograder` command are the environment's own."""
+    if not (KIT / "setup.py").is_file():
+        pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
+    base = tmp_path_factory.mktemp("install")
+    wheel = built_wheel(base)
     venv = base / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base)
     python = venv / "bin" / "python"

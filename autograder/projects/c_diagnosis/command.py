@@ -35,6 +35,9 @@ def write_logs(args) -> int:
     from autograder.projects.c_diagnosis import run_plan
 
     course = load_course(course_file_of(args), args.private)
+    if "C" not in course.projects or "C.own_labels" not in course.projects["C"].checks:
+        raise UsageError("this course does not grade C.own_labels, whose bar says how the logs are made: "
+                         f"add it to {course_file_of(args)}")
     bar = course.projects["C"].checks["C.own_labels"].bar
     students = _roster(args)
     if not students and not args.example:

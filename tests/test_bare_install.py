@@ -1,0 +1,112 @@
+"""The kit installed with no extras, as `pip install .` leaves it: every command grading needs runs, and a command
+that needs an extra says which in one line and exits 2.
+
+The fresh environment sees only the distributions the kit requires without extras (and theirs), linked from the
+test environment: no index is reached, and nbformat, nbgrader, Dask and the test tools are absent as they are on an
+instructor's machine."""
+
+import subprocess
+import sys
+import sysconfig
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+
+from conftest import copy_reference, quick_course_data
+from test_install import KIT, built_wheel, run
+
+EXTRAS_ONLY = ["nbformat", "nbgrader", "ipykernel", "distributed", "pytest"]
+
+
+def required_distributions(name: str) -> set[str]:
+    """``name`` and every distribution it needs, without extras, as installed here."""
+    wanted, seen = [name], set()
+    while wanted:
+        dist = metadata.distribution(wanted.pop())
+        key = dist.metadata["Name"].lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        for line in dist.requires or []:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                wanted.append(requirement.name)
+    return seen
+
+
+def link_distributions(names: set[str], site: Path) -> None:
+    """Each distribution's top-level folders and files (its code and its metadata) linked into ``site``."""
+    for name in names - {"rl-capstone-kit"}:
+        dist = metadata.distribution(name)
+        for top in {f.parts[0] for f in dist.files or [] if f.parts[0] != ".."}:
+            source = Path(dist.locate_file(top))
+            if source.exists() and not (site / top).exists():
+                (site / top).symlink_to(source)
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory):
+    if not (KIT / "setup.py").is_file():
+        pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
+    base = tmp_path_factory.mktemp("bare")
+    wheel = built_wheel(base)
+    venv = base / "venv"
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base)
+    python = venv / "bin" / "python"
+    site = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], base).stdout.strip())
+    link_distributions(required_distributions("rl-capstone-kit"), site)
+    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
+         str(wheel)], base)
+    course = base / "course"
+    command = [str(venv / "bin" / "autograder")]
+    run([*command, "init", str(course)], base)
+    (course / "full.yml").write_text((course / "course.yml").read_text())  # c-logs reads C's bar
+    data = quick_course_data({"D": ("D.weights", "D.kl_penalty")}, course / "course.yml")
+    data["limits"]["isolation"] = "uid"  # the linked distributions lie outside what bubblewrap would mount
+    (course / "course.yml").write_text(yaml.safe_dump(data))
+    for student in ("s1", "s2"):
+        copy_reference(course / "class" / student, "D_grpo")
+    return {"python": python, "command": command, "course": course, "base": base}
+
+
+def test_the_bare_environment_lacks_every_extra(bare):
+    probe = f"import importlib.util as u; print([m for m in {EXTRAS_ONLY!r} if u.find_spec(m)])"
+    assert run([str(bare["python"]), "-c", probe], bare["base"]).stdout.strip() == "[]"
+    assert sysconfig.get_path("purelib") not in run([str(bare["python"]), "-c", "import sys; print(sys.path)"],
+                                                    bare["base"]).stdout
+
+
+def test_every_grading_command_runs_on_a_bare_install(bare):
+    autograder, course = bare["command"], bare["course"]
+    assert "grade-all" in run([*autograder, "--help"], course).stdout
+    graded = run([*autograder, "grade", "solutions", "--seeds", "public"], course).stdout.replace(" ", "")
+    assert "Dtotal" in graded and "2/2" in graded
+    assert "2/2" in run([*autograder, "check", "D", "--path", "solutions"], course).stdout.replace(" ", "")
+    run([*autograder, "compare", "solutions", "--out", "compare.html"], course)
+    assert "D.weights" in (course / "compare.html").read_text()
+    run([*autograder, "grade-all", "class", "--seeds", "public", "--out", "graded"], course)
+    assert (course / "graded" / "s1" / "report.json").is_file()
+    run([*autograder, "similarity", "class", "--out", "similar"], course)
+    assert (course / "similar" / "similarity.csv").is_file()
+    run([*autograder, "gradescope", "--out", "ag.zip"], course)
+    assert (course / "ag.zip").is_file()
+    run([*autograder, "c-logs", "--example", "--out", "logs", "--course", "full.yml"], course)
+    assert sorted(p.name for p in (course / "logs").iterdir()) == ["agent_a.npz", "agent_b.npz", "agent_c.npz"]
+
+
+def test_release_says_which_extra_it_needs_in_one_line(bare):
+    done = subprocess.run([*bare["command"], "release", "D_grpo"], cwd=bare["course"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1:] == [
+        "error: releasing D_grpo's notebook needs the nbgrader extra (nbformat, nbgrader not installed here): pip "
+        "install 'rl-capstone-kit[nbgrader]'"]
+    assert "Traceback" not in done.stderr
+    done = subprocess.run([*bare["command"], "grade-all", "class", "--out", "graded", "--scheduler", "tcp://[::1]:9"],
+                          cwd=bare["course"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and done.stderr.strip().splitlines()[-1:] == [
+        "error: --scheduler needs Dask's distributed, which is not installed here: pip install "
+        "'rl-capstone-kit[dask]' (or pip install distributed)"]
