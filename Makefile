@@ -1,6 +1,14 @@
 # Two commands do all set-up on a fresh machine: `make grade` and `make test`.
 # Both create (or reuse) the virtual environment .venv and install the kit into it.
-PYTHON ?= python3
+# Run as root, the sandbox drops student code to uids of its own, which must be able to start the venv's Python: a
+# python3 under a folder closed to others (pyenv's, under root's home) is out of their reach, so the system's is used
+# then, as .ci/run does; with neither, make stops and says how. PYTHON=... on the command line is taken as given.
+REACHABLE := import os, sys; from pathlib import Path; e = Path(sys.executable); \
+	sys.exit(not all(os.stat(p).st_mode & 0o001 for x in (e, e.resolve()) for p in (x, *x.parents)))
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell if [ "$$(id -u)" != 0 ] || python3 -c '$(REACHABLE)' 2>/dev/null; then echo python3; \
+	elif [ -x /usr/bin/python3 ]; then echo /usr/bin/python3; fi)
+endif
 VENV ?= .venv
 STAMP := $(VENV)/.installed-stamp
 
@@ -10,6 +18,9 @@ STAMP := $(VENV)/.installed-stamp
 # setuptools' banner about editable installs (folders named like the package may shadow it) is known and harmless here:
 # filtered by its text, nothing else.
 $(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "make: run as root, and python3 lies where the sandbox's uids cannot run it (no" \
+		"/usr/bin/python3 either): install Python where other users can read it, or pass PYTHON=/path/to/python3" >&2; \
+		exit 2; }
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,dask,test]'

@@ -19,6 +19,7 @@ from autograder.kit import KitError
 from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
 from autograder.report import print_table, write_html, write_json
+from autograder.sandbox import user
 from autograder.student_kit.command import add_student_kit
 
 
@@ -41,7 +42,7 @@ def _grade_and_report(path: Path, course, args, seed_set: str, public_only: bool
     with progress_bar("grading", console=err) as bar:
         graded = grade(path, course, seed_set=seed_set, projects=projects, public_only=public_only,
                        jobs=args.jobs, progress=_advance_per_check(bar), student=getattr(args, "student", None))
-    print_table(graded.report)
+    print_table(graded.report, as_root=user.children_kept_root())
     if args.json:
         write_json(graded.report, args.json)
     if args.report:
@@ -108,7 +109,7 @@ def cmd_compare(args) -> int:
         figures[pid] = figures_of(pid, _judged_details(student.report, pid),
                                   reference=_judged_details(reference.report, pid))
     page = write_compare(student.report, reference.report, figures, course, Path(args.out))
-    print_table(student.report)
+    print_table(student.report, as_root=user.children_kept_root())
     err.print(f"side-by-side page written to {page}")
     return 0
 

@@ -19,9 +19,15 @@ def score_text(value: float) -> str:
     return f"{round(float(value), 2):.2f}".rstrip("0").rstrip(".")
 
 
-def print_table(report: Report, console: Console | None = None) -> None:
+AS_ROOT = "student code ran as root: no uid of its own, no process limit"
+
+
+def print_table(report: Report, console: Console | None = None, as_root: bool = False) -> None:
+    """The table, titled with the submission and its seed set, and ``AS_ROOT`` when the checks' children ran as
+    root (``autograder.sandbox.user.children_kept_root``)."""
     console = console or Console()
-    table = Table(title=escape(f"{report.submission}  ({report.seeds} seeds)"), title_justify="left",
+    title = f"{report.submission}  ({report.seeds} seeds)" + (f"  [{AS_ROOT}]" if as_root else "")
+    table = Table(title=escape(title), title_justify="left",
                   show_lines=False, expand=False)
     table.add_column("check", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)

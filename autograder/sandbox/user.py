@@ -53,6 +53,13 @@ def _python_runs_as(uid: int) -> bool:
         return _python_runs[sys.executable]
 
 
+def children_kept_root() -> bool:
+    """Whether this grader, running as root, found that the sandbox uids cannot run its Python, so that its checks'
+    children ran as root: what the score table's title must then say."""
+    with _probe_lock:
+        return os.geteuid() == 0 and _python_runs.get(sys.executable) is False
+
+
 def dropping(uids: tuple[int, int]) -> bool:
     """Whether children are dropped to a uid of their own here: only root can, and only with a Python they can run."""
     lease = Lease(uids)
