@@ -119,13 +119,17 @@ def _early(check, outcome: ChildRun, ctx: Context, budget: Budget) -> None:
         pass
 
 
+CHEAP_COST = 2.0  # a check's cost per seed-run (rough seconds) at or below which it runs before the slow ones
+
+
 def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) -> list[ChildRun | None]:
-    """Run every planned check that has a folder in the sandbox, per-seed checks split across children, longest
-    first, all within the submission's time budget."""
+    """Run every planned check that has a folder in the sandbox, per-seed checks split across children, all within
+    the submission's time budget: the cheap checks first, so that a tight budget is never spent on a slow check
+    while a one-second one waits, then the others longest first."""
     budget = Budget(course.limits.submission_seconds)
     tasks = [(i, shard, item.check.cost * len(shard))  # (index in checks, seeds for this child, cost)
              for i, item in enumerate(checks) if item.folder is not None for shard in item.shards()]
-    tasks.sort(key=lambda task: -task[2])
+    tasks.sort(key=lambda task: (checks[task[0]].check.cost > CHEAP_COST, -task[2]))
     unfinished = {i: sum(1 for task in tasks if task[0] == i) for i, _, _ in tasks}  # children left per check
     total, counted = len(unfinished), threading.Lock()
 

@@ -229,6 +229,20 @@ def test_a_submission_that_hangs_costs_its_time_budget_and_no_more(tmp_path, cou
     assert "ran out before this check started; the checks that spent it: D.kl_penalty" in said
 
 
+def test_a_tight_budget_is_spent_on_the_slow_checks_only_after_the_cheap_ones(course):
+    """The walkthrough's 12-second budget on D's reference: longest first, it ran out before D.beta_sweep (1.5 s a
+    seed) started; now every cheap check scores, and a slow one is what the budget stops."""
+    from autograder.grading import CHEAP_COST, grade
+    from autograder.projects import PROJECTS
+
+    tight = course.model_copy(update={"limits": course.limits.model_copy(update={"submission_seconds": 12})})
+    checks = grade(paths.SOLUTIONS, tight, seed_set="grading", projects=["D"]).report.projects["D"].checks
+    cheap = [c for c in checks if PROJECTS["D"].checks[c.id].cost <= CHEAP_COST]
+    assert len(cheap) >= 7 and all(c.passed for c in cheap), [(c.id, c.message) for c in cheap if not c.passed]
+    stopped = [c.id for c in checks if "time budget" in c.message]
+    assert stopped and all(PROJECTS["D"].checks[cid].cost > CHEAP_COST for cid in stopped), stopped
+
+
 def test_a_slow_machine_spends_none_of_the_submissions_budget(tmp_path, course):
     """The budget counts each check's own CPU: a check that waits (here it sleeps, as a check does on a loaded
     machine) spends nothing of it, and the checks after it still run."""
