@@ -11,9 +11,9 @@ from rich.markup import escape
 
 from autograder import paths
 from autograder.classroom.cluster import ClusterError  # imports no Dask: that waits for --scheduler
-from autograder.command_common import (UsageError, course_file_of, course_root_of, err, note_placeholder_seeds,
-                                       projects_option)
-from autograder.config import CourseError, load_course
+from autograder.command_common import (UsageError, course_file_of, course_of, course_root_of, err,
+                                       note_placeholder_seeds, projects_option)
+from autograder.config import CourseError
 from autograder.grading import figures_of, grade
 from autograder.kit import KitError
 from autograder.progress import progress_bar
@@ -58,14 +58,14 @@ def cmd_grade(args) -> int:
     path = Path(args.path)
     if not path.is_dir():
         raise UsageError(f"PATH should be a folder of project folders or one project folder; {path} is not a folder")
-    return _grade_and_report(path, load_course(course_file_of(args), args.private), args, args.seeds, public_only=False)
+    return _grade_and_report(path, course_of(args), args, args.seeds, public_only=False)
 
 
 def cmd_check(args) -> int:
     course_file = course_file_of(args, fallback=True)  # a student's folder needs no course: the public checks suffice
     if args.course is None and paths.find_course(Path.cwd()) is None:
         err.print("[yellow]note:[/] no course folder here: checking with the kit's own course.yml")
-    course = load_course(course_file, args.private)
+    course = course_of(args, course_file)
     project = PROJECTS.get(args.project)
     if project is None or args.project not in course.projects:
         raise UsageError(f"unknown project {args.project!r} (this course has {', '.join(course.projects)})")
@@ -90,7 +90,7 @@ def cmd_compare(args) -> int:
     path = Path(args.path)
     if not path.is_dir():
         raise UsageError(f"PATH should be a submission folder; {path} is not a folder")
-    course = load_course(course_file_of(args), args.private)
+    course = course_of(args)
     solutions = course_root_of(args) / "solutions"
     if not solutions.is_dir():
         raise UsageError(f"compare grades the course's reference beside the submission: expected {solutions}, "

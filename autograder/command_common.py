@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from autograder import paths
 
@@ -40,6 +41,25 @@ def projects_option(value: str | None, course) -> list[str] | None:
         raise UsageError(f"--projects: unknown project {', '.join(unknown)} "
                          f"(this course has {', '.join(course.projects)})")
     return projects
+
+
+def course_of(args, course_file: Path | None = None):
+    """The course of ``--course`` (or ``course_file``) with the private overlay of ``--private`` or the one found,
+    after saying which overlay that is (``say_overlay``)."""
+    from autograder.config import load_course
+
+    course = load_course(course_file or course_file_of(args), getattr(args, "private", None))
+    say_overlay(course)
+    return course
+
+
+def say_overlay(course) -> None:
+    """Which private overlay a command reads, and whether it holds grading seeds and the course secret (never their
+    values): an instructor with two overlays on one machine must see which one counted."""
+    if course.private_overlay is None:
+        return
+    secret = "and the course secret" if course.secret else "no course secret"
+    err.print(f"[dim]private overlay:[/] {escape(course.private_overlay)} (grading seeds, {secret})", highlight=False)
 
 
 def note_placeholder_seeds(course, seed_set: str) -> None:

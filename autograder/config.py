@@ -162,9 +162,13 @@ def _overlay_path(private: str | Path | None | bool, course_file: Path) -> Path 
         return None
     if private is not None:
         return Path(private)
-    if os.environ.get("AUTOGRADER_PRIVATE"):
-        return Path(os.environ["AUTOGRADER_PRIVATE"])
     beside = course_file.parent / paths.PRIVATE_NAME
+    named = os.environ.get("AUTOGRADER_PRIVATE")
+    if named and beside.exists() and Path(named).resolve() != beside.resolve():
+        raise CourseError(f"two private overlays: $AUTOGRADER_PRIVATE names {named}, and the course folder holds "
+                          f"{beside}; remove one, or name the one to use with --private FILE")
+    if named:
+        return Path(named)
     return beside if beside.exists() else None
 
 

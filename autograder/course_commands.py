@@ -8,7 +8,8 @@ from pathlib import Path
 from rich.markup import escape
 
 from autograder import paths
-from autograder.command_common import UsageError, course_file_of, course_root_of, err, projects_option
+from autograder.command_common import (UsageError, course_file_of, course_of, course_root_of, err, projects_option,
+                                       say_overlay)
 from autograder.config import CourseError, load_course
 from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
@@ -18,7 +19,7 @@ def cmd_gradescope(args) -> int:
     from autograder.gradescope import build_zip, missing_secret
 
     course_file = course_file_of(args)
-    course = load_course(course_file, args.private)  # the same overlay as every other command; a bad one fails here
+    course = course_of(args, course_file)  # the same overlay as every other command; a bad one fails here
     projects = projects_option(args.projects, course)
     missing = missing_secret(course, projects or list(course.projects))
     if missing:
@@ -58,7 +59,9 @@ def cmd_release(args) -> int:
         err.print(f"released {folder.relative_to(root) if folder.is_relative_to(root) else folder}")
     released_ids = [pid for pid, p in PROJECTS.items() if p.folder in folders]
     try:
-        note_secret(load_course(root / paths.COURSE_NAME), released_ids)
+        course = load_course(root / paths.COURSE_NAME)
+        say_overlay(course)
+        note_secret(course, released_ids)
     except CourseError:  # the release is done; a bad course file is said by the next command that grades
         pass
     if not args.projects:  # every project released: the students' bundle of them too

@@ -73,6 +73,8 @@ KINDS = {"not_implemented": "a piece this check calls is not implemented yet (it
 BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
                                if isinstance(value, type) and issubclass(value, BaseException))
 CHOSEN_BY_THE_CHILD = ("exited with code", "was killed by signal")  # an exit code or a signal carries what it likes
+# details in the grader's own words that the blind message keeps saying: whose logs C.own_labels judged
+SAID_ALONG = ("graded_against",)
 
 
 def blind(entry, outcome, pid: str, shown: tuple[str, ...], processes: int):
@@ -85,8 +87,9 @@ def blind(entry, outcome, pid: str, shown: tuple[str, ...], processes: int):
     if entry.status is None:  # judged: the verdict's sentences quote what the child returned
         said = {"passed": "passed on the grading seeds", "partial": "passed part of its cases on the grading seeds",
                 "failed": "failed on the grading seeds"}[entry.outcome]
-        message = said if entry.passed else f"{said}; {hint}"
         details = {key: value for key, value in entry.details.items() if key in shown}
+        said += "".join(f" ({details[key]})" for key in SAID_ALONG if isinstance(details.get(key), str))
+        message = said if entry.passed else f"{said}; {hint}"
     else:
         message, details = _failure(entry, outcome, processes, hint), entry.details
     return replace(entry, message=message, details=details, seconds=float(round(entry.seconds)))

@@ -107,6 +107,7 @@ def _course(folder, done):
     with zipfile.ZipFile(course / "autograder.zip") as archive:
         assert json.loads(archive.read("assignment.json")) == {"projects": ["C"]}
         assert b"secret:" in archive.read("course.private.yml"), "the zip holds the secret C's grading needs"
+    assert (course / "student-kit" / "dist" / "rl_capstone_student-0.1.0-py3-none-any.whl").is_file()
     ignored = (course / ".gitignore").read_text().splitlines()
     assert {"course.private.yml", "autograder.zip", "c-logs/"} <= set(ignored)
 

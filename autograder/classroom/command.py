@@ -8,9 +8,8 @@ from pathlib import Path
 from rich.markup import escape
 
 from autograder.classroom.cluster import SchedulerLost  # imports no Dask: that waits for --scheduler
-from autograder.command_common import (UsageError, course_file_of, course_root_of, err, note_placeholder_seeds,
+from autograder.command_common import (UsageError, course_of, course_root_of, err, note_placeholder_seeds,
                                        projects_option)
-from autograder.config import load_course
 from autograder.progress import progress_bar
 
 
@@ -74,7 +73,7 @@ def cmd_grade_all(args) -> int:
 
     root, out = Path(args.root), Path(args.out)
     _check_arguments(args, root)
-    course = load_course(course_file_of(args), args.private)
+    course = course_of(args)
     projects = assigned_projects(root, course, projects_option(args.projects, course))
     note_placeholder_seeds(course, args.seeds)
     if args.regrade:

@@ -21,8 +21,8 @@ def student_kit(root: Path, out: str | None, wheel: bool) -> int:
     except StudentKitError as exc:
         err.print(f"error: {exc}")
         return 2
-    err.print(f"the students' bundle is in {folder}" + (f", its wheel {made}" if made else
-                                                         " (`pip install` it, or add --wheel for a wheel)"))
+    err.print(f"the students' bundle is in {folder}" + (
+        f", its wheel {made}" if made else " (`pip install` it, or `autograder student-kit --wheel` for its wheel)"))
     return 0
 
 

@@ -29,12 +29,11 @@ def _roster(args) -> list[str]:
 def write_logs(args) -> int:
     from concurrent.futures import ProcessPoolExecutor  # training is numpy in Python loops: processes, not threads
 
-    from autograder.command_common import UsageError, course_file_of, err
-    from autograder.config import load_course
+    from autograder.command_common import UsageError, course_file_of, course_of, err
     from autograder.progress import progress_bar
     from autograder.projects.c_diagnosis import run_plan
 
-    course = load_course(course_file_of(args), args.private)
+    course = course_of(args)
     if "C" not in course.projects or "C.own_labels" not in course.projects["C"].checks:
         raise UsageError("this course does not grade C.own_labels, whose bar says how the logs are made: "
                          f"add it to {course_file_of(args)}")
