@@ -449,3 +449,42 @@ def test_every_project_folder_file_is_read_and_caches_are_left_out(tmp_path):
     (folder / "__pycache__" / "grpo.py").write_text("z = 3\n")
     (folder / "notes.txt").write_text("words")
     assert [c.name for c in code_files(folder)] == ["grpo.py", "helpers/util.py"]
+
+
+def formatters() -> list:
+    """The code formatters students run, as commands over a folder; those not installed here are skipped."""
+    found = []
+    for name, argv in (("ruff", ["format", "-q"]), ("black", ["-q"])):
+        path = Path(sys.executable).parent / name
+        command = [str(path), *argv] if path.is_file() else None
+        found.append(pytest.param(command, id=name, marks=pytest.mark.skipif(
+            command is None, reason=f"{name} is not installed here")))
+    return found
+
+
+@pytest.mark.parametrize("formatter", formatters())
+def test_honest_students_who_run_a_formatter_are_not_made_alike_by_it(tmp_path, formatter):
+    """black and ruff format rewrite the given code too (trailing commas, parentheses around imports and long lines):
+    two honest students of A, and two who handed in the stubs, score what they scored before formatting."""
+    import shutil
+    import subprocess
+
+    root = tmp_path / "class"
+    synthetic.make_class(root, 2, 0, ["A"], seed=1, stubs=0)
+    for student in ("stub1", "stub2"):
+        shutil.copytree(paths.KIT_ROOT / "assignments" / "A_ppo", root / student / "A_ppo",
+                        ignore=shutil.ignore_patterns("*.ipynb", "*.md"))
+
+    def scores(kind: str) -> dict:  # each pair of two students: the honest ones, or the two stubs
+        layout = Layout([(p.name, p) for p in sorted(root.iterdir()) if p.name.startswith(kind)], paths.KIT_ROOT, [])
+        [comparison] = compare_class(layout, {"A": "A_ppo"})
+        return {frozenset((comparison.sources[p.a].name, comparison.sources[p.b].name)): p.score
+                for p in comparison.pairs}
+
+    before = {kind: scores(kind) for kind in ("student", "stub")}
+    subprocess.run([*formatter, str(root)], check=True, timeout=120)  # it rewrites the given code as well:
+    assert (root / "stub1" / "A_ppo" / "ppo.py").read_text() != (
+        paths.KIT_ROOT / "assignments" / "A_ppo" / "ppo.py").read_text()
+    honest = frozenset(p.name for p in root.iterdir() if p.name.startswith("student"))
+    assert scores("student").get(honest, 0) == before["student"].get(honest, 0) < FLAG
+    assert before["stub"] == scores("stub") == {}, "students who only formatted the stubs share code"

@@ -3,9 +3,10 @@
 Python's own ``tokenize`` reads each file. What a copier can change without changing the program is normalised away:
 every identifier becomes one token (``V``), every number one token per kind (int, float, imaginary), every string one
 token (``S``, an implicit concatenation or an f-string included), comments, docstrings, blank lines, line breaks
-inside brackets and indentation are dropped, and ``;`` is a line end. Keywords, operators and attribute names (the
-``mean`` of ``np.mean``: a library's or the stub's names, which a copier cannot rename without breaking the call)
-stay as they are.
+inside brackets and indentation are dropped, and ``;`` is a line end. Trailing commas and grouping parentheses,
+which black or ruff format add or take away, are dropped too: formatted given code still matches the stub.
+Keywords, operators and attribute names (the ``mean`` of ``np.mean``: a library's or the stub's names, which a
+copier cannot rename without breaking the call) stay as they are.
 
 Code that cannot change what a function returns is dropped before tokenizing (``deadcode``): assignments to names
 the function never reads, ``if False:`` blocks, statements after a ``return``, ``pass`` and ``print(...)`` lines;
@@ -101,6 +102,7 @@ def normalise(source: str) -> list[tuple[str, tuple[int, int], tuple[int, int], 
     dead = Spans(dead_spans(source))
     out = []
     depth, line_start, previous, prev_line_head, unit_open = 0, True, None, None, False
+    groups: list[bool] = []  # per open bracket: whether it only groups (a formatter's parentheses)
     i, n = 0, len(toks)
     while i < n:
         tok = toks[i]
@@ -152,6 +154,10 @@ def normalise(source: str) -> list[tuple[str, tuple[int, int], tuple[int, int], 
             text = _number_kind(tok.string)
         elif kind == tokenize.OP:
             text = tok.string
+            if _layout_only(tok.string, toks, i, previous, groups):  # what a formatter adds or takes away
+                previous = ")" if text == ")" else previous
+                i += 1
+                continue
         elif kind == tokenize.ERRORTOKEN:
             if not tok.string.strip():
                 i += 1
@@ -172,6 +178,27 @@ def normalise(source: str) -> list[tuple[str, tuple[int, int], tuple[int, int], 
         line_start, previous = False, text
         i += 1
     return out
+
+
+_CALLERS = ("V", ")", "]", "S")  # what a "(" after it calls (or, after ``def``'s name, declares)
+
+
+def _layout_only(text: str, toks: list, i: int, previous: str | None, groups: list[bool]) -> bool:
+    """Whether the bracket or comma ``text`` at ``toks[i]`` is one that black or ruff format adds or removes without
+    changing the program: a trailing comma before a closing bracket, or grouping parentheses (around an import
+    list, a long expression, a condition) and their closing one. ``groups`` tracks the open brackets."""
+    if text == ",":
+        j = i + 1
+        while j < len(toks) and toks[j].type in (tokenize.NL, tokenize.COMMENT):
+            j += 1
+        return j < len(toks) and toks[j].string in (")", "]", "}")
+    if text in ("(", "[", "{"):
+        grouping = text == "(" and not (previous in _CALLERS or (previous or "").startswith("."))
+        groups.append(grouping)
+        return grouping
+    if text in (")", "]", "}"):
+        return bool(groups) and groups.pop()
+    return False
 
 
 def _line_offsets(text: str) -> list[int]:
