@@ -161,5 +161,6 @@ def usable(mode: str, uid: int | None) -> bool:
 
 @functools.cache
 def _warn_once(reason: str) -> None:
-    warnings.warn(f"{reason}: student code runs without its own namespaces, protected by the uid drop and the "
-                  "limits alone (see the README's security model)", RuntimeWarning, stacklevel=4)
+    dropped = "the uid drop and " if os.geteuid() == 0 else ""  # not root: there is no uid to drop to
+    warnings.warn(f"{reason}: student code runs without its own namespaces, protected by {dropped}the limits alone "
+                  "(see the README's security model)", RuntimeWarning, stacklevel=4)
