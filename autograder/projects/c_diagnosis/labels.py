@@ -131,7 +131,8 @@ def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
                 for (truth, severity, label), n in sorted(wrong.items())]
     counts = [{"truth": truth, "severity": severity, "label": label, "runs": n}
               for (truth, severity, label), n in sorted(tally.items())]
-    left_out = f" ({ungraded} more lay between two of the README's lines and were not graded)" if ungraded else ""
+    left_out = (f" ({ungraded} more run{'s' * (ungraded > 1)} lay between two of the README's lines, not graded)"
+                if ungraded else "")
     if not total:
         return Verdict(1.0, f"no fresh run was graded{left_out}", {"counts": counts})
     return Verdict(1 - sum(wrong.values()) / total,
