@@ -10,6 +10,7 @@ from autograder.config import load_course
 from autograder.projects.a_ppo.update import UPDATE_CONFIG
 from autograder.projects.b_ablations.switches import DEFAULTS_CONFIG
 from autograder.projects.c_diagnosis import lines
+from autograder.projects.d_grpo.steps import STEP_CASES
 
 COURSE = load_course(paths.COURSE_FILE, private=False)
 FOLDERS = {"A": "A_ppo", "B": "B_ablations", "C": "C_diagnosis", "D": "D_grpo"}
@@ -57,6 +58,12 @@ def test_b_defaults_row_states_the_run_the_grader_makes():
     bar = COURSE.projects["B"].checks["B.defaults"].bar
     assert (envs, steps, updates) == (bar["num_envs"], bar["n_steps"], bar["n_updates"])
     assert "every value is off its default" in row and DEFAULTS_CONFIG  # the grader's config, described
+
+
+def test_d_grpo_step_row_counts_the_settings_the_grader_steps():
+    row = next(text for cid, _, text in check_rows("D") if cid == "D.grpo_step")
+    words = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    assert row.startswith(f"{words[len(STEP_CASES) - 1]} settings")
 
 
 def diagnose_lines() -> list[float]:
