@@ -40,10 +40,10 @@ def defaults(student, spec: dict) -> Verdict:
     from rlkit.cartpole import make_envs
 
     found = {f.name: f.default for f in dataclasses.fields(details_class(student))}
-    bar, runs = spec["bar"], {}
+    bar, runs, config = spec["bar"], {}, config_with(student, **spec["config"])
     for module in ("ppo", "details"):
         agent, _ = student.fn("train", module)(make_envs(bar["num_envs"]), bar["n_updates"], bar["n_steps"],
-                                               spec["seed"])
+                                               spec["seed"], config)
         runs[module] = [np.asarray(p, dtype=float) for p in flatten([agent["actor"], agent["critic"]])]
     failures = []
     wrong = {k: v for k, v in spec["details"].items() if found.get(k) is not v}
@@ -52,9 +52,10 @@ def defaults(student, spec: dict) -> Verdict:
                                                                                        for k, v in wrong.items()))
     a, b = runs["ppo"], runs["details"]
     if not (len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))):
-        failures.append(f"details.train(..., Details()) should give the very same weights as ppo.train after "
-                        f"{bar['n_updates']} updates (seed {spec['seed']}); they differ, so a default changes "
-                        "something (the order of random draws counts too)")
+        failures.append(f"details.train(..., config, Details()) should give the very same weights as "
+                        f"ppo.train(..., config) after {bar['n_updates']} updates (seed {spec['seed']}, a config "
+                        "whose every value is off its default); they differ, so a default changes something, or one "
+                        "function reads a value that the other hard-codes (the order of random draws counts too)")
     return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
 
 

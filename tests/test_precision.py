@@ -2,6 +2,9 @@
 piece they grade (docs/check-coverage.md), credit is all or nothing unless course.yml says per_case, a cascade names
 its cause, and messages say what, where, and a hint only when it is specific."""
 
+import dataclasses
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -10,7 +13,10 @@ from autograder.config import load_course
 from autograder.projects._shared.ppo import oracle as a_oracle
 from autograder.projects._shared.ppo.cases import gae_cases, update_case
 from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR
+from autograder.projects.b_ablations import switches as b_switches
+from autograder.projects.b_ablations.catalogue import flipped as b_flipped
 from autograder.projects.b_ablations.crafted import score_cases, separated, verdicts
+from autograder.projects.c_diagnosis import lines as c_lines
 from autograder.projects.c_diagnosis import oracle as c_oracle
 from autograder.projects.c_diagnosis.boundary import BOUNDARIES, QUIET, build, late, late_variance, relative
 from autograder.projects.c_diagnosis.fresh import fresh_logs, unbundle
@@ -56,6 +62,25 @@ def test_a_update_makes_global_norm_clipping_bind_and_ratios_leave_the_clip_rang
     norms, clipped = traced_update(seed, monkeypatch)
     assert max(norms) > 1.5 * UPDATE_CONFIG["max_grad_norm"], norms
     assert max(clipped) > 0.05, clipped
+
+
+def reference_update_with(seed: int, config: dict) -> np.ndarray:
+    agent, batch = update_case(seed, RETURN_SCALE)
+    optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
+    a_oracle.ppo_update(agent, optimizer, batch, config, np.random.default_rng(seed))
+    return np.concatenate([p.ravel() for p in flatten(agent["actor"]) + flatten(agent["critic"])])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_update_reads_every_config_value_off_its_default(seed):
+    """A ppo_update that hard-codes any value it reads at Config's default ends far beyond A.update's tolerance."""
+    defaults = {f.name: f.default for f in dataclasses.fields(reference_module("A_ppo", "ppo").Config)}
+    tolerance = load_course(paths.COURSE_FILE, private=False).projects["A"].checks["A.update"].bar["tolerance"]
+    want = reference_update_with(seed, UPDATE_CONFIG)
+    for field in UPDATE_CONFIG:
+        assert UPDATE_CONFIG[field] != defaults[field], field
+        hard_coded = reference_update_with(seed, {**UPDATE_CONFIG, field: defaults[field]})
+        assert np.abs(hard_coded - want).max() > 1000 * tolerance, field
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -200,6 +225,9 @@ def test_boundary_logs_sit_exactly_where_they_are_built():
             assert np.allclose([c_oracle.entropy_nats(log["logits"][m]).mean() for m in updates], b.entropy)
         if b.variance is not None:
             assert np.isclose(late_variance(log), b.variance)
+        if b.whole_variance is not None:
+            assert np.isclose(c_oracle.explained_variance(log["values"], log["returns"]), b.whole_variance)
+            assert late_variance(log) >= b.floor_variance - 1e-12
         if b.spike is not None:
             late_updates = [m for m in updates if late(log)[m].all()]
             assert np.isclose(max(relative(log, m) for m in late_updates), b.spike)
@@ -214,3 +242,111 @@ def test_matters_with_the_mean_is_told_the_row_it_got_wrong_and_the_chapters_cri
     assert "with scores [" in message and "the median moves by" in message and "seed spread" in message
     assert "The chapter's bar: |median(factor) - median(baseline)| > max(range(factor), range(baseline))" in message
     assert "compares the means instead of the medians" in message
+
+
+# ------------------------------------------------------------------ issue 38: configs off their defaults
+
+
+def switch_update(seed: int, config: dict, details: dict, value_clip: float | None = None) -> np.ndarray:
+    """B.switches' update sub-test by the reference, under ``config``; ``value_clip`` hard-codes the value clip."""
+    agent, batch = b_switches.update_inputs(seed)
+    plain = a_oracle.clipped_value_loss
+    if value_clip is not None:
+        a_oracle.clipped_value_loss = lambda v, old, r, eps: plain(v, old, r, value_clip)
+    try:
+        a_oracle.ppo_update(agent, b_switches.update_optimizer(agent), batch, config, np.random.default_rng(seed),
+                            details)
+    finally:
+        a_oracle.clipped_value_loss = plain
+    return np.concatenate([p.ravel() for p in flatten([agent["actor"], agent["critic"]])])
+
+
+def differs(a, b, tolerance: float) -> bool:
+    return bool(np.abs(np.asarray(a) - np.asarray(b)).max() > 100 * tolerance)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_b_switches_separate_every_config_value_from_its_default_on_every_draw(seed):
+    """Every value B's switches read is off Config's default, and each clip_eps and adam_eps the seed may draw
+    separates a function that hard-codes the default: the surrogate's and the value loss's clip, Adam's epsilon."""
+    defaults = {f.name: f.default for f in dataclasses.fields(reference_module("A_ppo", "ppo").Config)}
+    tolerance = load_course(paths.COURSE_FILE, private=False).projects["B"].checks["B.switches"].bar["tolerance"]
+    read = {"hidden": b_switches.HIDDEN, "gamma": b_switches.GAMMA, "lam": b_switches.LAM,
+            "lr": b_switches.SWITCH_OPTIMIZER_CONFIG["lr"]}
+    assert all(value != defaults[field] for field, value in read.items()), read
+    baseline, value_clipped = b_flipped(None), b_flipped("clip_value_loss")
+    for eps in b_switches.CLIP_EPS:
+        config = {**b_switches.SWITCH_UPDATE_CONFIG, "clip_eps": eps}
+        for field in config:
+            assert config[field] != defaults[field], field
+            assert differs(switch_update(seed, {**config, field: defaults[field]}, baseline),
+                           switch_update(seed, config, baseline), tolerance), (eps, field)
+        assert differs(switch_update(seed, config, value_clipped, defaults["clip_eps"]),
+                       switch_update(seed, config, value_clipped), tolerance), eps
+    agent = b_switches.fresh_agent(seed)
+    gradients = b_switches.adam_gradients(seed, agent)
+    for eps in b_switches.ADAM_EPS:
+        moved = [adam_steps(agent, gradients, adam_eps) for adam_eps in (eps, defaults["adam_eps"])]
+        assert differs(*moved, tolerance), eps
+
+
+def adam_steps(agent, gradients, eps: float) -> np.ndarray:
+    params = [np.array(p, copy=True) for p in flatten([agent["actor"], agent["critic"]])]
+    optimizer = Adam(params, lr=b_switches.SWITCH_OPTIMIZER_CONFIG["lr"], eps=eps)
+    for g in gradients:
+        optimizer.step(g)
+    return np.concatenate([p.ravel() for p in params])
+
+
+def reference_module(folder: str, name: str):
+    spec = importlib.util.spec_from_file_location(f"reference_{name}", paths.SOLUTIONS / folder / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def readme_faithful_label(log: dict, place: float, inclusive: bool) -> str:
+    """diagnose as C's README states it, with each threshold at ``place`` along its gap (0: the fault's line, 1: the
+    healthy line), taken with ``<=`` (``inclusive``) or ``<`` on the fault's side."""
+    def faulty(value, gap, above: bool) -> bool:
+        line = gap.fault + place * (gap.healthy - gap.fault)
+        value, line = (value, line) if above else (-value, -line)
+        return value >= line if inclusive else value > line
+
+    if "q_values" in log:
+        return "small_replay_buffer" if faulty(c_lines.worst_late_td(log), c_lines.LATE_TD, True) else "healthy"
+    if faulty(float(np.mean(c_oracle.entropy_nats(log["logits"]))), c_lines.ENTROPY, False):
+        return "saturated_policy"
+    return "untrained_critic" if faulty(c_lines.late_variance(log), c_lines.LATE_VARIANCE, False) else "healthy"
+
+
+def readme_faithful_variants():
+    return [(place, inclusive) for place in (0.0, 0.5, 1.0) for inclusive in (True, False)]
+
+
+def test_every_readme_faithful_diagnose_labels_each_boundary_log_right_and_none_lies_near_a_line():
+    seed = min(load_course(paths.COURSE_FILE, private=False).seeds.public)
+    base = {(run.label, run.severity): log for run, log in zip(fresh_plan(seed), unbundle(fresh_logs(seed)))}
+    for b in BOUNDARIES:
+        log = build(b, base[b.base])
+        gap, value = c_lines.deciding_statistic(log)
+        assert min(abs(value - gap.fault), abs(value - gap.healthy)) >= c_lines.CLEARANCE - 1e-9, b.name
+        assert not gap.inside(value), b.name
+        for place, inclusive in readme_faithful_variants():
+            assert readme_faithful_label(log, place, inclusive) == b.label, (b.name, place, inclusive)
+
+
+def test_every_readme_faithful_diagnose_labels_every_graded_fresh_run_right():
+    """On the public seeds' fresh runs: a run the README decides is labelled right by any threshold inside its gaps."""
+    for seed in load_course(paths.COURSE_FILE, private=False).seeds.public:
+        for run, log in zip(fresh_plan(seed), unbundle(fresh_logs(seed))):
+            if c_lines.in_a_gap(log):
+                continue
+            assert {readme_faithful_label(log, *v) for v in readme_faithful_variants()} == {run.label}, (seed, run)
+
+
+def test_b_switches_credits_each_switch_a_ninth(tmp_path, course):
+    """One switch of nine wrong (Adam's epsilon ignored) keeps eight ninths of B.switches, as B's README says."""
+    result = graded_mutant(tmp_path, course, "an Adam-epsilon switch that is ignored", ["B.switches"])["B.switches"]
+    assert result["score"] == round(result["max_score"] * 8 / 9, 2), result
+    assert result["message"].startswith("large_adam_eps:")

@@ -16,8 +16,10 @@ from rlkit.categorical import log_prob
 from rlkit.nn import Adam, flatten, mlp_forward
 
 
-UPDATE_CONFIG = {"epochs": 4, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.01,
-                 "max_grad_norm": 0.5}
+# every value ppo_update reads is off Config's default (6, 8, 0.2, 0.5, 0.0, 0.5), so a piece that hard-codes one
+# instead of reading the config ends far beyond the tolerance on every tested seed (docs/check-coverage.md)
+UPDATE_CONFIG = {"epochs": 4, "minibatches": 4, "clip_eps": 0.15, "vf_coef": 0.7, "ent_coef": 0.01,
+                 "max_grad_norm": 0.4}
 UPDATE_LR = 0.03  # with 4 epochs, large enough that ratios leave the clip range within the update, on every seed
 RETURN_SCALE = 5.0  # returns = V + 5 A: the value loss's gradient makes the joint norm exceed max_grad_norm
 

@@ -10,7 +10,8 @@ from autograder.student_kit.encode import encode
 
 
 def defaults(ctx) -> dict:
-    return {"kind": "b_defaults", "bar": ctx.bar.model_dump(), "seed": ctx.seed, "details": DETAILS}
+    return {"kind": "b_defaults", "bar": ctx.bar.model_dump(), "seed": ctx.seed, "details": DETAILS,
+            "config": switches.DEFAULTS_CONFIG}
 
 
 def switch_settings(ctx) -> dict:
@@ -22,7 +23,7 @@ def switch_settings(ctx) -> dict:
     inputs = {"agent": agent, "gradients": switches.adam_gradients(seed, agent),
               "segment": switches.truncation_segment(seed), "update": switches.update_inputs(seed)}
     constants = {"update": switches.update_config(seed), "optimizer": switches.optimizer_config(seed),
-                 "update_optimizer": switches.SWITCH_OPTIMIZER_CONFIG,
+                 "update_optimizer": switches.UPDATE_OPTIMIZER_CONFIG,
                  "hidden": switches.HIDDEN, "n_updates": switches.N_UPDATES, "gamma": switches.GAMMA,
                  "lam": switches.LAM}
     return {"kind": "b_switches", "seed": seed, "settings": [[label, d] for label, d in switches.settings()],

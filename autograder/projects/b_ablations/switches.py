@@ -16,12 +16,18 @@ from autograder.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import Segment
 from rlkit.nn import Adam, flatten
 
-SWITCH_UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.5, "ent_coef": 0.0,
+# every value the switches read from the config is off Config's default, so a function that hard-codes a default
+# instead of reading the config changes its output on every seed (tests/test_precision.py); clip_eps and adam_eps
+# are drawn by the seed, and each draw separates (docs/check-coverage.md)
+SWITCH_UPDATE_CONFIG = {"epochs": 2, "minibatches": 4, "clip_eps": 0.2, "vf_coef": 0.7, "ent_coef": 0.005,
                  "max_grad_norm": 0.05}  # small enough that the clipping binds on the fixed batch
 SWITCH_OPTIMIZER_CONFIG = {"lr": 3e-3, "adam_eps": 1e-5}
-# the values the switches read from the config are drawn away from Config's defaults (clip_eps 0.2, adam_eps 1e-5),
-# so a switch that hard-codes a default instead of reading the config changes its output on every seed
+UPDATE_OPTIMIZER_CONFIG = {"lr": 0.03, "adam_eps": 1e-5}  # large enough that ratios leave every drawn clip range
 CLIP_EPS, ADAM_EPS = (0.1, 0.15, 0.3), (1e-6, 1e-4, 1e-3)
+# B.defaults' two runs train with every value of Config off its default: "the defaults are Project A" holds for any
+# config, and a details.py that hard-codes one where ppo.py reads it parts from ppo.train
+DEFAULTS_CONFIG = {"gamma": 0.98, "lam": 0.9, "clip_eps": 0.1, "epochs": 4, "minibatches": 4, "lr": 1e-2,
+                   "adam_eps": 1e-4, "max_grad_norm": 0.3, "vf_coef": 0.7, "ent_coef": 0.005, "hidden": 16}
 HIDDEN, N_UPDATES, GAMMA, LAM = 16, 7, 0.9, 0.8
 
 
@@ -102,7 +108,7 @@ def update_inputs(seed: int):
 
 def update_optimizer(agent) -> Adam:
     """The grader's own Adam for the update's sub-test, so that only ppo_update's switches act there."""
-    c = SWITCH_OPTIMIZER_CONFIG
+    c = UPDATE_OPTIMIZER_CONFIG
     return Adam(flatten([agent["actor"], agent["critic"]]), lr=c["lr"], eps=c["adam_eps"])
 
 
@@ -198,9 +204,10 @@ class Defaults(Check):
     def collect(self, student, ctx):
         defaults = {f.name: f.default for f in dataclasses.fields(details_class(student))}
         from rlkit.cartpole import make_envs
-        bar, runs = ctx.bar, {}
+        bar, runs, config = ctx.bar, {}, config_with(student, **DEFAULTS_CONFIG)
         for module in ("ppo", "details"):
-            agent, log = student.fn("train", module)(make_envs(bar.num_envs), bar.n_updates, bar.n_steps, ctx.seed)
+            agent, log = student.fn("train", module)(make_envs(bar.num_envs), bar.n_updates, bar.n_steps, ctx.seed,
+                                                     config)
             runs[module] = {"params": flatten([agent["actor"], agent["critic"]]),
                             "returns": [entry.get("episode_return") for entry in log]}
         return {"defaults": {k: v if isinstance(v, bool) else repr(v) for k, v in defaults.items()}, "runs": runs}
@@ -216,14 +223,16 @@ class Defaults(Check):
         if not isinstance(a.get("params"), list) or not isinstance(b.get("params"), list):
             raise Malformed("the two training runs' parameters are missing")
         if not all_close(b["params"], a["params"], ctx.bar.tolerance):
-            failures.append(f"details.train(..., Details()) should give the same weights as ppo.train after "
-                            f"{ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seed)}); they differ, so a default "
-                            "changes something (the order of random draws counts too)")
+            failures.append(f"details.train(..., config, Details()) should give the same weights as ppo.train(..., "
+                            f"config) after {ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seed)}, a config whose "
+                            "every value is off its default); they differ, so a default changes something, or one "
+                            "function reads a value that the other hard-codes (the order of random draws counts too)")
         return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
 
 
 class Switches(Check):
     id = "B.switches"
+    credit = "per_case"  # a ninth of the points per switch, as B's README says
     name = "Each switch, flipped on fixed weights and a fixed batch, changes exactly what the reference's does"
 
     class Bar(Bar):

@@ -9,14 +9,17 @@ exactly, on every seed:
 - the explained variance of the critic over the late half, by moving each value towards or away from its return;
 - the DQN's mean |TD error| / mean |Q| of each update, by scaling that update's TD errors.
 
-Lines of the course (README): a policy whose mean entropy is at most 0.1 nats is saturated, one at 0.25 or above may
-be healthy; a critic explaining at most a quarter of the returns' variance late in training is untrained, one
-explaining 0.4 or more may be healthy; a DQN whose late updates include one with a relative TD error of 0.08 or more
-has a small buffer, one whose late updates all stay at 0.03 or below may be healthy, however loud its first third.
+Lines of the course (README, ``lines.py``): a policy whose mean entropy is at most 0.1 nats is saturated, one at 0.25
+or above may be healthy; a critic explaining at most a quarter of the returns' variance late in training is untrained,
+one explaining 0.4 or more may be healthy; a DQN whose late updates include one with a relative TD error of 0.08 or
+more has a small buffer, one whose late updates all stay at 0.05 or below may be healthy, however loud its first
+third. Every statistic is set ``CLEARANCE`` beyond its line, away from the gap between two lines, so any threshold
+inside a gap, taken with ``<`` or ``<=``, labels every log alike.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from pathlib import Path
@@ -25,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from autograder.projects.c_diagnosis import fresh, oracle, run_plan
+from autograder.projects.c_diagnosis.lines import CLEARANCE, ENTROPY, LATE_TD, LATE_VARIANCE, late, late_variance
 
 
 class Boundary(NamedTuple):
@@ -36,23 +40,29 @@ class Boundary(NamedTuple):
     ceiling_entropy: float | None = None  # lowered to this if above
     variance: float | None = None  # explained variance of the late half
     floor_variance: float | None = None
+    whole_variance: float | None = None  # explained variance of the whole run, lowered to this by the early half
     spike: float | None = None  # one late update's relative TD error; every other update's pooled to QUIET
     loud_start: float | None = None  # relative TD error of the whole log, carried by the first third
 
 
-QUIET = 0.03  # relative TD error of a DQN's updates away from its spike, and the most a healthy late update shows
+QUIET = LATE_TD.healthy - CLEARANCE  # relative TD error of a DQN's updates away from its spike, and the most a
+# healthy late update shows
 BOUNDARIES = [
-    Boundary("a healthy policy as confident as a healthy one gets", "healthy", ("healthy", 1), entropy=0.25,
-             floor_variance=0.6),
-    Boundary("a saturated policy loosened to the line", "saturated_policy", ("saturated_policy", 1), entropy=0.1),
+    Boundary("a healthy policy as confident as a healthy one gets", "healthy", ("healthy", 1),
+             entropy=ENTROPY.healthy + CLEARANCE, floor_variance=0.6),
+    Boundary("a saturated policy loosened to the line", "saturated_policy", ("saturated_policy", 1),
+             entropy=ENTROPY.fault - CLEARANCE),
     Boundary("a saturated policy whose critic explains little", "saturated_policy", ("saturated_policy", 2),
              ceiling_entropy=0.05, variance=0.1),
     Boundary("an untrained critic that explains a quarter", "untrained_critic", ("untrained_critic", 1),
-             variance=0.25, floor_entropy=0.45),
-    Boundary("a healthy critic just over the line", "healthy", ("healthy", 1), variance=0.4, floor_entropy=0.45),
+             variance=LATE_VARIANCE.fault - CLEARANCE, floor_entropy=0.45),
+    Boundary("a healthy critic just over the line", "healthy", ("healthy", 1),
+             variance=LATE_VARIANCE.healthy + CLEARANCE, floor_entropy=0.45),
+    Boundary("a healthy critic that learned late", "healthy", ("healthy", 1), floor_variance=0.6,
+             whole_variance=LATE_VARIANCE.fault - CLEARANCE, floor_entropy=0.45),
     Boundary("a small buffer that spikes in one late update", "small_replay_buffer", ("small_replay_buffer", 1),
-             spike=0.08),
-    Boundary("a healthy DQN with a loud first third", "healthy", ("healthy", 2), loud_start=0.08),
+             spike=LATE_TD.fault + CLEARANCE),
+    Boundary("a healthy DQN with a loud first third", "healthy", ("healthy", 2), loud_start=LATE_TD.fault + CLEARANCE),
 ]
 
 
@@ -80,15 +90,13 @@ def build(boundary: Boundary, base: dict) -> dict:
             target = max(late_variance(log), boundary.floor_variance)
         if target is not None:
             set_late_variance(log, target)
+        if boundary.whole_variance is not None:
+            lower_whole_variance(log, boundary.whole_variance)
     if boundary.spike is not None:
         set_spike(log, boundary.spike)
     if boundary.loud_start is not None:
         set_loud_start(log, boundary.loud_start)
     return log
-
-
-def late(log: dict) -> np.ndarray:
-    return log["update"] >= (log["update"].max() + 1) / 2
 
 
 # ------------------------------------------------------------------------------------------------ policy and critic
@@ -111,16 +119,30 @@ def set_entropy(log: dict, target: float) -> None:
         log["logits"][rows] = z * np.exp((low + high) / 2)
 
 
-def late_variance(log: dict) -> float:
-    m = late(log)
-    return oracle.explained_variance(log["values"][m], log["returns"][m])
-
-
 def set_late_variance(log: dict, target: float) -> None:
     """Scale every residual R - V by one factor so that the late half's explained variance is ``target``:
     Var(R - V') = c^2 Var(R - V), so c = sqrt((1 - target) / (1 - EV))."""
     c = np.sqrt((1 - target) / (1 - late_variance(log)))
     log["values"] = log["returns"] - c * (log["returns"] - log["values"])
+
+
+def whole_variance(log: dict) -> float:
+    return oracle.explained_variance(log["values"], log["returns"])
+
+
+def lower_whole_variance(log: dict, target: float) -> None:
+    """Scale the early half's residuals R - V by one factor c >= 1 so that the whole run's explained variance is
+    ``target`` (bisection on log c; the late half, and so its explained variance, is left as it is)."""
+    early = ~late(log)
+    residual = log["returns"][early] - log["values"][early]
+    if whole_variance(log) <= target:
+        return
+    low, high = 0.0, 20.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        log["values"][early] = log["returns"][early] - np.exp(mid) * residual
+        low, high = (mid, high) if whole_variance(log) > target else (low, mid)
+    log["values"][early] = log["returns"][early] - np.exp((low + high) / 2) * residual
 
 
 # ------------------------------------------------------------------------------------------------ the DQN
@@ -167,15 +189,18 @@ def set_loud_start(log: dict, loud: float) -> None:
 
 
 LESSONS = {  # what each boundary log teaches when it is labelled wrong
-    BOUNDARIES[0].name: "a mean entropy of 0.25 nats is a confident policy, not a saturated one",
-    BOUNDARIES[1].name: "a mean entropy of 0.1 nats is a saturated policy",
+    BOUNDARIES[0].name: "a mean entropy just above 0.25 nats is a confident policy, not a saturated one",
+    BOUNDARIES[1].name: "a mean entropy just under 0.1 nats is a saturated policy",
     BOUNDARIES[2].name: "a saturated policy starves its critic too: once the entropy has collapsed the fault is the "
                         "policy's, whatever the critic shows, so read the policy first",
-    BOUNDARIES[3].name: "a critic that explains a quarter of the returns' variance late in training is untrained",
-    BOUNDARIES[4].name: "a critic that explains 0.4 of the returns' variance late in training is learning",
-    BOUNDARIES[5].name: "one late update whose mean |TD error| is 0.08 of its mean |Q| is a small buffer's spike, "
-                        "although the late half pooled stays at 0.03: look update by update",
-    BOUNDARIES[6].name: "a DQN's first updates are loud while it learns; its late updates (each at most 0.03 of |Q| "
+    BOUNDARIES[3].name: "a critic that explains just under a quarter of the returns' variance late in training is "
+                        "untrained",
+    BOUNDARIES[4].name: "a critic that explains just over 0.4 of the returns' variance late in training is learning",
+    BOUNDARIES[5].name: "a critic is judged late in training: one that explains little early on and much in the late "
+                        "half is learning",
+    BOUNDARIES[6].name: "one late update whose mean |TD error| is over 0.08 of its mean |Q| is a small buffer's spike, "
+                        "although the late half pooled stays under 0.05: look update by update",
+    BOUNDARIES[7].name: "a DQN's first updates are loud while it learns; its late updates (each under 0.05 of |Q| "
                         "here) are the ones that tell",
 }
 _lock = threading.Lock()
@@ -185,7 +210,7 @@ def boundary_logs(seed: int, secret: str | None = None) -> Path:
     """The .npz bundle of ``seed``'s boundary logs in ``plan`` order, built from its fresh runs and kept beside them
     in the run cache (its name follows theirs, so it is built again whenever they are trained again)."""
     source = fresh.fresh_logs(seed, secret)
-    path = source.with_name(source.name.replace("runs_", "boundary_", 1))
+    path = source.with_name(source.name.replace("runs_", f"boundary_{built_by()}_", 1))
     with _lock:
         if path.exists() and not _loads(path):
             path.unlink(missing_ok=True)
@@ -198,6 +223,13 @@ def boundary_logs(seed: int, secret: str | None = None) -> Path:
             partial.chmod(0o600)
             partial.replace(path)
     return path
+
+
+def built_by() -> str:
+    """A digest of the code that builds the logs and the lines it builds them to: a bundle built by other code is
+    never read."""
+    here = Path(__file__).resolve()
+    return hashlib.sha256(here.read_bytes() + here.with_name("lines.py").read_bytes()).hexdigest()[:12]
 
 
 def _loads(path: Path) -> bool:

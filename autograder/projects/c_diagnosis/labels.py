@@ -8,7 +8,7 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict, Field
 
 from autograder.checks import Bar, Check, Details, Malformed, Verdict, pairs
-from autograder.projects.c_diagnosis import boundary, fresh, run_plan
+from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan
 from autograder.student import StudentError, describe
 
 
@@ -109,10 +109,19 @@ class FreshRuns(Check):
         labels = [label for _, label in pairs(planned, data.get("labels"), "fresh runs")]
         if not all(isinstance(label, str) and label in run_plan.LABELS for label in labels):
             raise Malformed(f"expected one of {', '.join(run_plan.LABELS)} per run")
-        return verdict_of(Counter((run.label, run.severity, label) for run, label in zip(planned, labels)))
+        graded = graded_runs(ctx.seeds, ctx.secret)
+        return verdict_of(Counter((run.label, run.severity, label)
+                                  for run, label, kept in zip(planned, labels, graded) if kept),
+                          len(graded) - sum(graded))
 
 
-def verdict_of(tally: Counter) -> Verdict:
+def graded_runs(seeds, secret) -> list[bool]:
+    """Per fresh run of ``seeds``, in plan order: whether the README decides its label (its deciding statistic lies
+    outside every gap between two lines); a run the README leaves open is not graded."""
+    return [not lines.in_a_gap(log) for seed in seeds for log in fresh.unbundle(fresh.fresh_logs(seed, secret))]
+
+
+def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
     """The verdict on fresh runs from counts per (truth, severity, label) alone. Never by position, in the message,
     the details or the figure: the runs are the same for every submission of the course, so a report that told which
     call of ``diagnose`` was which fault would be an answer key for the next submission and for every classmate."""
@@ -122,14 +131,19 @@ def verdict_of(tally: Counter) -> Verdict:
                 for (truth, severity, label), n in sorted(wrong.items())]
     counts = [{"truth": truth, "severity": severity, "label": label, "runs": n}
               for (truth, severity, label), n in sorted(tally.items())]
-    return Verdict(1 - sum(wrong.values()) / total, "; ".join(failures) or f"all {total} fresh runs labelled right",
+    left_out = (f" ({ungraded} more run{'s' * (ungraded > 1)} lay between two of the README's lines, not graded)"
+                if ungraded else "")
+    if not total:
+        return Verdict(1.0, f"no fresh run was graded{left_out}", {"counts": counts})
+    return Verdict(1 - sum(wrong.values()) / total,
+                   ("; ".join(failures) or f"all {total} graded fresh runs labelled right") + left_out,
                    {"counts": counts})
 
 
 class DiagnoseRules(Check):
     id = "C.diagnose_rules"
-    name = ("diagnose at the course's lines: fresh runs pushed to just inside or outside a threshold, and a saturated "
-            "policy whose critic fails too")
+    name = ("diagnose at the course's lines: fresh runs pushed just beyond a line where a label changes, and a "
+            "saturated policy whose critic fails too")
 
     def prepare(self, ctx) -> str:
         """Grader side: the boundary logs of the smallest seed, built from its fresh runs (boundary.py)."""

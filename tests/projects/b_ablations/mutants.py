@@ -49,6 +49,13 @@ MUTANTS = [
     Mutant("Adam's large epsilon hard-coded at the default", "B_ablations", "details.py",
            "eps = config.adam_eps if details.large_adam_eps else SMALL_ADAM_EPS",
            "eps = 1e-5 if details.large_adam_eps else SMALL_ADAM_EPS", "B.switches"),
+    Mutant("the surrogate's clip half-width hard-coded at the default", "B_ablations", "details.py",
+           'batch["logp"][idx], adv,\n                                                       config.clip_eps)',
+           'batch["logp"][idx], adv,\n                                                       0.2)', "B.switches"),
+    Mutant("the surrogate's clip half-width hard-coded, so details.train parts from ppo.train off the defaults",
+           "B_ablations", "details.py",
+           'batch["logp"][idx], adv,\n                                                       config.clip_eps)',
+           'batch["logp"][idx], adv,\n                                                       0.2)', "B.defaults"),
 ]
 
 EQUIVALENT = [

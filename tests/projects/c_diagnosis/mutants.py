@@ -66,6 +66,9 @@ MUTANTS = [
            '        worst = max(td_error_stats(log["td_errors"][now], q[now])["relative"]\n'
            '                    for u in np.unique(log["update"][late]) for now in [log["update"] == u])\n',
            '        worst = td_error_stats(log["td_errors"][late], q[late])["relative"]\n', "C.diagnose_rules"),
+    Mutant("diagnose reads explained variance over the whole run, not its late half", "C_diagnosis",
+           "diagnostics.py", 'if explained_variance(log["values"][late], log["returns"][late]) < 0.3:',
+           'if explained_variance(log["values"], log["returns"]) < 0.3:', "C.diagnose_rules"),
     Mutant("diagnose with the entropy and explained-variance thresholds swapped", "C_diagnosis", "diagnostics.py",
            '    if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions\n'
            '        return "saturated_policy"\n'
@@ -86,6 +89,26 @@ EQUIVALENT = [
                '    if np.mean(policy_entropy(log["logits"])) < 0.15:\n'
                '        return "saturated_policy"\n'
                '    if explained_variance(log["values"][late], log["returns"][late]) < 0.35:\n',
+               ("C.diagnose_rules", "C.fresh_runs")),
+    Equivalent("diagnose taking the README's fault-side lines, inclusive", "C_diagnosis", "diagnostics.py",
+               '        return "small_replay_buffer" if worst > 0.05 else "healthy"\n'
+               '    if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions\n'
+               '        return "saturated_policy"\n'
+               '    if explained_variance(log["values"][late], log["returns"][late]) < 0.3:\n',
+               '        return "small_replay_buffer" if worst >= 0.08 else "healthy"\n'
+               '    if np.mean(policy_entropy(log["logits"])) <= 0.1:\n'
+               '        return "saturated_policy"\n'
+               '    if explained_variance(log["values"][late], log["returns"][late]) <= 0.25:\n',
+               ("C.diagnose_rules", "C.fresh_runs")),
+    Equivalent("diagnose taking the README's healthy-side lines, inclusive", "C_diagnosis", "diagnostics.py",
+               '        return "small_replay_buffer" if worst > 0.05 else "healthy"\n'
+               '    if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions\n'
+               '        return "saturated_policy"\n'
+               '    if explained_variance(log["values"][late], log["returns"][late]) < 0.3:\n',
+               '        return "small_replay_buffer" if not worst <= 0.05 else "healthy"\n'
+               '    if np.mean(policy_entropy(log["logits"])) < 0.25:\n'
+               '        return "saturated_policy"\n'
+               '    if explained_variance(log["values"][late], log["returns"][late]) < 0.4:\n',
                ("C.diagnose_rules", "C.fresh_runs")),
     Equivalent("clip fraction counted", "C_diagnosis", "diagnostics.py",
                "return float(np.mean(np.abs(rho - 1) > eps))",
