@@ -8,7 +8,9 @@ update and the actions taken, never a curve. The judge replays every update with
 (``oracle``) for that setting and the course's hyperparameters (``_shared.replay.audit``), and the course's metric is
 computed from the judge's own replayed episodes. A run whose update does not follow from the one before scores its
 check 0 with a sentence naming the update, as A.bar's does. B.table replays the student's own runs (``runs.npz``)
-with the course's hyperparameters, so they must have been made with them.
+with the course's hyperparameters, so they must have been made with them; its child also re-makes each of their
+updates with the folder's own pieces (``remade_by_pieces``), and the judge's replay must land on that too, so only
+runs the folder's code makes are credited.
 """
 
 from __future__ import annotations
@@ -236,8 +238,9 @@ def own_proof(proof: bytes, seed: int, setting, bar) -> tuple[dict, np.ndarray, 
 
 def replay_own(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
     """``replay`` for one of the student's own runs: the judge's episodes, or the sentence naming the departure.
-    Each update starts from the student's parameters and Adam's first moment; the second moment is the judge's. Each
-    must also land on what the folder's pieces made of it in the child (``remade_by_pieces``)."""
+    Each update starts from the student's parameters and Adam's first moment, and from the second moment the folder's
+    pieces carried to it in the child (``remade_by_pieces``); it must land on the recorded run and on what the pieces
+    made of it."""
     bar = OwnReplayBar.model_validate(bar)
     c, snapshots, moments, actions = unpacked_own(run_, seed, bar)
     name = run_.get("setting")
