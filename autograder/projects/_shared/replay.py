@@ -18,8 +18,9 @@ BOUNDARY = 1e-6  # an action is refused only when its uniform is farther than th
 
 class Departed(Exception):
     """Update ``update`` (from 1) did not follow from the one before: its parameters are ``gap`` away from the
-    replay's at ``index`` (``what`` = "parameters"), or its actions are not the ones sampled (``what`` = "actions",
-    ``index`` = step * num_envs + env)."""
+    replay's at ``index`` (``what`` = "parameters"; "moments" for Adam's; "pieces" and "pieces' v" for what the
+    student's pieces make of the update, ``audit``'s ``remade``), or its actions are not the ones sampled (``what``
+    = "actions", ``index`` = step * num_envs + env)."""
 
     def __init__(self, update: int, gap: float, index: int, what: str = "parameters"):
         super().__init__(update, gap, index, what)
@@ -74,17 +75,26 @@ def moment_gaps(recorded: np.ndarray, optimizer) -> np.ndarray:
     |v - v'| / (v' + eps^2); inf where not finite. Honest code lands within a few 1e-6 of the replay, and within
     about 1e-2 at the rare update whose 48 steps amplify rounding (a constant step size late in training:
     docs/benchmarks.md); a run made on another CPU, within about 0.2."""
-    m, v = recorded[:optimizer.m.size].astype(float), recorded[optimizer.m.size:].astype(float)
+    m, v = recorded[:optimizer.m.size].astype(float), recorded[optimizer.m.size:]
     jm, jv = optimizer.m.astype(float), optimizer.v.astype(float)
     out = np.abs(m - jm) / (np.sqrt(jv) + optimizer.eps)
+    out[~np.isfinite(out)] = np.inf
     if v.size:  # m alone (a student's own run) is compared on its own
-        out = np.concatenate([out, np.abs(v - jv) / (jv + optimizer.eps ** 2)])
+        out = np.concatenate([out, v_gaps(v, optimizer)])
+    return out
+
+
+def v_gaps(v: np.ndarray, optimizer) -> np.ndarray:
+    """|v - v'| / (v' + eps^2) between a second moment and the replay's, inf where not finite."""
+    jv = optimizer.v.astype(float)
+    out = np.abs(v.astype(float) - jv) / (jv + optimizer.eps ** 2)
     out[~np.isfinite(out)] = np.inf
     return out
 
 
 def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, tolerance: float,
-          moments: np.ndarray | None = None, moment_tolerance: float = 0.0) -> list:
+          moments: np.ndarray | None = None, moment_tolerance: float = 0.0, remade: np.ndarray | None = None,
+          pieces_tolerance: tuple[float, float] = (0.0, 0.0)) -> list:
     """The (update, return) of every episode the run finished, from the judge's own rollouts; raises ``Departed``
     at the first update whose actions were not sampled from snapshot k - 1 (the grader's init for k = 1) or whose
     replay from it is farther than ``tolerance`` from snapshot k in some parameter. ``actions`` is (updates, T, N).
@@ -98,8 +108,67 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
     follow within ``moment_tolerance`` on Adam's own scale (``moment_gaps``): where Adam's v is tiny its step is
     lr m / eps, and a float32 difference in m grows to 1e-3 within one update at a constant step size (B's
     ``anneal_lr`` off), so without them an honest run of B can depart. What that leaves a forger is bounded by the
-    course's step size (docs/design-notes.md, "What a forger can steer")."""
-    episodes, current, held = [], [0], []
+    course's step size (docs/design-notes.md, "What a forger can steer"). With ``remade`` (``remake``'s parameters
+    and Adam's v after each update, made by the student's pieces in the child from the same states: the recorded
+    parameters and m, and their own v, which ``moments`` then holds), each replay must also land within
+    ``pieces_tolerance`` of them ("pieces": a gap per parameter, and v's relative gap): the run was made by pieces
+    that do what the folder's do."""
+    def misses(k, agent, optimizer) -> tuple[str, np.ndarray] | None:
+        """What of update k's replay is not where the student's is, with its gaps; None when it lands. The pieces'
+        re-make before the moments: the v it carried is the one ``moments`` holds, so pieces that do otherwise are
+        named as such."""
+        found = gaps(snapshots[k], agent)
+        if not found.max() <= tolerance:
+            return "parameters", found
+        if remade is not None:
+            size = remade.shape[1] // 2
+            for what, found, most in (("pieces", gaps(remade[k][:size], agent), pieces_tolerance[0]),
+                                      ("pieces' v", v_gaps(remade[k][size:], optimizer), pieces_tolerance[1])):
+                if not found.max() <= most:
+                    return what, found
+        if moments is not None:
+            found = moment_gaps(moments[k], optimizer)
+            if not found.max() <= moment_tolerance:
+                return "moments", found
+        return None
+
+    def check(k, agent, optimizer):
+        missed = misses(k, agent, optimizer)
+        if missed:
+            raise Departed(k + 1, float(missed[1].max()), int(np.argmax(missed[1])), missed[0])
+
+    episodes = []
+    replay_run(snapshots, actions, seed, recipe, moments, check, episodes,
+               lambda k, agent, optimizer: misses(k, agent, optimizer) is None)
+    return episodes
+
+
+def remake(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
+           moments: np.ndarray | None = None) -> np.ndarray:
+    """The parameters and Adam's v after each update of a recorded run (updates, 2 * parameters) as ``recipe`` makes
+    it, each update from the recorded parameters and ``moments`` before it (m alone: v is the recipe's own, carried
+    from zero) and the recorded actions: what the student's pieces make of each update, in the child, for
+    ``audit``'s ``remade``. Rows from the first update whose recorded actions ``recipe`` would not have sampled (its
+    random numbers drawn otherwise) on are NaN, which no replay lands within."""
+    made = np.full((snapshots.shape[0], 2 * snapshots.shape[1]), np.nan, np.float32)
+
+    def keep(k, agent, optimizer):
+        made[k] = np.concatenate([parameters(agent), np.ravel(optimizer.v)])
+
+    try:
+        replay_run(snapshots, actions, seed, recipe, moments, keep)
+    except Departed:
+        pass
+    return made
+
+
+def replay_run(snapshots, actions, seed: int, recipe: Recipe, moments, check, episodes: list | None = None,
+               lands=None) -> None:
+    """The kit's loop over a recorded run, each update k from snapshot k - 1 and, with ``moments``, Adam's moments
+    after update k - 1; ``check(k, agent, optimizer)`` after each update; episodes' (update, return) added to
+    ``episodes``. With ``lands(k, agent, optimizer)``, an update that does not land after terms on a discontinuity
+    is taken again with ``recipe.alternatives`` of them (``settled``)."""
+    current, held = [0], []
 
     def optimizer(agent):
         held[:] = [recipe.optimizer(agent)]
@@ -116,21 +185,9 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
                     held[0].v[...] = moments[k - 1][size:]
 
     def after(k, agent, segment):
-        episodes.extend((k, float(r)) for r in segment.episode_returns)
-        found = gaps(snapshots[k], agent)
-        if not found.max() <= tolerance:
-            raise Departed(k + 1, float(found.max()), int(np.argmax(found)))
-        if moments is not None:
-            found = moment_gaps(moments[k], held[0])
-            if not found.max() <= moment_tolerance:
-                raise Departed(k + 1, float(found.max()), int(np.argmax(found)), "moments")
-
-    def lands(agent, optimizer) -> bool:
-        """Whether the replay of the current update lands where the student's did: parameters within ``tolerance``
-        and, with ``moments``, Adam's moments within ``moment_tolerance``."""
-        k = current[0]
-        return gaps(snapshots[k], agent).max() <= tolerance and (
-            moments is None or moment_gaps(moments[k], optimizer).max() <= moment_tolerance)
+        if episodes is not None:
+            episodes.extend((k, float(r)) for r in segment.episode_returns)
+        check(k, agent, held[0])
 
     def settled(agent, optimizer, batch, rng):
         """``recipe.update``; if it does not land where the student's did (``lands``) after a discontinuity was met,
@@ -145,11 +202,11 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
             return recipe.update(agent, optimizer, batch, rng, *flips)
 
         seen = recipe.update(agent, optimizer, batch, rng)
-        if lands(agent, optimizer):
+        if lands is None or lands(current[0], agent, optimizer):
             return
         for flips in recipe.alternatives(seen):
             again(flips)
-            if lands(agent, optimizer):
+            if lands(current[0], agent, optimizer):
                 return
         if recipe.alternatives(seen):
             again()
@@ -163,7 +220,6 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
                                                                 current[0] + 1))
     finally:
         envs.close()
-    return episodes
 
 
 def departure(exc: Departed, n_updates: int, tolerance: float, moment_tolerance: float = 0.0) -> str:

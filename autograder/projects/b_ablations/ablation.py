@@ -26,6 +26,9 @@ class RunBar(ReplayBar):
 
 class TableBar(RunBar):
     tolerance: float = Field(description="largest gap between the table's scores and the judge's on the same episodes")
+    pieces_tolerance: float = Field(description="largest gap per parameter between the reference's replay of an "
+                                    "update and what the folder's own pieces make of it from the same state")
+    pieces_moment_tolerance: float = Field(description="largest relative gap in Adam's v between the two")
 
 
 def choices(student, factors: int) -> tuple[list[str], list[str]]:
@@ -154,7 +157,7 @@ class Table(Check):
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = ("Your results table is what your own runs (runs.npz) scored, each replayed update by update by the grader "
             "on the public seeds (baseline and named factors)")
-    cost, per_seed, fixed_seeds = 4.0, True, "public"
+    cost, per_seed, fixed_seeds = 8.0, True, "public"
     Bar = TableBar
 
     def collect(self, student, ctx):

@@ -8,7 +8,9 @@ update and the actions taken, never a curve. The judge replays every update with
 (``oracle``) for that setting and the course's hyperparameters (``_shared.replay.audit``), and the course's metric is
 computed from the judge's own replayed episodes. A run whose update does not follow from the one before scores its
 check 0 with a sentence naming the update, as A.bar's does. B.table replays the student's own runs (``runs.npz``)
-with the course's hyperparameters, so they must have been made with them.
+with the course's hyperparameters, so they must have been made with them; its child also re-makes each of their
+updates with the folder's own pieces (``remade_by_pieces``), and the judge's replay must land on that too, so only
+runs the folder's code makes are credited.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ import binascii
 import zipfile
 
 import numpy as np
+from pydantic import Field
 
 from autograder.checks import Malformed, pairs
 from autograder.projects._shared import audits
-from autograder.projects._shared.proof import Recipe, adam, decode, init_agent, parameters, transitions
-from autograder.projects._shared.replay import Departed, audit, departure
+from autograder.projects._shared.proof import Recipe, adam, decode, encode, init_agent, parameters, transitions
+from autograder.projects._shared.replay import Departed, audit, departure, remake
 from autograder.projects._shared.ppo import oracle as ppo
 from autograder.projects._shared.ppo.edges import Edges, alternatives
 from autograder.projects._shared.ppo.hyperparameters import course_config, differences
@@ -37,8 +40,19 @@ from rlkit.runproof import load_runs, run_name, unpack
 RUNS = "runs.npz"  # the proofs of the student's own runs, written by ablation.py beside results.json
 
 
+class OwnReplayBar(ReplayBar):
+    """What the replay of a student's own run needs: a replay bar, and how closely the reference's replay of each
+    update must land on what the folder's own pieces make of it on the grader's machine."""
+
+    pieces_tolerance: float = Field(description="largest gap per parameter between the reference's replay of an "
+                                    "update and the folder's pieces' re-make of it from the same state")
+    pieces_moment_tolerance: float = Field(description="largest relative gap in Adam's v between the two")
+
+
 def replay_bar(bar) -> ReplayBar:
-    return ReplayBar(**{name: getattr(bar, name) for name in ReplayBar.model_fields})
+    """The replay's part of a check's bar (B.table's keeps its ``pieces_tolerance``), as the audit process takes it."""
+    model = OwnReplayBar if "pieces_tolerance" in type(bar).model_fields else ReplayBar
+    return model(**{name: getattr(bar, name) for name in model.model_fields})
 
 
 def details_of(name: str) -> dict:
@@ -173,8 +187,23 @@ def own_runs(student, names: list[str], seed: int, bar) -> dict:
         raise StudentError(f"{RUNS} holds no run of {', '.join(missing)} on seed {seed}; run `python ablation.py` "
                            "again so that it holds every run of your table", "missing")
     return {"seed": seed, "settings": {
-        name: {"seed": seed, "setting": name, "proof": base64.b64encode(runs[run_name(name, seed)]).decode("ascii")}
+        name: {"seed": seed, "setting": name, "proof": base64.b64encode(runs[run_name(name, seed)]).decode("ascii"),
+               **remade_by_pieces(student, name, seed, runs[run_name(name, seed)], bar)}
         for name in names}}
+
+
+def remade_by_pieces(student, name: str, seed: int, proof: bytes, bar) -> dict:
+    """In B.table's child: what the folder's own pieces make of each update of one recorded run, each from the state
+    the judge's replay starts it from (``replay.remake``), as {"remade": text}; nothing for a proof the judge will
+    refuse as malformed anyway. The judge requires its replay of each update to land on this too, so runs made by
+    other pieces (a classmate's) earn nothing whatever the folder's pieces are."""
+    try:
+        _, snapshots, moments, actions = own_proof(proof, seed, name, bar)
+    except Malformed:
+        return {}
+    config = course_config(student, bar.hyperparameters)
+    recipe = student_recipe(student, config, student_details(student, details_of(name)), bar.n_updates)
+    return {"remade": encode(remake(snapshots, actions, seed, recipe, moments))}
 
 
 def unpacked_own(run_: dict, seed: int, bar) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
@@ -182,13 +211,22 @@ def unpacked_own(run_: dict, seed: int, bar) -> tuple[dict, np.ndarray, np.ndarr
     Malformed."""
     if not isinstance(run_, dict) or run_.get("seed") != seed:
         raise Malformed("one seed's run is not that seed's")
-    c = bar.hyperparameters.model_dump()
     try:
-        header, snapshots, moments, actions = unpack(base64.b64decode(str(run_.get("proof")), validate=True))
+        proof = base64.b64decode(str(run_.get("proof")), validate=True)
     except (ValueError, binascii.Error) as exc:
         raise Malformed(f"the proof of a run in {RUNS} cannot be read: {exc}") from None
+    return own_proof(proof, seed, run_.get("setting"), bar)
+
+
+def own_proof(proof: bytes, seed: int, setting, bar) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
+    """``unpacked_own`` of a proof's bytes, as ``runs.npz`` holds them."""
+    c = bar.hyperparameters.model_dump()
+    try:
+        header, snapshots, moments, actions = unpack(proof)
+    except ValueError as exc:
+        raise Malformed(f"the proof of a run in {RUNS} cannot be read: {exc}") from None
     size = parameters(init_agent(np.random.default_rng(0), c["hidden"])).size
-    wanted = {"seed": seed, "setting": run_.get("setting"), "updates": bar.n_updates, "parameters": size,
+    wanted = {"seed": seed, "setting": setting, "updates": bar.n_updates, "parameters": size,
               "steps": bar.n_steps, "envs": bar.num_envs}
     wrong = [key for key, value in wanted.items() if header.get(key) != value]
     if wrong or actions.max(initial=0) >= N_ACTIONS:
@@ -200,17 +238,39 @@ def unpacked_own(run_: dict, seed: int, bar) -> tuple[dict, np.ndarray, np.ndarr
 
 def replay_own(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
     """``replay`` for one of the student's own runs: the judge's episodes, or the sentence naming the departure.
-    Each update starts from the student's parameters and Adam's first moment; the second moment is the judge's."""
-    bar = ReplayBar.model_validate(bar)
+    Each update starts from the student's parameters and Adam's first moment, and from the second moment the folder's
+    pieces carried to it in the child (``remade_by_pieces``); it must land on the recorded run and on what the pieces
+    made of it."""
+    bar = OwnReplayBar.model_validate(bar)
     c, snapshots, moments, actions = unpacked_own(run_, seed, bar)
     name = run_.get("setting")
     if name != "baseline" and name not in oracle.DETAILS:
         raise Malformed("a run names no setting of the ablation")
+    remade = decode(run_.get("remade"), (snapshots.shape[0], 2 * snapshots.shape[1]))
+    if remade is None:
+        raise Malformed(f"the re-run did not hand back what your pieces make of each update of {name}'s run")
+    # update k starts from the recorded m and the v the pieces carried through update k - 1 (the first from zero)
+    moments = np.concatenate([moments, remade[:, snapshots.shape[1]:]], axis=1)
     try:
         recipe = reference_recipe(c, details_of(name), bar.n_updates)
-        return audit(snapshots, actions, seed, recipe, bar.replay_tolerance, moments, bar.moment_tolerance), None
+        return audit(snapshots, actions, seed, recipe, bar.replay_tolerance, moments, bar.moment_tolerance, remade,
+                     (bar.pieces_tolerance, bar.pieces_moment_tolerance)), None
     except Departed as exc:
+        if exc.what.startswith("pieces"):
+            return [], pieces_departure(exc, bar)
         return [], departure(exc, bar.n_updates, bar.replay_tolerance, bar.moment_tolerance)
+
+
+def pieces_departure(exc: Departed, bar) -> str:
+    """The sentence of a run in runs.npz whose update the folder's own pieces do not make as the reference does."""
+    start = "the grader's initial parameters" if exc.update == 1 else f"your parameters after update {exc.update - 1}"
+    gap = (f"parameters {exc.gap:.3g} away from" if exc.what == "pieces" else
+           f"Adam's second moment {exc.gap:.3g} (relative) away from")
+    most = bar.pieces_tolerance if exc.what == "pieces" else bar.pieces_moment_tolerance
+    return (f"update {exc.update} of {bar.n_updates} of this run in {RUNS}: from {start} and your recorded moments, "
+            f"your details.py and ppo.py, run by the grader, make {gap} the reference's update (entry {exc.index}; "
+            f"tolerance {most:g}). The table counts only runs made by the code you hand in, with pieces that update "
+            "as the reference's do: fix them, then run `python ablation.py` again")
 
 
 OWN = f"{__name__}:replay_own"

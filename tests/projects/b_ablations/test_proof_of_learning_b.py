@@ -38,10 +38,11 @@ def short(course):
                                      "seeds": course.seeds.model_copy(update={"public": [7]})})
 
 
-def submission(root, files: dict | None = None, harness: bool = True, env: dict | None = None):
+def submission(root, files: dict | None = None, harness: bool = True, env: dict | None = None,
+               after: dict | None = None):
     """The reference's B folder with ``files`` replaced; its results.json and runs.npz written by its own harness on
     the short budget (in a process with ``env`` added to its environment), then a results.json of ``files`` put in
-    their place."""
+    their place, and the files of ``after`` (pieces other than those that made the runs)."""
     copy_reference(root, "B_ablations")
     files = dict(files or {})
     table = files.pop("results.json", None)
@@ -52,6 +53,8 @@ def submission(root, files: dict | None = None, harness: bool = True, env: dict 
                        env={**os.environ, **(env or {})})
     if table is not None:
         write_submission(root, table, "B_ablations", "results.json")
+    for name, text in (after or {}).items():
+        write_submission(root, text, "B_ablations", name)
     return root
 
 
@@ -221,3 +224,52 @@ def test_a_table_made_with_another_config_is_told_which_values_differ(tmp_path, 
     root = submission(tmp_path, {"ppo.py": with_config({"lr: float = 2.5e-3": "lr: float = 5e-3"})})
     result = grade_checks(root, short, ["B.table"])["B.table"]
     assert result["score"] == 0 and "Config() differs: lr 0.005 (the course's: 0.0025)" in result["message"], result
+
+
+# issue 39: B.table credits only runs the folder's own pieces make
+NAMING_CLIP = {"ablation.py": mutate((FOLDER / "ablation.py").read_text(), 'return ("multiple_epochs",)',
+                                     'return ("multiple_epochs", "clip_value_loss")')}  # its run is in the table
+BUGGY_PIECES = {
+    "GAE that ignores lambda": ("ppo.py", "running = delta + gamma * lam * (1", "running = delta + gamma * (1"),
+    "a clipped value loss with the plain gradient": (
+        "details.py", "grad = np.where(use_clipped, (clipped - returns) * (np.abs(values - values_old) < eps), "
+        "values - returns)", "grad = values - returns"),
+    "advantages scaled but not centred": (
+        "details.py", "adv = (adv - adv.mean()) / (adv.std() + 1e-8)", "adv = adv / (adv.std() + 1e-8)"),
+}
+
+
+PIECES_DEPART = "update 1 of 8 of this run in runs.npz: from the grader's initial parameters"
+
+
+def buggy(bug: str) -> dict:
+    name, old, new = BUGGY_PIECES[bug]
+    return {name: mutate((FOLDER / name).read_text(), old, new)}
+
+
+@pytest.mark.parametrize("bug", BUGGY_PIECES)
+def test_a_classmates_runs_earn_nothing_beside_other_pieces(tmp_path, short, bug):
+    """The attack of issue 39: results.json and runs.npz made by correct pieces (a classmate's), handed in over
+    buggy ones. The runs follow the reference's replay, but this folder's pieces do not make their updates."""
+    result = grade_checks(submission(tmp_path, NAMING_CLIP, after=buggy(bug)), short, ["B.table"])["B.table"]
+    assert result["score"] == 0 and PIECES_DEPART in result["message"], result
+
+
+@pytest.mark.parametrize("bug", BUGGY_PIECES)
+def test_buggy_pieces_with_their_own_runs_earn_what_their_runs_earn(tmp_path, short, bug):
+    """The same folders with the runs their own pieces made: nothing either, from the first update, whether the
+    replay names the run (a gap beyond what another CPU explains) or, within that, the pieces."""
+    result = grade_checks(submission(tmp_path, {**NAMING_CLIP, **buggy(bug)}), short, ["B.table"])["B.table"]
+    assert result["score"] == 0 and ("update 1 of 8 did not follow from the one before" in result["message"]
+                                     or PIECES_DEPART in result["message"]), result
+
+
+def test_a_second_moment_the_pieces_leave_otherwise_is_named(tmp_path, short):
+    """Each replay of a student's own run starts from the v the pieces carried (runs.npz does not hold it), so it is
+    held to the reference's: pieces that inflate v, which would shrink every step of the reference's replay, depart
+    though their parameters follow."""
+    inflating = mutate((FOLDER / "details.py").read_text(), "    kl, clip_fraction, H, v_loss = np.mean(stats",
+                       "    optimizer.v *= 1.5\n    kl, clip_fraction, H, v_loss = np.mean(stats")
+    result = grade_checks(submission(tmp_path, after={"details.py": inflating}), short, ["B.table"])["B.table"]
+    assert result["score"] == 0 and "update 1 of 8 of this run in runs.npz" in result["message"] \
+        and "Adam's second moment" in result["message"], result
