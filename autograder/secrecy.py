@@ -60,7 +60,7 @@ def redact(value, hidden: Hidden):
 
 # ------------------------------------------------------------------------------------------------ the blind report
 
-BLIND = ("on the grading seeds the report quotes nothing your code produced: `autograder check {pid}` shows what "
+BLIND = ("on the grading seeds the report quotes nothing your code produced: `capstone-check {pid}` shows what "
          "was expected and measured on the public seeds")
 KINDS = {"not_implemented": "a piece this check calls is not implemented yet (it raises NotImplementedError)",
          "missing": "a function this check calls is missing, or is not a function",
