@@ -84,10 +84,13 @@ def update_check(ctx) -> dict:
 
 
 def bar(ctx) -> dict:
-    return {"kind": "a_bar", "bar": ctx.bar.model_dump(), "seeds": list(ctx.seeds),
-            "note": "; final grading also replays each run update by update against the reference and credits only "
-                    "a run whose every update follows from your pieces"}
+    return {"kind": "a_bar", "bar": ctx.bar.model_dump(), "seeds": list(ctx.seeds)}
 
 
 SPECS = {"A.gae": gae, "A.batch": batch, "A.ratio": ratio, "A.clip_gradient": clip_gradient,
          "A.value_entropy": value_entropy, "A.update": update_check, "A.bar": bar}
+PIECES = ("A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update")
+# what final grading adds to a row that this kit cannot check, and the rows it credits the row on (the replay of
+# every update uses the student's pieces, so a piece that fails its check here fails the replay there)
+FINAL_GRADING = {"A.bar": {"adds": "final grading also replays each run update by update and credits it only if "
+                                   "every update follows from pieces that pass", "builds_on": PIECES}}
