@@ -1,6 +1,7 @@
 """Benchmark: does the students' checker predict final grading? For the reference and every planted bug of tests/,
 the total ``capstone-check P`` predicts ("Predicted at final grading: X/Y") against the total the grader gives the
-same submission on the public seeds (every check of the project, the student's id given), and by how much a
+same submission on the public seeds (every check of the project; C's own labels on the example logs the reference
+holds, as for a course without a secret), and by how much a
 prediction above the grader's stays within the points of the rows the checker marks ---- (left to final grading).
 
     .venv/bin/python benchmarks/kit_prediction.py [--projects A,B,C,D] [--bundle DIR] [--out FILE.json]
@@ -59,7 +60,7 @@ def checker(bundle: Path, pid: str, root: Path) -> tuple[float, dict[str, str]]:
 
 
 def grader(course, pid: str, root: Path) -> tuple[float, dict[str, float]]:
-    report = grade(root, course, seed_set="public", projects=[pid], student="benchmark-student").report
+    report = grade(root, course, seed_set="public", projects=[pid]).report  # no id: C's labels of the example logs
     project = report.projects[pid]
     return project.score, {check.id: check.score for check in project.checks}
 

@@ -46,4 +46,5 @@ def said(row, spec: dict, rows: dict) -> str:
         verb = "fails" if len(failed) == 1 else "fail"
         return f"{text}: {names(failed)} {verb} here, so final grading will not credit this (predicted 0/{points})"
     worth = points if row.final_only else f"{row.score:g}"
-    return f"{text}: they pass here (predicted {worth}/{points})"
+    they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
+    return f"{text}: {they} here (predicted {worth}/{points})"

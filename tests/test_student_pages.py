@@ -16,6 +16,7 @@ from autograder.gradescope import UNFINISHED, results_from
 from autograder.grading import figures_for, grade
 from autograder.notebook import verdict
 from autograder.projects import PROJECTS
+from autograder.projects.a_ppo.plots import run_label
 from autograder.report.html import write_html
 from conftest import copy_reference, mutate, write_submission
 from mutants import ALL
@@ -58,3 +59,20 @@ def test_every_page_of_a_grading_names_the_students_command(private_course, tmp_
             assert not STAFF_COMMAND.search(text), f"{name}: {where} names the staff's command"
             for pid in report.projects:
                 assert f"capstone-check {pid}" in text, f"{name}: {where} does not point to capstone-check {pid}"
+
+
+def test_a_run_final_grading_does_not_credit_names_the_update_and_the_piece_that_fails(private_course, tmp_path):
+    """A GAE that treats truncation as termination trains to the bar, but its updates do not follow from a correct
+    GAE: on the grading seeds the row names the update and A.gae, and the figure shows no return for the run."""
+    bug = next(m for m in ALL if m.name == "truncation treated as termination")
+    root = copy_reference(tmp_path, bug.folder)
+    reference = (paths.SOLUTIONS / bug.folder / bug.module).read_text()
+    write_submission(root, mutate(reference, bug.old, bug.new), bug.folder, bug.module)
+    report = grade(root, private_course, seed_set="grading", checks=["A.gae", "A.bar"]).report
+    gae, bar = report.checks()
+    assert not gae.passed and bar.score == 0
+    assert re.search(r"failed on the grading seeds: update \d+ of a run did not follow from your pieces", bar.message)
+    assert "A.gae fails its check here too" in bar.message and "capstone-check A" in bar.message
+    departed = bar.details["departed"]
+    labels = [run_label(i, 60, bar.details["evaluated"], departed) for i in range(len(departed))]
+    assert all("not credited: update" in label and "return" not in label for label in labels), labels

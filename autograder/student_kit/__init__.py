@@ -48,7 +48,7 @@ def _specs(pid: str) -> dict:
     return getattr(_kit_module(pid), "SPECS", {})
 
 
-def _final_grading(pid: str) -> dict:
+def final_grading(pid: str) -> dict:
     """Check id -> what final grading adds to it (``adds``) and the rows it credits it on (``builds_on``)."""
     return getattr(_kit_module(pid), "FINAL_GRADING", {})
 
@@ -58,7 +58,7 @@ def expected_values(course, pid: str) -> dict:
     values (or its bar, for checks the given code decides), its points, credit and wall-time limit; every other
     check as final grading's alone; and for a row final grading credits on more than this kit checks, what it adds
     and the rows it builds on."""
-    project, specs, final, checks = PROJECTS[pid], _specs(pid), _final_grading(pid), {}
+    project, specs, final, checks = PROJECTS[pid], _specs(pid), final_grading(pid), {}
     for cid, cfg in course.projects[pid].checks.items():
         item = planned(course, pid, cid, "public")
         if not cfg.public or cid not in specs:  # it needs the reference, the grader's own logs or the student's id

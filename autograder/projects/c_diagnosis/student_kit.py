@@ -82,12 +82,14 @@ def fresh_runs(ctx) -> dict:
 
 SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": explained_variance, "C.td_q": td_q,
          "C.return_drop": return_drop, "C.fresh_runs": fresh_runs}
-PIECES = ("C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop", "C.fresh_runs")
-# what final grading adds that this kit cannot check, and the rows it credits them on: `diagnose` (C.fresh_runs)
-# reads every diagnostic, and `my_labels` is what `diagnose` says of the student's own logs
+PIECES = ("C.fresh_runs",)
+# what final grading adds that this kit cannot check, and the row it credits them on: both label runs with the
+# student's `diagnose`, which C.fresh_runs checks here on the public seeds' runs (`my_labels` is what `diagnose` says
+# of the student's own logs)
 FINAL_GRADING = {
     "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules when it "
-                                 "grades; it credits them only if `diagnose` and the diagnostics it reads pass", "builds_on": PIECES},
+                                 "grades; it credits them only if `diagnose` labels fresh runs right, as checked by",
+                         "builds_on": PIECES},
     "C.own_labels": {"adds": "left to final grading, which knows what the agents of your own logs are (made from your "
-                             "student id and the course secret, not in this kit); it credits them only if `diagnose` "
-                             "and the diagnostics it reads pass", "builds_on": PIECES}}
+                             "student id and the course secret, not in this kit); `diagnose` names them "
+                             "right when it labels fresh runs right, as checked by", "builds_on": PIECES}}
