@@ -80,7 +80,8 @@ def run_case(bundle: Path, course, pid: str, mutant) -> dict:
                  if shown.get(cid, "").split("/")[0] not in (f"{score:g}", "-")}
     return {"project": pid, "case": mutant.name if mutant else "reference", "check": mutant.check if mutant else "",
             "predicted": predicted, "final": final, "marked": final_only_points(bundle, pid),
-            "rows_differing": differing, "seconds": round(time.perf_counter() - started, 1)}
+            "rows_differing": differing, "rows_here": shown, "rows_final": rows,
+            "seconds": round(time.perf_counter() - started, 1)}
 
 
 def table(results: list[dict]) -> str:
