@@ -160,5 +160,6 @@ The checker runs the course's public checks with the public seeds and says, per 
 was measured. Final grading runs the same checks with seeds you do not see. This kit holds no reference solution:
 the checker compares your outputs with values recorded from the reference on the public inputs, and the training
 bars are decided by the given code. Final grading also replays training runs update by update against the reference,
-which this checker cannot do.
+which this checker cannot do: it lists every check with its points, marks ---- those left to final grading, says
+what final grading adds to a row and what this run already tells of it, and predicts final grading's total.
 """
