@@ -5,6 +5,7 @@ holds, as for a course without a secret), and by how much a
 prediction above the grader's stays within the points of the rows the checker marks ---- (left to final grading).
 
     .venv/bin/python benchmarks/kit_prediction.py [--projects A,B,C,D] [--bundle DIR] [--out FILE.json]
+    .venv/bin/python benchmarks/kit_prediction.py --tables A.json D.json     # the table of earlier runs
 
 The bundle is built into a temporary folder unless ``--bundle`` names one. Each case grades a whole project twice
 (checker and grader), training included: minutes per project.
@@ -85,8 +86,8 @@ def run_case(bundle: Path, course, pid: str, mutant) -> dict:
 
 
 def table(results: list[dict]) -> str:
-    lines = ["| project | cases | predicted = final | over-predicted (all within ---- rows) | over beyond ---- rows "
-             "| under-predicted |", "|---|---|---|---|---|---|"]
+    lines = ["| project | cases | predicted = final | predicted above final | of them, by more than the ---- rows' "
+             "points | predicted below final |", "|---|---|---|---|---|---|"]
     for pid in sorted({r["project"] for r in results}):
         mine = [r for r in results if r["project"] == pid]
         over = [r for r in mine if r["predicted"] > r["final"]]
@@ -108,7 +109,12 @@ def main() -> None:
     parser.add_argument("--projects", default="A,B,C,D")
     parser.add_argument("--bundle", type=Path, help="a built students' bundle (default: built here)")
     parser.add_argument("--out", type=Path, help="write every case's figures here (JSON)")
+    parser.add_argument("--tables", type=Path, nargs="+", help="print the table of earlier --out files, run nothing")
     args = parser.parse_args()
+    if args.tables:
+        chosen = args.projects.split(",")
+        report([case for path in args.tables for case in json.loads(path.read_text()) if case["project"] in chosen])
+        return
     course = load_course(paths.COURSE_FILE, private=False)
     chosen = args.projects.split(",")
     with tempfile.TemporaryDirectory(prefix="kit-bundle-") as tmp:
@@ -123,6 +129,10 @@ def main() -> None:
                       f"({r['seconds']} s) {r['rows_differing'] or ''}", flush=True)
                 if args.out:
                     args.out.write_text(json.dumps(results, indent=1))
+    report(results)
+
+
+def report(results: list[dict]) -> None:
     print(table(results))
     for r in results:
         if r["predicted"] != r["final"]:

@@ -23,7 +23,7 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
     data = expected(project)
     spec = data["checks"].get(check_id, {})
     if seeds != "public" or spec.get("kind", "final_only") == "final_only":
-        adds = f" ({spec['adds']} {names(spec['builds_on'])})" if "adds" in spec else ""
+        adds = f" ({spec['adds']} {names(spec['builds_on'])})" if spec.get("builds_on") else ""
         print(f"{check_id} runs at final grading only{adds}: 0 points here")
         return 0.0
     from capstone_check.cli import find_folder

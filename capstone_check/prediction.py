@@ -38,6 +38,8 @@ def said(row, spec: dict, rows: dict) -> str:
     """What final grading adds to ``row`` and what this run already tells of it ('' for a row it adds nothing to)."""
     if "adds" not in spec:
         return ""
+    if not spec["builds_on"]:
+        return spec["adds"]
     text = f"{spec['adds']} {names(spec['builds_on'])}"
     failed, points = failing(spec, rows), f"{row.points:g}"
     if failed is None:

@@ -52,3 +52,11 @@ def test_a_row_whose_pieces_were_not_run_makes_no_prediction():
     assert predicted(found["A.bar"], SPECS["A.bar"], found) is None
     assert "run every check of A to see whether they do" in said(found["A.bar"], SPECS["A.bar"], found)
     assert len(total_lines("A", [found["A.bar"]], SPECS, found)) == 1
+
+
+def test_a_row_left_to_final_grading_that_builds_on_nothing_is_predicted_whole_and_says_what_it_assumes():
+    spec = {"adds": "left to final grading: predicted whole if your labels are your diagnosis's", "builds_on": ()}
+    row = Row("C.own_labels", "own", 3, 0, False, FINAL_ONLY, 0.0, final_only=True)
+    assert predicted(row, spec, {}) == 3
+    assert row_line(row, spec, {}).endswith("----  left to final grading: predicted whole if your labels are your "
+                                            "diagnosis's")
