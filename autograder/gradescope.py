@@ -222,15 +222,17 @@ def unfit(course) -> str:
     return ""
 
 
+UNFINISHED = ("Grading did not finish (the autograder was stopped, probably by its time limit). Run `capstone-check` "
+              "locally to find the check that takes too long.")
+
+
 def run(root: Path) -> dict:
     """Grade ``root/submission`` into ``root/results/results.json`` (root is /autograder on Gradescope)."""
     from autograder.grading import grade
     from autograder.projects import PROJECTS
 
     started, results_dir = time.perf_counter(), root / "results"
-    _write(results_dir, {"score": 0.0, "execution_time": 0, "tests": [],
-                         "output": "Grading did not finish (the autograder was stopped, probably by its time limit). "
-                                   "Run `autograder check` locally to find the check that takes too long."})
+    _write(results_dir, {"score": 0.0, "execution_time": 0, "tests": [], "output": UNFINISHED})
     try:
         _close_the_kit(root)
         course = graded_course()  # wherever Gradescope starts this from

@@ -17,6 +17,7 @@ from pathlib import Path
 from autograder.budget import Budget, OutOfBudget, charging, within_budget
 from autograder.checks import Context, Malformed, Verdict, declared
 from autograder.config import Course, SeedSet
+from autograder.departures import with_failing_pieces
 from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
 from autograder.report.figures import close_unfinished
@@ -235,6 +236,9 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
         report.projects.setdefault(item.project, ProjectResult()).checks.append(
             judged(item, outcome, course, missing, blind_here))
     for pid, section in report.projects.items():
+        with_failing_pieces(pid, section.checks)
+        for entry in section.checks:
+            entry.message = cut(entry.message, course.limits.message_chars)
         folder = project_folder(path, pid)
         left_out = staging.stage(folder, None) if folder else []
         section.notes = [f"left out of the graded copy of {PROJECTS[pid].folder}/: {n}" for n in left_out]

@@ -60,7 +60,7 @@ def redact(value, hidden: Hidden):
 
 # ------------------------------------------------------------------------------------------------ the blind report
 
-BLIND = ("on the grading seeds the report quotes nothing your code produced: `autograder check {pid}` shows what "
+BLIND = ("on the grading seeds the report quotes nothing your code produced: `capstone-check {pid}` shows what "
          "was expected and measured on the public seeds")
 KINDS = {"not_implemented": "a piece this check calls is not implemented yet (it raises NotImplementedError)",
          "missing": "a function this check calls is missing, or is not a function",
@@ -89,10 +89,24 @@ def blind(entry, outcome, pid: str, shown: tuple[str, ...], processes: int):
                 "failed": "failed on the grading seeds"}[entry.outcome]
         details = {key: value for key, value in entry.details.items() if key in shown}
         said += "".join(f" ({details[key]})" for key in SAID_ALONG if isinstance(details.get(key), str))
+        update = first_departure(details)
+        if update is not None:  # the grader's own finding, from its replay: no text of the child's
+            said += f": update {update} of a run did not follow from your pieces, so the run is not credited"
         message = said if entry.passed else f"{said}; {hint}"
     else:
         message, details = _failure(entry, outcome, processes, hint), entry.details
     return replace(entry, message=message, details=details, seconds=float(round(entry.seconds)))
+
+
+def first_departure(details: dict) -> int | None:
+    """The first update the grader's replay found not to follow from the student's pieces (B: of its first such
+    run; A.bar: per seed), else None."""
+    if "departed_update" in details:
+        found = details["departed_update"]
+    else:
+        per_seed = details.get("departed")
+        found = next((u for u in per_seed if u is not None), None) if isinstance(per_seed, list) else None
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
 def _failure(entry, outcome, processes: int, hint: str) -> str:

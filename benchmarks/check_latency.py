@@ -27,7 +27,7 @@ from autograder.student_kit import build  # noqa: E402
 
 def is_verdict(line: str) -> bool:
     """Whether a line of output is the row of a check that ran: a check's id first, and not the students' checker's
-    "----" row of a check left to final grading (printed at once, before any check runs)."""
+    "----" row of a check left to final grading (printed once the rows it builds on have finished)."""
     words = line.replace("│", " ").split()
     return bool(words) and words[0][:2] in ("A.", "B.", "C.", "D.") and "----" not in words[:3]
 

@@ -8,11 +8,10 @@ import shutil
 import sys
 from pathlib import Path
 
+from capstone_check import prediction
 from capstone_check.runner import CheckerError, expected, projects, run_project, say_limits_once
 
 PROJECT_FILES = Path(__file__).parent / "projects"
-AUDITED = ("final grading also replays your training run update by update against the reference "
-           "(the proof of learning), which this checker cannot do without the reference")
 
 
 def find_folder(folder_name: str, start: Path) -> Path | None:
@@ -30,7 +29,9 @@ def score(value: float) -> str:
 
 
 def check(project: str, folder: Path | None, checks: list[str] | None = None, write=print) -> float:
-    """Run one project's public checks, printing each row as it finishes; return the points earned."""
+    """Run one project's checks, printing each row once it and the rows it builds on have finished (those left to
+    final grading last); then the total here and the total final grading is predicted to give. Returns the points
+    earned here."""
     data = expected(project)
     where = folder or find_folder(data["folder"], Path.cwd())
     if where is None or not Path(where).is_dir():
@@ -38,15 +39,46 @@ def check(project: str, folder: Path | None, checks: list[str] | None = None, wr
                            f"{project}` to make one, or pass --folder")
     write(f"Project {project} ({data['title']}): public checks on {Path(where).resolve()}, seeds {data['seeds']}")
     say_limits_once(data.get("memory_mb"), write)
-    total = earned = 0.0
+    specs = data["checks"]
+    wanted = [c for c in specs if checks is None or c in checks]
+    rows, held = {}, []
     for row in run_project(project, Path(where), checks):
-        if not row.final_only:
-            earned, total = earned + row.score, total + row.points
-        mark = "----" if row.final_only else "pass" if row.passed else ("part" if row.score > 0 else "fail")
-        write(f"  {row.check:<22} {score(row.score):>4}/{score(row.points):<3} {mark}  {row.message}")
-    write(f"  {project} total: {score(round(earned, 2))}/{score(total)} on the public seeds. Final grading runs the "
-          "same checks with seeds you do not see.")
-    return earned
+        rows[row.check] = row
+        held.append(row)
+        settled = [r for r in held if not prediction.waiting(specs[r.check], rows, wanted)]
+        for done in sorted(settled, key=lambda r: r.final_only):
+            held.remove(done)
+            write(row_line(done, specs[done.check], rows))
+    for row in held:
+        write(row_line(row, specs[row.check], rows))
+    for line in total_lines(project, [rows[c] for c in wanted], specs, rows):
+        write(line)
+    return sum(row.score for row in rows.values() if not row.final_only)
+
+
+def row_line(row, spec: dict, rows: dict) -> str:
+    mark = "----" if row.final_only else "pass" if row.passed else ("part" if row.score > 0 else "fail")
+    earned = "-" if row.final_only else score(row.score)
+    message = prediction.said(row, spec, rows)
+    if not row.final_only:
+        message = f"{row.message}; {message}" if message else row.message
+    return f"  {row.check:<22} {earned:>4}/{score(row.points):<3} {mark}  {message or row.message}"
+
+
+def total_lines(project: str, listed: list, specs: dict, rows: dict) -> list[str]:
+    """The points earned here of those checkable here, and what final grading is predicted to give of them all."""
+    here = [row for row in listed if not row.final_only]
+    earned, checkable = round(sum(r.score for r in here), 2), sum(r.points for r in here)
+    points, left = sum(r.points for r in listed), sum(r.points for r in listed if r.final_only)
+    lines = [f"  {project} total: {score(earned)}/{score(checkable)} on the public seeds ({score(checkable)} of "
+             f"{score(points)} points checkable here)."]
+    guesses = [prediction.predicted(row, specs[row.check], rows) for row in listed]
+    if None not in guesses:
+        lines.append(f"  Predicted at final grading: {score(round(sum(guesses), 2))}/{score(points)}"
+                     + (f", counting the {score(left)} points of rows marked ---- whole where everything they build "
+                        "on passes here" if left else "")
+                     + ". Final grading runs the same checks with seeds you do not see.")
+    return lines
 
 
 def start(project: str, into: Path) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from capstone_check.prediction import names
 from capstone_check.runner import EXPECTED, CheckerError, expected, run_project, say_limits_once
 
 
@@ -20,8 +21,10 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
         return kits_check(check_id, folder)
     project = check_id.split(".", 1)[0]
     data = expected(project)
-    if seeds != "public" or data["checks"].get(check_id, {}).get("kind", "final_only") == "final_only":
-        print(f"{check_id} runs at final grading only: 0 points here")
+    spec = data["checks"].get(check_id, {})
+    if seeds != "public" or spec.get("kind", "final_only") == "final_only":
+        adds = f" ({spec['adds']} {names(spec['builds_on'])})" if spec.get("builds_on") else ""
+        print(f"{check_id} runs at final grading only{adds}: 0 points here")
         return 0.0
     from capstone_check.cli import find_folder
 

@@ -266,11 +266,13 @@ def test_feedback_never_shows_the_grading_seeds_or_the_secret(course_root):
     pages = list((course_root / "feedback").rglob("*.html"))
     assert len(pages) == len(STUDENTS)
     # the echo reached the check's child; the cell says what happened in the kit's words, never the child's
-    assert "your code raised RuntimeError" in feedback(course_root, "mallory", "A_ppo")
+    page = feedback(course_root, "mallory", "A_ppo")
+    assert "your code raised RuntimeError" in page and "capstone-check A" in page
     notebooks = list((course_root / "autograded").rglob("*.ipynb"))
     for page in pages + notebooks:
         text = page.read_text()
         assert "### BEGIN HIDDEN TESTS" not in text or page.suffix == ".ipynb"
+        assert "autograder check" not in text, page  # the staff's command, which students do not have
         for value in [*map(str, SECRET_SEEDS), SECRET]:
             assert value not in text, (page, value)
 

@@ -328,3 +328,95 @@ def test_without_posix_modules_fork_or_bubblewrap_the_kit_grades_with_a_plain_ch
     done = _run([sys.executable, "-m", "autograder", "--course", str(course), "grade", str(paths.SOLUTIONS),
                  "--seeds", "public", "--projects", "D"], env=windows_like, cwd=tmp_path)
     assert "3/3" in done.stdout.replace(" ", "") and "no resource limits or no fork" in done.stderr
+
+
+def _declared(wheel: Path) -> list[str]:
+    """The requirements in the wheel's metadata (Requires-Dist)."""
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
+        lines = archive.read(metadata).decode().splitlines()
+    return [line.split(":", 1)[1].strip() for line in lines if line.startswith("Requires-Dist:")]
+
+
+def _bundle_imports(bundle: Path) -> set[str]:
+    """The top-level modules imported by the bundle's code, its projects' files and its notebooks' code cells."""
+    sources = [path.read_text(encoding="utf-8") for path in bundle.rglob("*.py")]
+    for notebook in bundle.rglob("*.ipynb"):
+        sources += ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
+    own = {path.stem for path in bundle.rglob("*.py")} | {path.name for path in bundle.iterdir()}
+    return {name for source in sources for name in _imported(source)} - set(sys.stdlib_module_names) - own
+
+
+def test_the_wheel_declares_exactly_what_its_code_and_notebooks_import_and_the_readme_names_that_list(bundle):
+    """The kit itself (imported only where the bundle holds no expected values) is no dependency of the wheel."""
+    from packaging.requirements import Requirement
+
+    wheel = build_wheel(Path(shutil.copytree(bundle, bundle.parent / "for-metadata")))
+    declared = {Requirement(r).name for r in _declared(wheel)}
+    assert declared == _bundle_imports(bundle) - {"autograder"}
+    students = (paths.KIT_ROOT / "README.md").read_text().split("## For students", 1)[1]
+    sentence = " ".join(students.split("```", 1)[0].split())
+    named = sentence.split("installs with ", 1)[1].split(" on Python", 1)[0].replace(" and ", ", ").split(", ")
+    assert sorted(named) == sorted(declared), sentence
+
+
+def _closure(requirements: list[str]) -> dict:
+    """The distributions ``requirements`` install, with theirs (markers as this machine evaluates them, no extras)."""
+    from importlib.metadata import distribution
+
+    from packaging.requirements import Requirement
+
+    found, todo = {}, list(requirements)
+    while todo:
+        requirement = Requirement(todo.pop())
+        if requirement.marker and not requirement.marker.evaluate({"extra": ""}):
+            continue
+        dist = distribution(requirement.name)
+        if dist.metadata["Name"].lower() not in found:
+            found[dist.metadata["Name"].lower()] = dist
+            todo += dist.requires or []
+    return found
+
+
+def _declared_only(into: Path, requirements: list[str]) -> Path:
+    """A folder of links to this environment's copies of ``requirements`` and what they require, nothing else."""
+    into.mkdir()
+    for dist in _closure(requirements).values():
+        for top in {Path(str(f)).parts[0] for f in dist.files or [] if not str(f).startswith("..")}:
+            source = Path(dist.locate_file(top))
+            if source.exists() and not (into / top).exists():
+                (into / top).symlink_to(source)
+    return into
+
+
+@pytest.fixture(scope="session")
+def declared_python(bundle, tmp_path_factory) -> Path:
+    """The Python of a fresh environment holding only the students' wheel and the dependencies it declares (linked
+    from this environment's copies, so no index is reached)."""
+    base = tmp_path_factory.mktemp("declared-env")
+    wheel = build_wheel(Path(shutil.copytree(bundle, base / "bundle")))
+    _run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")])
+    python = base / "venv" / "bin" / "python"
+    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).stdout.strip())
+    (site / "dependencies.pth").write_text(f"{_declared_only(base / 'dependencies', _declared(wheel))}\n")
+    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
+          str(wheel)])
+    return python
+
+
+@pytest.mark.parametrize("folder", ["A_ppo", "B_ablations", "C_diagnosis", "D_grpo"])
+def test_a_released_notebooks_first_cell_and_check_cells_run_with_the_wheel_and_its_declared_dependencies_alone(
+        declared_python, windows_like, folder, tmp_path):
+    """On the released stubs, as a student starts: the first cell imports what the notebook uses, and each check
+    cell says what is not implemented yet (or that final grading runs it) and scores 0."""
+    cells = [c for c in json.loads((paths.ASSIGNMENTS / folder / f"{folder}.ipynb").read_text())["cells"]
+             if c["cell_type"] == "code"]
+    checks = ["".join(c["source"]) for c in cells if "grade_cell(" in "".join(c["source"])]
+    lines = "\n".join(["".join(cells[0]["source"]), *checks]).splitlines()
+    code = "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!")))
+    work = shutil.copytree(paths.ASSIGNMENTS / folder, tmp_path / folder)
+    done = subprocess.run([str(declared_python), "-c", code], cwd=work, env={**windows_like, "MPLBACKEND": "Agg"},
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0 and "No module named" not in done.stdout + done.stderr, done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() if line.startswith(f"{folder[0]}.")]
+    assert len(said) == len(checks) and all(": 0 points here" in s or ": 0 / " in s for s in said), done.stdout

@@ -31,35 +31,45 @@ class StudentKitError(Exception):
     """The bundle cannot be built as asked; the message says why."""
 
 
-def _specs(pid: str) -> dict:
-    """Check id -> ``spec(ctx)``, from the project package's ``student_kit`` module (none: every check is final
-    grading's alone)."""
+def _kit_module(pid: str):
+    """The project package's ``student_kit`` module, or None (every check is final grading's alone)."""
     from importlib import import_module
 
     try:
-        return import_module(f"{PROJECTS.package(pid)}.student_kit").SPECS
+        return import_module(f"{PROJECTS.package(pid)}.student_kit")
     except ModuleNotFoundError as exc:
         if exc.name != f"{PROJECTS.package(pid)}.student_kit":
             raise
-        return {}
+        return None
+
+
+def _specs(pid: str) -> dict:
+    """Check id -> ``spec(ctx)`` for the checks this kit runs."""
+    return getattr(_kit_module(pid), "SPECS", {})
+
+
+def final_grading(pid: str) -> dict:
+    """Check id -> what final grading adds to it (``adds``) and the rows it credits it on (``builds_on``)."""
+    return getattr(_kit_module(pid), "FINAL_GRADING", {})
 
 
 def expected_values(course, pid: str) -> dict:
-    """Project ``pid``'s public checks as the students' checker runs them: each check's recorded inputs and expected
-    values (or its bar, for checks the given code decides), its points, credit and wall-time limit."""
-    project, specs, checks = PROJECTS[pid], _specs(pid), {}
+    """Project ``pid``'s checks as the students' checker lists them: each public check's recorded inputs and expected
+    values (or its bar, for checks the given code decides), its points, credit and wall-time limit; every other
+    check as final grading's alone; and for a row final grading credits on more than this kit checks, what it adds
+    and the rows it builds on."""
+    project, specs, final, checks = PROJECTS[pid], _specs(pid), final_grading(pid), {}
     for cid, cfg in course.projects[pid].checks.items():
-        if not cfg.public:
-            continue
         item = planned(course, pid, cid, "public")
-        if cid not in specs:  # it needs the reference or the grader's own logs at run time: final grading's alone
-            checks[cid] = {"name": item.check.name, "points": item.points, "kind": "final_only", "cost": 0.0}
+        if not cfg.public or cid not in specs:  # it needs the reference, the grader's own logs or the student's id
+            checks[cid] = {"name": item.check.name, "points": item.points, "kind": "final_only", "cost": 0.0,
+                           **final.get(cid, {})}
             continue
         shards = len(item.shards())
         limits = course.limits_for(pid, cid)
         checks[cid] = {"name": item.check.name, "points": item.points, "credit": item.credit,
                        "wall_seconds": limits.wall_seconds * shards, "cost": item.check.cost * shards,
-                       **specs[cid](item.context)}
+                       **specs[cid](item.context), **final.get(cid, {})}
     return {"project": pid, "title": project.title, "folder": project.folder, "modules": list(project.modules),
             "seeds": course.seeds_for("public"), "memory_mb": course.limits.memory_mb, "checks": checks}
 
@@ -150,5 +160,6 @@ The checker runs the course's public checks with the public seeds and says, per 
 was measured. Final grading runs the same checks with seeds you do not see. This kit holds no reference solution:
 the checker compares your outputs with values recorded from the reference on the public inputs, and the training
 bars are decided by the given code. Final grading also replays training runs update by update against the reference,
-which this checker cannot do.
+which this checker cannot do: it lists every check with its points, marks ---- those left to final grading, says
+what final grading adds to a row and what this run already tells of it, and predicts final grading's total.
 """

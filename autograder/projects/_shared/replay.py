@@ -3,6 +3,7 @@ own parameters before it, on the batch those parameters collect (see ``proof``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -220,6 +221,12 @@ def replay_run(snapshots, actions, seed: int, recipe: Recipe, moments, check, ep
                                                                 current[0] + 1))
     finally:
         envs.close()
+
+
+def departed_update(sentence: str | None) -> int | None:
+    """The update a ``departure`` sentence names, or None for any other text."""
+    found = re.search(r"\bupdate (\d+) of \d+ did not follow", sentence or "")
+    return int(found.group(1)) if found else None
 
 
 def departure(exc: Departed, n_updates: int, tolerance: float, moment_tolerance: float = 0.0) -> str:

@@ -32,7 +32,7 @@ def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes
     evaluated = series(bar and bar.evaluated)
     for i, curve in enumerate(bar and bar.curves or []):
         y = series(curve)
-        ax.plot(np.arange(1, len(y) + 1), y, ".-", ms=3, label=run_label(i, len(y), evaluated))
+        ax.plot(np.arange(1, len(y) + 1), y, ".-", ms=3, label=run_label(i, len(y), evaluated, bar.departed))
     threshold = (bar or theirs).threshold
     if threshold is not None:
         ax.axhline(threshold, ls="--", color="tab:red", lw=1, label=f"bar: {threshold:g}")
@@ -44,8 +44,12 @@ def plots(details: dict, reference: dict | None = None) -> list[tuple[str, bytes
     return [(caption, png(fig))]
 
 
-def run_label(i: int, updates: int, evaluated) -> str:
+def run_label(i: int, updates: int, evaluated, departed=None) -> str:
     """A run's legend: how long its curve is, and what the grader's own evaluation of its final policy scored (a
-    return, never a number of updates)."""
+    return, never a number of updates); for a run the replay did not credit, the update that did not follow (its
+    policy was never evaluated, so no return is shown)."""
+    update = departed[i] if isinstance(departed, list) and i < len(departed) else None
+    if isinstance(update, int):
+        return f"your run {i + 1}: not credited: update {update} did not follow from your pieces"
     score = f"{evaluated[i]:.0f}" if i < len(evaluated) else "none"
     return f"your run {i + 1}: {updates} update{'s' * (updates != 1)}, final policy's return {score}"

@@ -15,7 +15,7 @@ from autograder.config import validated_bar
 from autograder.checks import Check, Details, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions
-from autograder.projects._shared.replay import Departed, audit, departure
+from autograder.projects._shared.replay import Departed, audit, departed_update, departure
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.edges import Edges, alternatives
 from autograder.projects._shared.ppo.hyperparameters import config_note, course_config
@@ -65,7 +65,8 @@ class Bar450(Check):
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "The chapter's bar: median return above 450 on CartPole within 60 updates, 3 seeds"
     cost, per_seed = 4.0, True
-    grader_details = ("evaluated", "median", "training_tail", "curves", "threshold")  # the grader's own rollouts
+    # the grader's own rollouts, and the update of each run its replay found not to follow from the pieces
+    grader_details = ("evaluated", "median", "training_tail", "curves", "threshold", "departed")
 
     class Bar(ReplayBar):
         threshold: float = Field(description="the median evaluation return over the seeds must be above this")
@@ -81,6 +82,8 @@ class Bar450(Check):
         curves: list[list[float | None]] = Field(description="per seed, the mean return of the episodes that "
                                                  "finished in each update of the grader's replay (None where none did)")
         threshold: float = Field(description="the bar's threshold, drawn as a line")
+        departed: list[int | None] | None = Field(None, description="per seed, the update of the run that did not "
+                                                  "follow from the pieces (None: every update did)")
 
     def collect(self, student, ctx):
         return {"runs": [recorded_run(student, seed, ctx.bar) for seed in ctx.seeds]}
@@ -92,9 +95,10 @@ class Bar450(Check):
 
     def judge(self, data, ctx):
         bar = ctx.bar
-        evaluated, curves, recent, departed = [], [], [], []
+        evaluated, curves, recent, departed, updates = [], [], [], [], []
         for seed, run_ in pairs(ctx.seeds, data["runs"], "seeds"):
             episodes, actor, failure = audited(run_, seed, bar)
+            updates.append(departed_update(failure))
             if failure:
                 departed.append(f"{ctx.seed_shown(seed)}: {failure}")
                 evaluated.append(0.0)
@@ -105,7 +109,7 @@ class Bar450(Check):
             recent.append(float(np.mean(tail)) if tail else float("nan"))
         median = float(np.median(evaluated))
         details = {"evaluated": evaluated, "median": median, "training_tail": recent, "curves": curves,
-                   "threshold": bar.threshold}
+                   "threshold": bar.threshold, "departed": updates}
         first = data["runs"][0] if data["runs"] else {}
         note = config_note(first.get("config") if isinstance(first, dict) else None, bar.hyperparameters)
         if departed:

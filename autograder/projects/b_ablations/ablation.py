@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from autograder.checks import Bar, Check, Details, Malformed, Verdict, close, require
 from autograder.projects._shared.ppo.recording import ReplayBar
+from autograder.projects._shared.replay import departed_update
 from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.crafted import matters_message, score_cases, verdicts
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
@@ -66,11 +67,15 @@ def collected_choices(data: dict, factors: int) -> tuple[list[str], list[str]]:
     return ablated, named
 
 
+DEPARTED = {"departed", "departed_update"}  # B.bar's details when a run did not follow from the pieces
+
+
 def departed_verdict(departed: list[str], what: str) -> Verdict:
     """Score 0: some run of the re-run did not follow from the student's pieces; the first two named, and how many."""
     more = f"; and {len(departed) - 2} more runs" if len(departed) > 2 else ""
+    first = next((u for u in map(departed_update, departed) if u is not None), None)
     return Verdict(0.0, f"no {what} can be credited whose runs do not all follow from your pieces: "
-                   + "; ".join(departed[:2]) + more, {"departed": len(departed)})
+                   + "; ".join(departed[:2]) + more, {"departed": len(departed), "departed_update": first})
 
 
 # ------------------------------------------------------------------------------------------------ the statistics
@@ -239,7 +244,8 @@ class Factor(BaseModel):
 
 class AblationBar(Check):
     id = "B.bar"
-    grader_details = ("scores", "named", "factors", "seeds")  # its own re-runs, of settings named from the catalogue
+    # its own re-runs, of settings named from the catalogue; how many of them, and from which update, did not follow
+    grader_details = ("scores", "named", "factors", "seeds", "departed", "departed_update")
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = ("The chapter's bar on the grader's re-run: a factor moves the median beyond the seed spread, and you "
             "named it")
@@ -256,12 +262,14 @@ class AblationBar(Check):
         factors: dict[str, Factor] | None = Field(None, description="per ablated detail, its effect against the spread")
         seeds: str | None = Field(None, description="the seeds of the re-run, as a message may name them")
         departed: int | None = Field(None, description="how many runs did not follow from the pieces")
+        departed_update: int | None = Field(None, description="the update of the first run that did not follow")
 
         @model_validator(mode="after")
         def one_kind(self):
             """Either the re-run's four results or ``departed`` alone, as the judge writes them."""
-            if self.model_fields_set not in ({"scores", "named", "factors", "seeds"}, {"departed"}):
-                raise ValueError("expected scores, named, factors and seeds, or departed alone")
+            fields = self.model_fields_set
+            if fields != {"scores", "named", "factors", "seeds"} and not {"departed"} <= fields <= DEPARTED:
+                raise ValueError("expected scores, named, factors and seeds, or departed (and its first update) alone")
             return self
 
     def collect(self, student, ctx):

@@ -42,3 +42,13 @@ def summary(ctx) -> dict:
 
 
 SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": summary}
+PIECES = ("B.defaults", "B.switches", "B.summary")
+# what final grading adds that this kit cannot check (it holds no reference to replay a run against), and the rows
+# it credits them on: the replay and the table use the student's training, switches and statistics
+FINAL_GRADING = {
+    "B.table": {"adds": "left to final grading, which replays the runs of your runs.npz update by update against the "
+                        "reference (not in this kit) and credits the table only if they follow from pieces that pass",
+                "builds_on": PIECES},
+    "B.bar": {"adds": "left to final grading, which re-runs your ablation with its own seeds, replays every update "
+                      "against the reference (not in this kit) and credits the bar only if the runs follow from "
+                      "pieces that pass", "builds_on": PIECES}}

@@ -84,3 +84,15 @@ def fresh_runs(ctx) -> dict:
 
 SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": explained_variance, "C.td_q": td_q,
          "C.return_drop": return_drop, "C.fresh_runs": fresh_runs}
+# What final grading adds that this kit cannot check. C.diagnose_rules labels runs with the student's `diagnose`,
+# which C.fresh_runs checks here on the public seeds' runs. Which fault each of the student's own logs holds follows
+# from the course secret, so nothing here tells whether `my_labels` names them right: C.own_labels builds on no row
+# and is predicted whole (benchmarks/kit_prediction.py measured `diagnose`s that label some fresh runs wrong and
+# still name all three of a student's logs right).
+FINAL_GRADING = {
+    "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules when it "
+                                 "grades; it credits them only if `diagnose` labels fresh runs right, as checked by",
+                         "builds_on": ("C.fresh_runs",)},
+    "C.own_labels": {"adds": "left to final grading, which knows what the agents of your own logs are (made from your "
+                             "student id and the course secret, not in this kit): predicted whole if `my_labels` "
+                             "names them as your diagnosis does", "builds_on": ()}}

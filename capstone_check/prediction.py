@@ -1,0 +1,52 @@
+"""What final grading will make of a run of this checker: each row's predicted points, and for a row final grading
+credits on more than this kit checks (a replay against the reference, logs built at grading time), what it adds and
+what the rows it builds on already say here."""
+
+from __future__ import annotations
+
+
+def names(checks) -> str:
+    checks = list(checks)
+    return checks[0] if len(checks) == 1 else f"{', '.join(checks[:-1])} and {checks[-1]}"
+
+
+def waiting(spec: dict, rows: dict, wanted: list[str]) -> bool:
+    """Whether a row it builds on is still running (a row not asked for, with --checks, is waited on by no one)."""
+    return any(cid in wanted and cid not in rows for cid in spec.get("builds_on", ()))
+
+
+def failing(spec: dict, rows: dict) -> list[str] | None:
+    """The rows ``spec`` builds on that fail here; None when one of them was not run."""
+    builds_on = spec.get("builds_on", ())
+    if any(cid not in rows for cid in builds_on):
+        return None
+    return [cid for cid in builds_on if not rows[cid].passed]
+
+
+def predicted(row, spec: dict, rows: dict) -> float | None:
+    """The points final grading will give ``row`` on the public seeds, as far as this kit can tell (None: a row it
+    builds on was not run). A row left to final grading is predicted whole when everything it builds on passes."""
+    failed = failing(spec, rows)
+    if failed is None:
+        return None
+    if failed:
+        return 0.0
+    return row.points if row.final_only else row.score
+
+
+def said(row, spec: dict, rows: dict) -> str:
+    """What final grading adds to ``row`` and what this run already tells of it ('' for a row it adds nothing to)."""
+    if "adds" not in spec:
+        return ""
+    if not spec["builds_on"]:
+        return spec["adds"]
+    text = f"{spec['adds']} {names(spec['builds_on'])}"
+    failed, points = failing(spec, rows), f"{row.points:g}"
+    if failed is None:
+        return f"{text}; run every check of {row.check[0]} to see whether they do"
+    if failed:
+        verb = "fails" if len(failed) == 1 else "fail"
+        return f"{text}: {names(failed)} {verb} here, so final grading will not credit this (predicted 0/{points})"
+    worth = points if row.final_only else f"{row.score:g}"
+    they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
+    return f"{text}: {they} here (predicted {worth}/{points})"
