@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: grade test release reference clean
+.PHONY: grade test docs release reference clean
 
 # An existing venv is kept: making it again over itself with another interpreter would mix two Pythons.
 # setuptools' banner about editable installs (folders named like the package may shadow it) is known and harmless here:
@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,dask,test]'
+	PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,dask,docs,test]'
 	touch $(STAMP)
 
 grade: $(STAMP)  ## grade the bundled reference solutions and print the score table
@@ -22,6 +22,9 @@ test: $(STAMP)  ## lint, then run the kit's test suite
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest
 
+docs: $(STAMP)  ## build the documentation site into site/ (open site/index.html); grades the reference for its pictures
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 release: $(STAMP)  ## regenerate assignments/ from solutions/
 	$(VENV)/bin/autograder release
 
@@ -29,4 +32,4 @@ reference: $(STAMP)  ## rewrite docs/course-yml.md from the models that read cou
 	$(VENV)/bin/python -m autograder.course_reference
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache site
