@@ -12,7 +12,7 @@ endif
 VENV ?= .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: grade test release reference clean
+.PHONY: grade test docs release reference clean
 
 # An existing venv is kept: making it again over itself with another interpreter would mix two Pythons.
 # setuptools' banner about editable installs (folders named like the package may shadow it) is known and harmless here:
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 		exit 2; }
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,dask,test]'
+	PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/python -m pip install --quiet -e '.[nbgrader,dask,docs,test]'
 	touch $(STAMP)
 
 grade: $(STAMP)  ## grade the bundled reference solutions and print the score table
@@ -33,6 +33,9 @@ test: $(STAMP)  ## lint, then run the kit's test suite
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest
 
+docs: $(STAMP)  ## build the documentation site into site/ (open site/index.html); grades the reference for its pictures
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 release: $(STAMP)  ## regenerate assignments/ from solutions/
 	$(VENV)/bin/autograder release
 
@@ -40,4 +43,4 @@ reference: $(STAMP)  ## rewrite docs/course-yml.md from the models that read cou
 	$(VENV)/bin/python -m autograder.course_reference
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache site

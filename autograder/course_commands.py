@@ -81,7 +81,8 @@ def note_secret(course, projects: list[str]) -> None:
     for why in secret_wanted(course, projects):
         err.print(f"[yellow]note:[/] {escape(why)}: put the course secret in course.private.yml beside the grading "
                   f"seeds, for example `secret: {secrets.token_urlsafe(24)}` (private, and unchanged all term), "
-                  "before making each student's own (see the README)", highlight=False)
+                  "before making each student's own (see docs/instructor-guide.md, \"Project C's logs are personal\")",
+                  highlight=False)
 
 
 def cmd_init(args) -> int:

@@ -4,7 +4,7 @@ Judges name grading seeds only by count (``Context.seeds_shown``), but student c
 on (``train(..., seed)``, a generator made from one) and may print one in an exception, a label or a file name that a
 message repeats. So every string of a report graded with the grading seeds passes through ``redact`` before any view
 (table, HTML, Gradescope, nbgrader) sees it. Numbers are left alone: a value the student's code returns is shown back
-as found, and what such a value encodes is beyond any filter (see the README's security model).
+as found, and what such a value encodes is beyond any filter (see docs/security.md).
 """
 
 from __future__ import annotations

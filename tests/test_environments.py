@@ -123,7 +123,7 @@ def test_root_in_a_docker_like_container_grades_and_says_what_it_cannot_enforce(
     assert said == ["warning: not enforced here: memory, processes and disk per check (cgroups cannot be made here "
                     "(Read-only file system)): memory_mb binds each process alone, output_mb each file alone, "
                     "processes each uid; disk per check (a tmpfs could not be mounted: Operation not permitted) (see "
-                    "the README's security model)"]
+                    "docs/security.md)"]
 
 
 @can_be_nobody
@@ -132,7 +132,7 @@ def test_a_non_root_instructor_with_bubblewrap_is_told_the_budget_is_per_process
     row, said = graded_in(world, as_nobody)
     assert row == "D total 2/2"
     assert said == [f"warning: {NOT_ROOT_LINE}; disk per check (the grader is not root): output_mb binds each file "
-                    "alone (see the README's security model)"]
+                    "alone (see docs/security.md)"]
 
 
 @can_be_nobody
@@ -140,7 +140,7 @@ def test_a_non_root_instructor_without_bubblewrap_is_told_both(world, tmp_path):
     row, said = graded_in(world, as_nobody, path=str(Path(sys.executable).parent))  # a PATH without bwrap
     assert row == "D total 2/2"
     assert said[0] == ("warning: bubblewrap (bwrap) is not installed: student code runs without its own namespaces, "
-                       "protected by the limits alone (see the README's security model)")
+                       "protected by the limits alone (see docs/security.md)")
     assert said[1].startswith(f"warning: {NOT_ROOT_LINE}") and len(said) == 2
 
 

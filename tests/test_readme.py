@@ -1,5 +1,6 @@
-"""The README's command blocks, run as written: each ```bash block under a `<!-- tested: NAME -->` line is run
-verbatim by bash in a fresh course folder, so the README and the kit cannot drift apart.
+"""The guides' command blocks, run as written: each ```bash block under a `<!-- tested: NAME -->` line of the README
+or a page of the documentation site (docs/*.md) is run verbatim by bash in a fresh course folder, so the guides and
+the kit cannot drift apart.
 
 The folder is what a reader has after `make grade` in the kit (or `autograder init` and a venv): course.yml,
 solutions/, assignments/, nbgrader_config.py and `.venv` (here a link to the test's environment, so `source
@@ -26,17 +27,15 @@ from autograder.kit import init_course
 
 from conftest import quick_course_data
 
-README = paths.KIT_ROOT / "README.md"
+GUIDES = [paths.KIT_ROOT / "README.md", *sorted((paths.KIT_ROOT / "docs").glob("*.md"))]
 MARK = re.compile(r"^<!-- tested: (\S+) -->\n```bash\n(.*?)^```$", re.M | re.S)
 QUICK = ("D.weights", "D.kl_penalty")
 
 
 def blocks() -> dict[str, str]:
-    if not README.is_file():
-        return {}
-    found = MARK.findall(README.read_text(encoding="utf-8"))
+    found = [block for guide in GUIDES if guide.is_file() for block in MARK.findall(guide.read_text(encoding="utf-8"))]
     names = [name for name, _ in found]
-    assert len(names) == len(set(names)), f"two README blocks share a name: {names}"
+    assert len(names) == len(set(names)), f"two tested blocks share a name: {names}"
     return dict(found)
 
 
@@ -60,11 +59,11 @@ def run_block(base: Path, where: Path, text: str) -> subprocess.CompletedProcess
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "AUTOGRADER_PRIVATE")}
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if Path(p) != Path(sys.executable).parent)
     env["HOME"] = str(folder)
-    if ".venv/bin/activate" not in text:  # the README's standing assumption: the venv is active in this shell
+    if ".venv/bin/activate" not in text:  # the guides' standing assumption: the venv is active in this shell
         text = f"source .venv/bin/activate\n{text}"
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=folder, env=env, capture_output=True,
                           text=True, timeout=300)
-    assert done.returncode == 0, f"the README's block failed:\n{text}\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0, f"the guide's block failed:\n{text}\n{done.stdout}\n{done.stderr}"
     return done
 
 
@@ -135,13 +134,13 @@ CHECKS = {"student": _student, "install": _install, "instructor": _instructor, "
 
 
 def test_every_section_has_a_tested_block():
-    assert set(blocks()) == set(CHECKS), "each tested README block needs its check here, and each check its block"
+    assert set(blocks()) == set(CHECKS), "each tested block of the guides needs its check, and each check its block"
 
 
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_the_readme_block_works_as_written(name, base, tmp_path):
     text = blocks().get(name)
     if text is None:
-        pytest.skip(f"no README block marked `tested: {name}`")
+        pytest.skip(f"no block of the guides marked `tested: {name}`")
     done = run_block(base, tmp_path / "kit", text)
     CHECKS[name](tmp_path / "kit", done)

@@ -240,5 +240,5 @@ class Budget:
 @functools.cache
 def say_once(missing: tuple[str, ...]) -> None:
     """A warning, once per grader process, of what the budget cannot enforce here."""
-    warnings.warn("not enforced here: " + "; ".join(missing) + " (see the README's security model)",
+    warnings.warn("not enforced here: " + "; ".join(missing) + " (see docs/security.md)",
                   RuntimeWarning, stacklevel=3)

@@ -163,4 +163,4 @@ def usable(mode: str, uid: int | None) -> bool:
 def _warn_once(reason: str) -> None:
     dropped = "the uid drop and " if os.geteuid() == 0 else ""  # not root: there is no uid to drop to
     warnings.warn(f"{reason}: student code runs without its own namespaces, protected by {dropped}the limits alone "
-                  "(see the README's security model)", RuntimeWarning, stacklevel=4)
+                  "(see docs/security.md)", RuntimeWarning, stacklevel=4)

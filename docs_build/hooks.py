@@ -1,0 +1,70 @@
+"""MkDocs hooks: the pages and pictures the build makes from the kit itself, added to the site as generated files
+(nothing of them is written into docs/ or committed).
+
+- reference/commands.md and reference/checks.md, from the CLI's parser and course.yml (docs_build/reference.py);
+- img/*.png, photographs of the pages a real grading writes, and reference/figures.md with every project's figures
+  (docs_build/shots.py).
+
+`DOCS_PROJECTS` (comma-separated ids, default every project of the course) says which projects the build grades for
+its pictures; the test suite builds with C alone."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from mkdocs.structure.files import File
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import reference  # noqa: E402 - beside this file, which MkDocs loads by path
+import shots  # noqa: E402
+
+_work = tempfile.TemporaryDirectory(prefix="kit-docs-")
+
+
+def _projects() -> tuple[list[str], list[str]]:
+    """The projects to grade for the pictures, and those of the course left out."""
+    from autograder.config import load_course
+    from autograder.paths import KIT_ROOT
+
+    every = list(load_course(KIT_ROOT / "course.yml", private=False).projects)
+    chosen = [p.strip().upper() for p in os.environ.get("DOCS_PROJECTS", "").split(",") if p.strip()]
+    unknown = sorted(set(chosen) - set(every))
+    if unknown:
+        raise SystemExit(f"DOCS_PROJECTS names {', '.join(unknown)}; the course's projects are {', '.join(every)}")
+    graded = [p for p in every if p in chosen] if chosen else every
+    return graded, [p for p in every if p not in graded]
+
+
+def _figures_page(figures: dict[str, list[tuple[str, str]]], left_out: list[str]) -> str:
+    lines = ["# Each project's figures", "",
+             "Drawn by the grader from the reference's own grading on the public seeds, as they appear in "
+             "report.html and (beneath a student's) in compare.html. This page is made by the docs build.", ""]
+    if left_out:
+        lines += [f"This build graded {', '.join(figures)} only; `make docs` draws every project's "
+                  f"(left out here: {', '.join(left_out)}).", ""]
+    for pid, drawn in figures.items():
+        lines += [f"## Project {pid}", ""]
+        for name, caption in drawn:
+            lines += [f"![{caption}](../img/{name})", "", f"*{caption}*", ""]
+    return "\n".join(lines)
+
+
+def on_files(files, config):
+    work = Path(_work.name)
+    img = work / "img"
+    img.mkdir(exist_ok=True)
+    projects, left_out = _projects()
+    shots.grade_a_class(work, projects)
+    shots.photograph(work, img)
+    figures = shots.draw_figures(work, img, projects)
+    pages = {"reference/commands.md": reference.commands_page(), "reference/checks.md": reference.checks_page(),
+             "reference/figures.md": _figures_page(figures, left_out)}
+    for uri, text in pages.items():
+        files.append(File.generated(config, uri, content=text))
+    for picture in sorted(img.iterdir()):
+        files.append(File.generated(config, f"img/{picture.name}", abs_src_path=str(picture)))
+    return files
