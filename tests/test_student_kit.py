@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -420,3 +421,28 @@ def test_a_released_notebooks_first_cell_and_check_cells_run_with_the_wheel_and_
     assert done.returncode == 0 and "No module named" not in done.stdout + done.stderr, done.stdout + done.stderr
     said = [line for line in done.stdout.splitlines() if line.startswith(f"{folder[0]}.")]
     assert len(said) == len(checks) and all(": 0 points here" in s or ": 0 / " in s for s in said), done.stdout
+
+
+GUIDE_BLOCK = re.compile(r"^<!-- tested in: tests/test_student_kit.py -->\n```bash\n(.*?)^```$", re.M | re.S)
+
+
+def test_the_student_guides_commands_work_as_written_with_the_wheel(declared_python, tmp_path):
+    """The Student guide's block, word for word, in the environment of the wheel and its declared dependencies:
+    `pip install` of the wheel (offline: everything it needs is there), `capstone-check start D`, `capstone-check D`."""
+    block = GUIDE_BLOCK.search((paths.KIT_ROOT / "docs" / "student-guide.md").read_text(encoding="utf-8")).group(1)
+    wheel = next((declared_python.parents[2] / "bundle").rglob("*.whl"))
+    shutil.copy(wheel, tmp_path / wheel.name)
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    (shims / "pip").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pip --python "{declared_python}" "$@" '
+                               "--no-index --quiet\n")
+    (shims / "pip").chmod(0o755)
+    env = {**os.environ, "PATH": os.pathsep.join([str(shims), str(declared_python.parent), "/usr/bin", "/bin"]),
+           "MPLBACKEND": "Agg"}
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, f"the Student guide's block failed:\n{block}\n{done.stdout}\n{done.stderr}"
+    assert (tmp_path / "D_grpo" / "grpo.py").is_file(), "capstone-check start D made no D_grpo/"
+    rows = _rows(done.stdout)
+    assert rows and all(mark in ("fail", "----") for mark in rows.values()), done.stdout
+    assert "not implemented" in done.stdout
