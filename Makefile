@@ -18,9 +18,10 @@ $(STAMP): pyproject.toml
 grade: $(STAMP)  ## grade the bundled reference solutions and print the score table
 	$(VENV)/bin/autograder grade solutions
 
+# The suite runs on two workers (pytest-xdist): tests/conftest.py keeps each module's tests on one of them.
 test: $(STAMP)  ## lint, then run the kit's test suite
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -n 2
 
 release: $(STAMP)  ## regenerate assignments/ from solutions/
 	$(VENV)/bin/autograder release
