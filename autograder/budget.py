@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from autograder.status import Status
