@@ -29,9 +29,10 @@ $(STAMP): pyproject.toml
 grade: $(STAMP)  ## grade the bundled reference solutions and print the score table
 	$(VENV)/bin/autograder grade solutions
 
+# The suite runs on two workers (pytest-xdist): tests/conftest.py keeps each module's tests on one of them.
 test: $(STAMP)  ## lint, then run the kit's test suite
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -n 2
 
 docs: $(STAMP)  ## build the documentation site into site/ (open site/index.html); grades the reference for its pictures
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict

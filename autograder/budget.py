@@ -6,9 +6,12 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from autograder.sandbox.runner import ChildRun, run_check
 from autograder.status import Status
+
+if TYPE_CHECKING:
+    from autograder.sandbox.runner import ChildRun
 
 
 class Budget:
@@ -65,6 +68,8 @@ def grader_work() -> tuple[Budget, str] | None:
 def within_budget(check_id: str, request: dict, limits, runtime_dir: Path, budget: Budget) -> ChildRun:
     """``run_check`` with its CPU-time limit cut to what is left of the submission's budget; a check the budget
     does not reach is not started, and one it cuts short says so. Each names the checks that spent the budget."""
+    from autograder.sandbox.runner import ChildRun, run_check  # here: checks import this module in their child
+
     left = budget.left()
     said = (f"the submission's time budget ({budget.seconds:g} s of the checks' own CPU time, course.yml's "
             "limits.submission_seconds) ran out {}; the checks that spent it: {}")

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 class Bar(BaseModel):
     """A check's thresholds and sizes, read from course.yml's ``bar:`` (unknown keys are an error)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Details(BaseModel):
@@ -26,7 +26,7 @@ class Details(BaseModel):
     key typed, with a ``Field(description=...)``. A verdict's details are checked against it when the verdict is made
     (``declared``); the figures read them back with ``drawn``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     @classmethod
     def drawn(cls, details) -> Details | None:

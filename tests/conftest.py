@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import subprocess
@@ -17,11 +18,44 @@ from autograder.grading import grade
 
 REFERENCE_D = paths.SOLUTIONS / "D_grpo" / "grpo.py"
 
+# On both cores (make test runs pytest -n 2): each module's tests run on one worker, so its fixtures (a reference
+# graded, an environment installed, a course built) are made once, as each worker holds fixtures of its own. The
+# modules of planted bugs, whose tests each grade a submission of their own, are spread test by test.
+SPREAD = {"tests/test_mutants.py", "tests/test_precision.py", "tests/test_student_kit.py"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::")[0]
+            return nodeid if module in SPREAD else module
+
+    return ModulesTogether(config, log)
+
 
 @pytest.fixture(scope="session")
 def course():
     """The kit's own course.yml with its bundled seeds, whatever overlay this machine may hold."""
     return load_course(paths.COURSE_FILE, private=False)
+
+
+@pytest.fixture(scope="session")
+def graded_reference(course):
+    """The reference's report for one project and seed set, graded once per session whichever tests read it."""
+    reports = {}
+
+    def report(project: str, seed_set: str = "grading") -> dict:
+        if (project, seed_set) not in reports:
+            reports[project, seed_set] = grade(paths.SOLUTIONS, course, seed_set=seed_set,
+                                               projects=[project]).report.to_json()
+        return copy.deepcopy(reports[project, seed_set])
+
+    return report
 
 
 def quick_course_data(keep: dict[str, tuple[str, ...]], source: Path = paths.COURSE_FILE) -> dict:
@@ -71,6 +105,25 @@ def without_timing(report: dict) -> dict:
         for check in project["checks"]:
             check.pop("seconds")
     return report
+
+
+def lean_course_file(folder: Path, bars: dict[str, dict]) -> Path:
+    """The kit's course.yml written in ``folder`` with the bars of ``bars`` (check id: fields) updated: the same checks
+    trained on fewer updates or samples, for tests that grade twice."""
+    data = yaml.safe_load(paths.COURSE_FILE.read_text())
+    for cid, fields in bars.items():
+        data["projects"][cid.split(".")[0]]["checks"][cid]["bar"].update(fields)
+    course_file = folder / "course.yml"
+    course_file.write_text(yaml.safe_dump(data))
+    return course_file
+
+
+def graded_here_and_in_a_fresh_process(project: str, course_file: Path) -> tuple[dict, dict]:
+    """The reference's reports for ``project`` on the grading seeds of ``course_file``, from this process and from a
+    new one, each without its timing."""
+    here = grade(paths.SOLUTIONS, load_course(course_file, private=False), seed_set="grading", projects=[project])
+    again = grade_in_a_fresh_process([project], course_file=course_file)
+    return without_timing(here.report.to_json()), without_timing(again)
 
 
 def grade_in_a_fresh_process(projects: list[str], seed_set: str = "grading", course_file: Path | None = None) -> dict:

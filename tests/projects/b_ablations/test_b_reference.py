@@ -20,8 +20,8 @@ FOLDER = paths.SOLUTIONS / "B_ablations"
 
 
 @pytest.fixture(scope="module")
-def reference_report(course):
-    return grade(paths.SOLUTIONS, course, seed_set="grading", projects=["B"]).report.to_json()
+def reference_report(graded_reference):
+    return graded_reference("B")
 
 
 def test_the_reference_earns_full_marks(reference_report):

@@ -26,8 +26,8 @@ from conftest import grade_in_a_fresh_process, without_timing
 
 
 @pytest.fixture(scope="module")
-def reference_report(course):
-    return grade(paths.SOLUTIONS, course, seed_set="grading", projects=["C"]).report.to_json()
+def reference_report(graded_reference):
+    return graded_reference("C")
 
 
 def test_the_reference_earns_full_marks_on_the_grading_seeds(reference_report, course):

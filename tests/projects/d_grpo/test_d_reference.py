@@ -8,14 +8,15 @@ import pytest
 from autograder import paths
 from autograder.cli import main
 from autograder.grading import grade
-from conftest import without_timing
+from autograder.projects import PROJECTS
+from conftest import graded_here_and_in_a_fresh_process, lean_course_file
 
 CHECK_KEYS = {"id", "name", "score", "max_score", "passed", "outcome", "message", "details", "seconds"}
 
 
 @pytest.fixture(scope="module")
-def reference_report(course):
-    return grade(paths.SOLUTIONS, course, seed_set="grading", projects=["D"]).report.to_json()
+def reference_report(graded_reference):
+    return graded_reference("D")
 
 
 def test_the_reference_earns_full_marks_on_the_grading_seeds(reference_report):
@@ -41,10 +42,17 @@ def test_the_report_follows_the_schema(reference_report, course):
     json.dumps(reference_report, allow_nan=False)  # strict JSON: no NaN or Infinity anywhere
 
 
-def test_grading_twice_gives_the_same_report(reference_report, course):
-    again = grade(paths.SOLUTIONS, course, seed_set="grading", projects=["D"]).report.to_json()
-    assert json.dumps(without_timing(again), sort_keys=True) == json.dumps(without_timing(reference_report),
-                                                                           sort_keys=True)
+# D's training checks when grading twice: a tenth of the steps (the reference's full grading is the fixture above)
+LEAN_BARS = {"D.chapter_tables": {"budget": 640, "beta_steps": 40}, "D.k_sweep": {"budget": 640},
+             "D.beta_sweep": {"steps": 40}}
+
+
+def test_grading_twice_in_fresh_processes_gives_the_same_report(tmp_path):
+    here, again = graded_here_and_in_a_fresh_process("D", lean_course_file(tmp_path, LEAN_BARS))
+    assert json.dumps(again, sort_keys=True) == json.dumps(here, sort_keys=True)
+    checks = {c["id"]: c for c in again["projects"]["D"]["checks"]}
+    assert set(checks) == set(PROJECTS["D"].checks)
+    assert all(checks[cid]["details"] for cid in LEAN_BARS)  # the trained policies judged, not refused
 
 
 def test_pristine_stubs_score_zero_with_not_implemented_messages(tmp_path, capsys):
