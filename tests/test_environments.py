@@ -34,9 +34,11 @@ def quick_d(tmp_path):
 
 
 def make_picks(path: str) -> str:
-    """The Python ``make`` would build the venv from, with ``path`` first on PATH."""
+    """The Python ``make`` would build the venv from, with ``path`` first on PATH and no PYTHON of the caller's (CI
+    sets one, which make takes as given)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHON"}
     done = subprocess.run(["make", "-n", "-p", "clean"], cwd=paths.KIT_ROOT, capture_output=True, text=True,
-                          env={**os.environ, "PATH": f"{path}{os.pathsep}{os.environ['PATH']}"}, timeout=60)
+                          env={**env, "PATH": f"{path}{os.pathsep}{os.environ['PATH']}"}, timeout=60)
     return re.search(r"^PYTHON := (.*)$", done.stdout, re.M).group(1)
 
 

@@ -12,7 +12,8 @@ from rich.console import Console
 
 from autograder import paths
 from autograder.report import Report, print_table, write_html
-from conftest import grade_checks, mutate, write_submission
+from autograder.config import load_course
+from conftest import grade_checks, lean_course_file, mutate, write_submission
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 KL_BODY = "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n"
@@ -229,12 +230,15 @@ def test_a_submission_that_hangs_costs_its_time_budget_and_no_more(tmp_path, cou
     assert "ran out before this check started; the checks that spent it: D.kl_penalty" in said
 
 
-def test_a_tight_budget_is_spent_on_the_slow_checks_only_after_the_cheap_ones(course):
+def test_a_tight_budget_is_spent_on_the_slow_checks_only_after_the_cheap_ones(tmp_path):
     """The walkthrough's 12-second budget on D's reference: longest first, it ran out before D.beta_sweep (1.5 s a
-    seed) started; now every cheap check scores, and a slow one is what the budget stops."""
+    seed) started; now every cheap check scores, and a slow one is what the budget stops. D's K-sweep is made ten
+    times longer here, so that the slow checks overrun 12 s of CPU on a machine of any speed (D's whole grading
+    fits in 12 s on a quiet fast one)."""
     from autograder.grading import CHEAP_COST, grade
     from autograder.projects import PROJECTS
 
+    course = load_course(lean_course_file(tmp_path, {"D.k_sweep": {"budget": 64000}}), private=False)
     tight = course.model_copy(update={"limits": course.limits.model_copy(update={"submission_seconds": 12})})
     checks = grade(paths.SOLUTIONS, tight, seed_set="grading", projects=["D"]).report.projects["D"].checks
     cheap = [c for c in checks if PROJECTS["D"].checks[c.id].cost <= CHEAP_COST]
