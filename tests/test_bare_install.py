@@ -6,7 +6,6 @@ test environment: no index is reached, and nbformat, nbgrader, Dask and the test
 instructor's machine."""
 
 import subprocess
-import sys
 import sysconfig
 from importlib import metadata
 from pathlib import Path
@@ -16,7 +15,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from conftest import copy_reference, quick_course_data
-from test_install import KIT, built_wheel, run
+from test_install import KIT, run, venv_with_the_wheel
 
 EXTRAS_ONLY = ["nbformat", "nbgrader", "ipykernel", "distributed", "pytest"]
 
@@ -52,14 +51,9 @@ def bare(tmp_path_factory):
     if not (KIT / "setup.py").is_file():
         pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
     base = tmp_path_factory.mktemp("bare")
-    wheel = built_wheel(base)
-    venv = base / "venv"
-    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base)
+    venv, _ = venv_with_the_wheel(base, lambda site: link_distributions(required_distributions("rl-capstone-kit"),
+                                                                       site))
     python = venv / "bin" / "python"
-    site = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], base).stdout.strip())
-    link_distributions(required_distributions("rl-capstone-kit"), site)
-    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
-         str(wheel)], base)
     course = base / "course"
     command = [str(venv / "bin" / "autograder")]
     run([*command, "init", str(course)], base)

@@ -46,6 +46,20 @@ def built_wheel(base: Path) -> Path:
     return next((base / "dist").glob("*.whl"))
 
 
+def venv_with_the_wheel(base: Path, provide_dependencies) -> tuple[Path, Path]:
+    """A new venv in ``base`` (and its site-packages) holding the kit's wheel, installed offline without its
+    dependencies; ``provide_dependencies(site)`` puts them within its reach first."""
+    wheel = built_wheel(base)
+    venv = base / "venv"
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base)
+    python = venv / "bin" / "python"
+    site = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], base).stdout.strip())
+    provide_dependencies(site)
+    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
+         str(wheel)], base)
+    return venv, site
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """A fresh environment holding the kit's wheel; its dependencies come from the test environment (a path entry,
@@ -53,14 +67,9 @@ def installed(tmp_path_factory):
     if not (KIT / "setup.py").is_file():
         pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
     base = tmp_path_factory.mktemp("install")
-    wheel = built_wheel(base)
-    venv = base / "venv"
-    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base)
+    venv, site = venv_with_the_wheel(base, lambda site: (site / "deps.pth").write_text(
+        sysconfig.get_path("purelib") + "\n"))
     python = venv / "bin" / "python"
-    site = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], base).stdout.strip())
-    (site / "deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
-         str(wheel)], base)
     package = site / "autograder"
     return {"base": base, "python": python, "autograder": venv / "bin" / "autograder", "package": package,
             "env": {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}}

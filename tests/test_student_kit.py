@@ -221,11 +221,17 @@ def students_python(bundle, tmp_path_factory) -> Path:
     """The Python of a fresh environment where only the students' wheel is installed (built from a copy of the
     bundle); its dependencies are this environment's, linked in without the kit, so no index is reached."""
     base = tmp_path_factory.mktemp("students-env")
+    return _wheel_environment(bundle, base, lambda wheel: _dependencies_only(base / "dependencies"))
+
+
+def _wheel_environment(bundle: Path, base: Path, dependencies) -> Path:
+    """The Python of a new venv in ``base`` holding the wheel built from a copy of ``bundle``, installed offline, and
+    the folder of packages ``dependencies(wheel)`` links in."""
     wheel = build_wheel(Path(shutil.copytree(bundle, base / "bundle")))
     _run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")])
     python = base / "venv" / "bin" / "python"
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).stdout.strip())
-    (site / "dependencies.pth").write_text(f"{_dependencies_only(base / 'dependencies')}\n")
+    (site / "dependencies.pth").write_text(f"{dependencies(wheel)}\n")
     _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
           str(wheel)])
     return python
@@ -396,14 +402,7 @@ def declared_python(bundle, tmp_path_factory) -> Path:
     """The Python of a fresh environment holding only the students' wheel and the dependencies it declares (linked
     from this environment's copies, so no index is reached)."""
     base = tmp_path_factory.mktemp("declared-env")
-    wheel = build_wheel(Path(shutil.copytree(bundle, base / "bundle")))
-    _run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")])
-    python = base / "venv" / "bin" / "python"
-    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).stdout.strip())
-    (site / "dependencies.pth").write_text(f"{_declared_only(base / 'dependencies', _declared(wheel))}\n")
-    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
-          str(wheel)])
-    return python
+    return _wheel_environment(bundle, base, lambda wheel: _declared_only(base / "dependencies", _declared(wheel)))
 
 
 @pytest.mark.parametrize("folder", ["A_ppo", "B_ablations", "C_diagnosis", "D_grpo"])
