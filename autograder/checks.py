@@ -267,6 +267,8 @@ class Project:
     ``commands``: ``commands(subparsers, course_option)`` adds the project's own CLI commands (C's ``c-logs``).
     ``needs_secret``: ``needs_secret(project_config)`` says, in a sentence, why a course configured so cannot grade
     the project without the course secret (C's per-student logs), or None when it can.
+    ``students_kit``: the students' checker runs the project's public checks, as its package's ``student_kit`` module
+    says (``SPECS``, ``KINDS``, ``FINAL_GRADING``); False leaves every check to final grading (and needs no module).
     """
 
     id: str
@@ -281,6 +283,7 @@ class Project:
     knows_student: bool = False
     commands: Callable[..., None] | None = None
     needs_secret: Callable[..., str | None] | None = None
+    students_kit: bool = True
 
     @classmethod
     def of(cls, id: str, title: str, folder: str, modules: tuple[str, ...], checks: list[type[Check]],

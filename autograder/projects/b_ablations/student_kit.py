@@ -7,6 +7,7 @@ from autograder.projects.b_ablations import ablation, oracle, switches
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.checks import all_close
 from autograder.student_kit.encode import encode
+from capstone_check import ablations as checker
 
 
 def defaults(ctx) -> dict:
@@ -40,6 +41,9 @@ def summary(ctx) -> dict:
             "scores": scores, "factors": factors, "summary": oracle.summarize(scores),
             "matters": [oracle.matters(scores, f) for f in factors], "tol": ctx.bar.tolerance}
 
+
+# the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
+KINDS = {"b_defaults": checker.defaults, "b_switches": checker.switches, "b_summary": checker.summary}
 
 SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": summary}
 PIECES = ("B.defaults", "B.switches", "B.summary")
