@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autograder.budget import Budget, OutOfBudget, charging, within_budget
+from autograder.sandbox.within_budget import within_budget
+from autograder.submission_budget import OutOfBudget, SubmissionBudget, charging
 from autograder.checks import Context, Malformed, Verdict, declared
 from autograder.config import Course, SeedSet
 from autograder.departures import with_failing_pieces
@@ -108,7 +109,7 @@ def _prepare(check, ctx: Context) -> Context | ChildRun:
         return ChildRun(Status.INTERNAL_ERROR, time.perf_counter() - started, message=traceback.format_exc(limit=-3))
 
 
-def _early(check, outcome: ChildRun, ctx: Context, budget: Budget) -> None:
+def _early(check, outcome: ChildRun, ctx: Context, budget: SubmissionBudget) -> None:
     """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too), its work charged to the
     submission's budget; it only prepares work ``judge`` redoes when missing, so a failure here is dropped."""
     if outcome.status != Status.OK or not hasattr(check, "on_shard") or STOP.is_set():
@@ -127,7 +128,7 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
     """Run every planned check that has a folder in the sandbox, per-seed checks split across children, all within
     the submission's time budget: the cheap checks first, so that a tight budget is never spent on a slow check
     while a one-second one waits, then the others longest first."""
-    budget = Budget(course.limits.submission_seconds)
+    budget = SubmissionBudget(course.limits.submission_seconds)
     tasks = [(i, shard, item.check.cost * len(shard))  # (index in checks, seeds for this child, cost)
              for i, item in enumerate(checks) if item.folder is not None for shard in item.shards()]
     tasks.sort(key=lambda task: (checks[task[0]].check.cost > CHEAP_COST, -task[2]))

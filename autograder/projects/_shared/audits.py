@@ -9,9 +9,10 @@ and called with the plain bar), so the early audit changes
 when the work is done, never the grade. The child cannot reach the kept outcomes: they live in the grader's memory,
 keyed by what the child sent.
 
-The audits are the grader's work for the submission, and they run inside its time budget (``budget.charging``): each
-audit process may use only the CPU time the budget has left, and what it used is charged to the check. Their cost is
-sized by course.yml alone (the bar's updates and hyperparameters): nothing a student hands back makes a replay longer.
+The audits are the grader's work for the submission, and they run inside its time budget
+(``submission_budget.charging``): each audit process may use only the CPU time the budget has left, and what it used
+is charged to the check. Their cost is sized by course.yml alone (the bar's updates and hyperparameters): nothing a
+student hands back makes a replay longer.
 A run the budget left no time to audit is kept as such, and its judge says so (``OutOfBudget``) rather than replay it.
 """
 
@@ -29,7 +30,7 @@ import time
 from importlib import import_module
 
 from autograder import paths
-from autograder.budget import OutOfBudget, grader_work
+from autograder.submission_budget import OutOfBudget, grader_work
 
 STOPPED_BY_CPU_LIMIT = {getattr(signal, name) for name in ("SIGXCPU", "SIGKILL") if hasattr(signal, name)}
 _kept: dict[str, tuple[list, str | None] | OutOfBudget] = {}  # digest -> (episodes, failure or None), or why not
@@ -49,7 +50,8 @@ def start(run_: dict, seed: int, bar: dict, replay: str) -> None:
 def start_all(runs: list[tuple[dict, int, dict]], replay: str) -> None:
     """Audit (run, seed, bar) triples of one project, one after another, in one fresh process (one BLAS thread) and
     keep their outcomes; on any other failure keep nothing, so that the judge replays the runs itself and reports what
-    went wrong. Within a submission's budget (``budget.charging``), the process may use only the CPU time left."""
+    went wrong. Within a submission's budget (``submission_budget.charging``), the process may use only the CPU time
+    left."""
     charged = grader_work()
     left = charged[0].left() if charged else None
     if left is not None and left <= 0:

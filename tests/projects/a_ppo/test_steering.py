@@ -147,12 +147,12 @@ def a_run(course):
 
 
 def test_the_graders_audit_is_charged_to_the_submissions_budget(a_run):
-    from autograder.budget import Budget, charging
+    from autograder.submission_budget import SubmissionBudget, charging
     from autograder.projects._shared import audits
     from autograder.projects.a_ppo.training import REPLAY
 
     run_, seed, bar = a_run
-    budget = Budget(500)
+    budget = SubmissionBudget(500)
     with charging(budget, "A.bar (the grader's audit)"):
         audits.start(run_, seed, bar.model_dump(), REPLAY)
     assert 0.5 <= 500 - budget.left() < 100 and budget.spenders().startswith("A.bar (the grader's audit) ")
@@ -163,12 +163,12 @@ def test_the_graders_audit_is_charged_to_the_submissions_budget(a_run):
 def test_an_audit_the_budget_cannot_pay_for_is_not_replayed_and_says_so(a_run, left):
     """With nothing left the audit is not started; with a second left it is stopped by its CPU limit. Either way the
     judge is told the budget ran out, and does not replay the run itself."""
-    from autograder.budget import Budget, OutOfBudget, charging
+    from autograder.submission_budget import OutOfBudget, SubmissionBudget, charging
     from autograder.projects._shared import audits
     from autograder.projects.a_ppo.training import REPLAY
 
     run_, seed, bar = a_run
-    budget = Budget(100)
+    budget = SubmissionBudget(100)
     budget.charge("A.update", 100 - left)
     with charging(budget, "A.bar (the grader's audit)"):
         audits.start(run_, seed, bar.model_dump(), REPLAY)
