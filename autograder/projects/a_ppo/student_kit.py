@@ -8,7 +8,7 @@ import numpy as np
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases, update_case
 from autograder.projects.a_ppo import pieces, update
-from autograder.student_kit.encode import call, encode, out_array, out_float
+from autograder.projects._shared.encode import call, encode, out_array, out_float
 from capstone_check import ppo_pieces, ppo_training
 
 

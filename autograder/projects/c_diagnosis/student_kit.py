@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.projects.c_diagnosis import fresh, lines, oracle, pieces, run_plan
-from autograder.student_kit.encode import call, out_array, out_float
+from autograder.projects._shared.encode import call, out_array, out_float
 from capstone_check import diagnoses
 
 

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from autograder.projects.d_grpo import oracle, pieces, steps
-from autograder.student_kit.encode import call, encode, out_array, out_float, reward, rng, weight
+from autograder.projects._shared.encode import call, encode, out_array, out_float, reward, rng, weight
 from capstone_check import grpo_runs
 from rlkit.toy import N_PROMPTS, N_RESPONSES, policy
 

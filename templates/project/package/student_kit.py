@@ -3,7 +3,7 @@ that `capstone-check Z` calls the student's function and compares, with no oracl
 
 from autograder.projects.z_returns import oracle
 from autograder.projects.z_returns.pieces import cases
-from autograder.student_kit.encode import call, out_array
+from autograder.projects._shared.encode import call, out_array
 
 
 def returns(ctx) -> dict:
