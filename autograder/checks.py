@@ -7,11 +7,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 
@@ -41,76 +39,6 @@ class Details(BaseModel):
 class UndeclaredDetails(Exception):
     """A judge wrote details that its check's ``Details`` does not declare: the grader's bug, never the student's
     (grading reports it as its own failure)."""
-
-
-def numbers(value) -> np.ndarray | None:
-    """``value`` as a float array, or None when it is not numbers, is ragged, or holds NaN or inf.
-
-    Every comparison a judge makes goes through this: NaN compares false both ways, so a judge that only asks
-    "is it too far?" would let NaN through. Here a number that is not finite fails every comparison.
-    """
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError):  # ragged
-        return None
-    if array.dtype.kind not in "biuf":  # text, None, or objects, whatever numpy would make of them
-        return None
-    array = array.astype(float)
-    return array if np.all(np.isfinite(array)) else None
-
-
-def close(got, want, tolerance: float) -> bool:
-    """Same shape, finite, and every entry within ``tolerance`` (absolute below 1, relative above): how judges
-    compare."""
-    got, want = numbers(got), np.asarray(want, dtype=float)
-    return got is not None and got.shape == want.shape and _within(got, want, tolerance)
-
-
-def close_where_defined(got, want, tolerance: float) -> bool:
-    """``close`` for statistics that are undefined on some inputs: ``want`` may hold NaN, and ``got`` must hold NaN
-    exactly there and be close everywhere else."""
-    try:
-        got, want = np.asarray(got, float), np.asarray(want, float)
-    except (TypeError, ValueError):  # ragged or not numbers: close to nothing
-        return False
-    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
-        return False
-    defined = ~np.isnan(want)
-    return _within(got[defined], want[defined], tolerance)
-
-
-def _within(got: np.ndarray, want: np.ndarray, tolerance: float) -> bool:
-    return bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
-
-
-def all_close(got, want: list, tolerance: float) -> bool:
-    """A list with one entry per entry of ``want``, each ``close`` to it."""
-    return isinstance(got, list) and len(got) == len(want) and all(close(g, w, tolerance) for g, w in zip(got, want))
-
-
-def difference(got, want) -> str:
-    """The largest absolute difference, as a message says it (NaN entries, where both are undefined, left out)."""
-    gaps = np.abs(np.asarray(got, float) - np.asarray(want, float))
-    return f"max |difference| {np.nanmax(gaps) if np.any(~np.isnan(gaps)) else float('nan'):.3g}"
-
-
-def apart(got, want, tolerance: float) -> bool:
-    """Whether ``got`` differs from ``want`` by more than ``tolerance`` (absolute) anywhere, has another shape, or is
-    not finite numbers."""
-    array = numbers(got)
-    return array is None or array.shape != np.shape(want) or bool(np.any(np.abs(array - want) > tolerance))
-
-
-def beyond(value, limit: float) -> bool:
-    """Whether ``value`` (a number or numbers) exceeds ``limit`` anywhere, or is not finite numbers at all."""
-    array = numbers(value)
-    return array is None or bool(np.any(array > limit))
-
-
-def below(value, floor: float) -> bool:
-    """Whether ``value`` (a number or numbers) falls short of ``floor`` anywhere, or is not finite numbers at all."""
-    array = numbers(value)
-    return array is None or bool(np.any(array < floor))
 
 
 class Malformed(Exception):
@@ -251,41 +179,3 @@ def declared(check: Check, verdict: Verdict) -> Verdict:
             wrong = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'details'}: {e['msg']}" for e in exc.errors())
             raise UndeclaredDetails(f"{check.id}'s judge wrote details its Details does not declare: {wrong}") from None
     return verdict
-
-
-@dataclass(frozen=True)
-class Project:
-    """One capstone: its folder in a submission, the student modules to load, its checks and its plots, and what the
-    rest of the kit must know about it (the core names no project: release, nbgrader and the CLI ask these fields).
-
-    ``made_by_students``: files the reference's own run leaves in its folder that each student makes from their own
-    run (B's results.json): never released, never copied from the source into a student's folder.
-    ``copies``: files of the folder that are copies of another project's (B's ``ppo.py`` is A's), kept equal on release.
-    ``own_files``: files each student is handed personally (C's logs): nbgrader keeps the student's, never the source's.
-    ``knows_student``: the checks judge with the student's id and the course secret (C's own logs); other projects'
-    checks are never told either.
-    ``commands``: ``commands(subparsers, course_option)`` adds the project's own CLI commands (C's ``c-logs``).
-    ``needs_secret``: ``needs_secret(project_config)`` says, in a sentence, why a course configured so cannot grade
-    the project without the course secret (C's per-student logs), or None when it can.
-    ``students_kit``: the students' checker runs the project's public checks, as its package's ``student_kit`` module
-    says (``SPECS``, ``KINDS``, ``FINAL_GRADING``); False leaves every check to final grading (and needs no module).
-    """
-
-    id: str
-    title: str
-    folder: str
-    modules: tuple[str, ...]
-    checks: dict[str, Check]
-    plots: Callable[..., list] | None = None  # plots(details by check id, reference=None) -> [(caption, png)]
-    made_by_students: tuple[str, ...] = ()
-    copies: dict[str, str] = field(default_factory=dict)  # file in this folder -> "<folder>/<file>" it copies
-    own_files: tuple[str, ...] = ()
-    knows_student: bool = False
-    commands: Callable[..., None] | None = None
-    needs_secret: Callable[..., str | None] | None = None
-    students_kit: bool = True
-
-    @classmethod
-    def of(cls, id: str, title: str, folder: str, modules: tuple[str, ...], checks: list[type[Check]],
-           plots=None, **specifics) -> Project:
-        return cls(id, title, folder, modules, {c.id: c() for c in checks}, plots, **specifics)

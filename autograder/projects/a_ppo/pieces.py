@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Verdict, apart, close, difference, pairs
+from autograder.checks import Bar, Check, Verdict, pairs
+
+from autograder.comparisons import apart, close, difference
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
 from autograder.student import StudentError, as_array, as_float, describe

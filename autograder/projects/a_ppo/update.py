@@ -7,7 +7,8 @@ import numpy as np
 from pydantic import Field
 
 from autograder.cascade import Probe, explained
-from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, difference, require
+from autograder.checks import Bar, Check, Malformed, Verdict, require
+from autograder.comparisons import beyond, close, difference
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.student import StudentError, as_array

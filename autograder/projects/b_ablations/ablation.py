@@ -10,7 +10,9 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from autograder.checks import Bar, Check, Details, Malformed, Verdict, close, require
+from autograder.checks import Bar, Check, Details, Malformed, Verdict, require
+
+from autograder.comparisons import close
 from autograder.projects._shared.ppo.recording import ReplayBar
 from autograder.projects._shared.replay import departed_update
 from autograder.projects.b_ablations import oracle, proofs

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from autograder.projects.b_ablations import ablation, oracle, switches
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
-from autograder.checks import all_close
+from autograder.comparisons import all_close
 from autograder.projects._shared.encode import encode
 from capstone_check import ablations as checker
 

@@ -8,7 +8,9 @@ import dataclasses
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Malformed, Verdict, all_close, require
+from autograder.checks import Bar, Check, Malformed, Verdict, require
+
+from autograder.comparisons import all_close
 from autograder.projects._shared.ppo.cases import gae_cases, update_case
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped

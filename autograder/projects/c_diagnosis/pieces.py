@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Verdict, close_where_defined, difference, pairs
+from autograder.checks import Bar, Check, Verdict, pairs
+
+from autograder.comparisons import close_where_defined, difference
 from autograder.projects.c_diagnosis import oracle
 from autograder.student import StudentError, as_array, describe
 

@@ -7,7 +7,9 @@ import itertools
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, pairs
+from autograder.checks import Bar, Check, Malformed, Verdict, pairs
+
+from autograder.comparisons import beyond, close
 from autograder.projects.d_grpo import oracle
 from autograder.student import as_array
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify

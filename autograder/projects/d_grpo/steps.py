@@ -7,7 +7,8 @@ import numpy as np
 from pydantic import Field
 
 from autograder.cascade import Probe, explained
-from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs
+from autograder.checks import Bar, Check, Malformed, Verdict, pairs
+from autograder.comparisons import close
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
 from autograder.student import as_array, as_float

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Details, Malformed, Verdict, apart, below, beyond, numbers, pairs
+from autograder.checks import Bar, Check, Details, Malformed, Verdict, pairs
+
+from autograder.comparisons import apart, below, beyond, numbers
 from autograder.cascade import explained
 from autograder.projects.d_grpo.pieces import REWARDS
 from autograder.projects.d_grpo.steps import grpo_probes

@@ -6,7 +6,7 @@ docs/adding-a-project.md says what else a project needs (its course.yml section,
 tests folder).
 """
 
-from autograder.checks import Project
+from autograder.project import Project
 from autograder.projects.z_returns.pieces import Returns
 
 PROJECT = Project.of("Z", "Discounted returns (template)", "Z_returns", ("returns",), [Returns])
