@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class Bar(BaseModel):
@@ -19,7 +19,13 @@ class Bar(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
-class Details(BaseModel):
+class ToleranceBar(Bar):
+    """The bar of a check whose one threshold is how far the student's values may be from the reference's."""
+
+    tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+
+
+class VerdictDetails(BaseModel):
     """The details a check's judge writes, for the checks whose figures (and the TA's compare view) read them: each
     key typed, with a ``Field(description=...)``. A verdict's details are checked against it when the verdict is made
     (``declared``); the figures read them back with ``drawn``."""
@@ -27,7 +33,7 @@ class Details(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     @classmethod
-    def drawn(cls, details) -> Details | None:
+    def drawn(cls, details) -> VerdictDetails | None:
         """``details`` as a figure reads them: by the declared names, a name the details lack as None, and None for
         no details at all. Not validated: a figure draws details as a report holds them (read back from disk, or
         cut to ``grader_details`` on the grading seeds), and turns whatever is not a number into a gap."""
@@ -150,9 +156,9 @@ class Check:
     # how a verdict's fraction becomes points unless course.yml says otherwise: "all_or_nothing" (a piece is right or
     # wrong: any failed case costs the whole check) or "per_case" (the share of cases passed, for stochastic bars)
     credit: ClassVar[str] = "all_or_nothing"
-    # what a verdict's details hold, for a check whose figures read them (a nested ``class Details(Details)`` beside
-    # its ``Bar``); None: the details are free, read only by the compare view, which renders whatever is there
-    Details: ClassVar[type[Details] | None] = None
+    # what a verdict's details hold, for a check whose figures read them (a nested ``class Details(VerdictDetails)``
+    # beside its ``Bar``); None: the details are free, read only by the compare view, which renders whatever is there
+    Details: ClassVar[type[VerdictDetails] | None] = None
 
     # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs. It depends on the context only

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from autograder.cascade import explained
 from autograder.config import validated_bar
-from autograder.checks import Check, Details, Malformed, Verdict, pairs
+from autograder.checks import Check, VerdictDetails, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions
 from autograder.projects._shared.replay import Departed, audit, departed_update, departure
@@ -73,7 +73,7 @@ class Bar450(Check):
         eval_episodes: int = Field(description="episodes the grader samples from each returned policy")
         last_updates: int = Field(description="last updates whose training returns are reported")
 
-    class Details(Details):
+    class Details(VerdictDetails):
         evaluated: list[float] = Field(description="per seed, the median return of the grader's own evaluation of the "
                                        "final policy (0 for a run whose updates did not all follow)")
         median: float = Field(description="the median of evaluated over the seeds, held to the bar's threshold")

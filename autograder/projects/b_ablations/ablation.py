@@ -10,7 +10,7 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from autograder.checks import Bar, Check, Details, Malformed, Verdict, require
+from autograder.checks import Check, Malformed, ToleranceBar, Verdict, VerdictDetails, require
 
 from autograder.comparisons import close
 from autograder.projects._shared.ppo.recording import ReplayBar
@@ -59,8 +59,7 @@ class Summary(Check):
     id = "B.summary"
     name = "The ablation's statistics: setting, metric, median/min/max per setting, and the bar for one factor"
 
-    class Bar(Bar):
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         scores, factors = score_cases(ctx.seed)
@@ -220,7 +219,7 @@ class AblationBar(Check):
     cost, per_seed = 20.0, True
     Bar = RunBar
 
-    class Details(Details):
+    class Details(VerdictDetails):
         """The verdict's details (not the PPO details the project ablates): the re-run's results, or, when a run did
         not follow from the pieces, how many did not, and nothing else."""
 
