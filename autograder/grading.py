@@ -15,10 +15,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autograder.sandbox.within_budget import within_budget
-from autograder.submission_budget import OutOfBudget, SubmissionBudget, charging
+from autograder.submission_budget import OutOfBudget, SubmissionBudget
 from autograder.checks import Context, Malformed, Verdict, declared
 from autograder.config import Course, SeedSet
 from autograder.departures import with_failing_pieces
+from autograder.projects._shared.audits import AuditCache
 from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
 from autograder.report.figures import close_unfinished
@@ -109,14 +110,14 @@ def _prepare(check, ctx: Context) -> Context | ChildRun:
         return ChildRun(Status.INTERNAL_ERROR, time.perf_counter() - started, message=traceback.format_exc(limit=-3))
 
 
-def _early(check, outcome: ChildRun, ctx: Context, budget: SubmissionBudget) -> None:
+def _early(check, outcome: ChildRun, ctx: Context) -> None:
     """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too), its work charged to the
-    submission's budget; it only prepares work ``judge`` redoes when missing, so a failure here is dropped."""
+    submission's budget (``ctx.audits``'); it only prepares work ``judge`` redoes when missing, so a failure here is
+    dropped."""
     if outcome.status != Status.OK or not hasattr(check, "on_shard") or STOP.is_set():
         return
     try:
-        with charging(budget, f"{check.id} (the grader's audit)"):
-            check.on_shard(outcome.payload(), ctx)
+        check.on_shard(outcome.payload(), ctx)
     except Exception:  # noqa: BLE001 - the judge does the same work again and reports its failure
         pass
 
@@ -124,11 +125,12 @@ def _early(check, outcome: ChildRun, ctx: Context, budget: SubmissionBudget) -> 
 CHEAP_COST = 2.0  # a check's cost per seed-run (rough seconds) at or below which it runs before the slow ones
 
 
-def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) -> list[ChildRun | None]:
+def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress,
+                  audits: AuditCache) -> list[ChildRun | None]:
     """Run every planned check that has a folder in the sandbox, per-seed checks split across children, all within
     the submission's time budget: the cheap checks first, so that a tight budget is never spent on a slow check
     while a one-second one waits, then the others longest first."""
-    budget = SubmissionBudget(course.limits.submission_seconds)
+    budget = audits.budget
     tasks = [(i, shard, item.check.cost * len(shard))  # (index in checks, seeds for this child, cost)
              for i, item in enumerate(checks) if item.folder is not None for shard in item.shards()]
     tasks.sort(key=lambda task: (checks[task[0]].check.cost > CHEAP_COST, -task[2]))
@@ -141,7 +143,7 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
         ctx = _prepare(item.check, item.context_for(shard))
         outcome = ctx if isinstance(ctx, ChildRun) else within_budget(
             item.check_id, item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, budget)
-        _early(item.check, outcome, item.context_for(shard), budget)
+        _early(item.check, outcome, replace(item.context_for(shard), audits=audits))
         with counted:  # a check is done when its last child is: one step per check, per-seed ones included
             unfinished[i] -= 1
             if progress and unfinished[i] == 0:
@@ -207,12 +209,13 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
         progress("importing the modules", 0, sum(1 for item in planned_checks if item.folder is not None))
     failed = _failed_imports(course, planned_checks, jobs)
     runnable = [item.without_folder() if item.project in failed else item for item in planned_checks]
-    outcomes = _sandbox_runs(course, runnable, jobs, progress)
+    audits = AuditCache(SubmissionBudget(course.limits.submission_seconds))  # this run's: its budget, its audits
+    outcomes = _sandbox_runs(course, runnable, jobs, progress, audits)
     outcomes = [failed.get(item.project, outcome) for item, outcome in zip(planned_checks, outcomes)]
     if STOP.is_set():
         raise Stopped()
     blinded = for_student and seeds_are_private(course, seed_set)
-    report = _report(path, course, seed_set, planned_checks, outcomes, blinded)
+    report = _report(path, course, seed_set, planned_checks, outcomes, blinded, audits)
     hidden = Hidden.of(course, seed_set)
     figures = {pid: [(redact_text(caption, hidden), image) for caption, image in shown]
                for pid, shown in figures_for(report).items()}
@@ -227,7 +230,7 @@ def seeds_are_private(course: Course, seed_set: SeedSet) -> bool:
 
 
 def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedCheck], outcomes,
-            blinded: bool = False) -> Report:
+            blinded: bool = False, audits: AuditCache | None = None) -> Report:
     """The report of every planned check, before redaction; a project's left-out files are noted once for it.
     ``blinded``: every check run on the grading seeds is shown as ``secrecy.blind`` says."""
     report = Report(str(path), seed_set)
@@ -235,7 +238,7 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
         missing = missing_folder(path, item.project)
         blind_here = blinded and item.context.seed_set == "grading"  # B.table runs on the public seeds whatever
         report.projects.setdefault(item.project, ProjectResult()).checks.append(
-            judged(item, outcome, course, missing, blind_here))
+            judged(item, outcome, course, missing, blind_here, audits))
     for pid, section in report.projects.items():
         with_failing_pieces(pid, section.checks)
         for entry in section.checks:
@@ -247,13 +250,14 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
 
 
 def judged(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing: str = "",
-           blinded: bool = False) -> CheckResult:
+           blinded: bool = False, audits: AuditCache | None = None) -> CheckResult:
     """One check's report entry from what its child handed back: judged when the run was ok, else its failure.
-    ``blinded``: as a report on the private grading seeds shows it (``secrecy.blind``)."""
+    ``blinded``: as a report on the private grading seeds shows it (``secrecy.blind``); ``audits``: the grading
+    run's early audits (None: the judge replays every run itself)."""
     check, verdict = item.check, None
     if outcome is not None and outcome.status == Status.OK:
         try:
-            verdict = declared(check, check.judge(outcome.payload(), item.context))
+            verdict = declared(check, check.judge(outcome.payload(), replace(item.context, audits=audits)))
         except OutOfBudget as exc:  # the budget left no time for the grader's audit of the runs
             outcome, verdict = ChildRun(Status.TIMEOUT, outcome.seconds, message=str(exc)), None
         except (Malformed, StudentError) as exc:

@@ -4,7 +4,6 @@ gets when it runs out."""
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
 
 
 class SubmissionBudget:
@@ -37,22 +36,3 @@ class SubmissionBudget:
 class OutOfBudget(Exception):
     """The submission's time budget ran out before or during the grader's own work for a check (its audit of the
     runs); the message says so, naming the checks that spent it."""
-
-
-_charging = threading.local()  # the budget and check the grader's own work for a check is charged to, per worker
-
-
-@contextmanager
-def charging(budget: SubmissionBudget, check_id: str):
-    """While the grader works for ``check_id`` in this thread (a bar's early audit), its work is charged to
-    ``budget`` under the check's name (``grader_work``)."""
-    _charging.now = (budget, check_id)
-    try:
-        yield
-    finally:
-        _charging.now = None
-
-
-def grader_work() -> tuple[SubmissionBudget, str] | None:
-    """(budget, the check's id) of the grader's work going on in this thread, or None outside ``charging``."""
-    return getattr(_charging, "now", None)

@@ -91,13 +91,14 @@ class Bar450(Check):
     def on_shard(self, data, ctx):
         """Run by the grader as soon as one seed's child returns: audit its run now, in a process of its own."""
         for seed, run_ in zip(ctx.seeds, data.get("runs", [])):
-            audits.start(run_, seed, ctx.bar.model_dump(), REPLAY)
+            if ctx.audits:
+                ctx.audits.start(run_, seed, ctx.bar.model_dump(), replay_plain, self.id)
 
     def judge(self, data, ctx):
         bar = ctx.bar
         evaluated, curves, recent, departed, updates = [], [], [], [], []
         for seed, run_ in pairs(ctx.seeds, data["runs"], "seeds"):
-            episodes, actor, failure = audited(run_, seed, bar)
+            episodes, actor, failure = audited(run_, seed, bar, ctx.audits)
             updates.append(departed_update(failure))
             if failure:
                 departed.append(f"{ctx.seed_shown(seed)}: {failure}")
@@ -150,14 +151,11 @@ def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
     return replay(run_, seed, validated_bar(Bar450, bar, "projects.A.checks.A.bar"))
 
 
-REPLAY = f"{__name__}:replay_plain"  # what the audit process calls
-
-
-def audited(run_: dict, seed: int, bar) -> tuple[list, list | None, str | None]:
+def audited(run_: dict, seed: int, bar, kept: audits.AuditCache | None = None) -> tuple[list, list | None, str | None]:
     """(episodes, the final actor, None), or ([], None, the departure): the outcome the grader kept
-    from its early audit of this very run (``audits``), else a replay now."""
+    from its early audit of this very run (``kept``), else a replay now."""
     c, snapshots, _ = unpacked(run_, seed, bar)
-    episodes, failure = audits.taken(run_, seed, bar.model_dump(), REPLAY) or replay(run_, seed, bar)
+    episodes, failure = audits.kept_or_replayed(kept, run_, seed, bar.model_dump(), replay_plain)
     if failure:
         return [], None, failure
     agent = init_agent(np.random.default_rng(0), c["hidden"])

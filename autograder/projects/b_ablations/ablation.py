@@ -146,7 +146,7 @@ class Table(Check):
 
     def on_shard(self, data, ctx):
         """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
-        proofs.start_audits(data, ctx.seeds, ctx.bar, proofs.OWN)
+        proofs.start_audits(data, ctx, self.id, proofs.replay_own)
 
     def judge(self, data, ctx):
         """The judge's replay of the student's own runs is the truth; results.json is only compared with it. Its rows
@@ -154,8 +154,8 @@ class Table(Check):
         scores) earns its two cases only for a table whose replayed rows all match, so a made-up table earns
         nothing."""
         ablated, named = collected_choices(data, ctx.bar.factors)
-        grader, departed = proofs.audited_scores(require(data, "runs", list), ctx.seeds, ["baseline", *named],
-                                                 ctx.bar, ctx.seed_shown, proofs.OWN)
+        grader, departed = proofs.audited_scores(require(data, "runs", list), ctx, ["baseline", *named],
+                                                 proofs.replay_own)
         if departed:
             return departed_verdict(departed, "table")
         table, tol = (data.get("table") or [None])[0], ctx.bar.tolerance
@@ -246,12 +246,12 @@ class AblationBar(Check):
 
     def on_shard(self, data, ctx):
         """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
-        proofs.start_audits(data, ctx.seeds, ctx.bar)
+        proofs.start_audits(data, ctx, self.id, proofs.replay_plain)
 
     def judge(self, data, ctx):
         ablated, named = collected_choices(data, ctx.bar.factors)
-        scores, departed = proofs.audited_scores(require(data, "runs", list), ctx.seeds, ["baseline", *ablated],
-                                                 ctx.bar, ctx.seed_shown)
+        scores, departed = proofs.audited_scores(require(data, "runs", list), ctx, ["baseline", *ablated],
+                                                 proofs.replay_plain)
         if departed:
             return departed_verdict(departed, "ablation")
         factors = [name for name in scores if name != "baseline"]
