@@ -3,7 +3,8 @@ switches' outputs under every setting on the grader's fixed inputs, and the stat
 
 from __future__ import annotations
 
-from autograder.projects.b_ablations import ablation, oracle, switches
+from autograder.projects.b_ablations import crafted, oracle, switches
+from autograder.projects.b_ablations.summary import log_cases
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.comparisons import all_close
 from autograder.projects._shared.encode import encode
@@ -33,8 +34,8 @@ def switch_settings(ctx) -> dict:
 
 
 def summary(ctx) -> dict:
-    scores, factors = ablation.score_cases(ctx.seed)
-    logs = ablation.log_cases()
+    scores, factors = crafted.score_cases(ctx.seed)
+    logs = log_cases()
     return {"kind": "b_summary", "names": ["baseline", *DETAILS],
             "settings": {name: flipped(None if name == "baseline" else name) for name in ["baseline", *DETAILS]},
             "logs": logs, "metric": [oracle.training_score([e["episode_return"] for e in log]) for log in logs],
