@@ -75,8 +75,8 @@ class Context:
 
     ``inputs`` is the file a check's ``prepare`` made for its child. ``student`` and ``secret`` (the student's id when
     grading knows it, and the course secret of the private overlay) are given to ``judge`` only, never to the child,
-    and so is ``audits``, the grading run's cache of its early audits (``_shared.audits.AuditCache``; None when a check
-    is judged alone).
+    and so is ``grading``, what the grading run keeps for the grader's own work (``grading_run.GradingRun``: the
+    budget, the early audits; None when a check is judged alone).
     """
 
     seeds: tuple[int, ...]
@@ -85,7 +85,7 @@ class Context:
     inputs: str | None = None
     student: str | None = None
     secret: str | None = None
-    audits: Any = None
+    grading: Any = None
 
     def plain(self) -> dict:
         """What crosses to the sandboxed child: seeds, seed set, bar and inputs, never ``student`` or ``secret``."""

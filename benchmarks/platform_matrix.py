@@ -77,7 +77,7 @@ def grade_here(folder: Path, updates: int) -> dict:
     course = load_course(paths.COURSE_FILE, private=False)
     table = course.projects["B"].checks["B.table"]
     course.projects["B"].checks["B.table"] = table.model_copy(update={"bar": {**table.bar, "n_updates": updates}})
-    audits.AuditCache.start_all = lambda *args, **kwargs: None  # the judge replays here, where the gaps are seen
+    audits.start_all = lambda *args, **kwargs: None  # the judge replays in this process, where the gaps are seen
     largest, maxima, replay_own = spy_on_gaps(), {"parameters": 0.0, "moments": 0.0}, proofs.replay_own
 
     def spied(*args):  # the spy keeps one run's gaps: start afresh for each run, keep the largest of all

@@ -30,7 +30,7 @@ IMPORTS_BY_NAME = {
 LAYERS = [  # bottom to top; a module of autograder/ itself is a command unless named here
     ("core", {"autograder", "autograder.paths", "autograder.status", "autograder.config", "autograder.checks",
               "autograder.student", "autograder.proctree", "autograder.submission_budget", "autograder.cascade",
-              "autograder.comparisons", "autograder.project",
+              "autograder.comparisons", "autograder.project", "autograder.grading_run",
               "autograder.command_common", "autograder.progress"}),
     ("report", {"autograder.report"}),
     ("projects", {"autograder.projects"}),

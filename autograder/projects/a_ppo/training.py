@@ -91,14 +91,13 @@ class Bar450(Check):
     def on_shard(self, data, ctx):
         """Run by the grader as soon as one seed's child returns: audit its run now, in a process of its own."""
         for seed, run_ in zip(ctx.seeds, data.get("runs", [])):
-            if ctx.audits:
-                ctx.audits.start(run_, seed, ctx.bar.model_dump(), replay_plain, self.id)
+            audits.start(ctx.grading, run_, seed, ctx.bar.model_dump(), replay_plain, self.id)
 
     def judge(self, data, ctx):
         bar = ctx.bar
         evaluated, curves, recent, departed, updates = [], [], [], [], []
         for seed, run_ in pairs(ctx.seeds, data["runs"], "seeds"):
-            episodes, actor, failure = audited(run_, seed, bar, ctx.audits)
+            episodes, actor, failure = audited(run_, seed, bar, ctx.grading)
             updates.append(departed_update(failure))
             if failure:
                 departed.append(f"{ctx.seed_shown(seed)}: {failure}")
@@ -151,11 +150,11 @@ def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
     return replay(run_, seed, validated_bar(Bar450, bar, "projects.A.checks.A.bar"))
 
 
-def audited(run_: dict, seed: int, bar, kept: audits.AuditCache | None = None) -> tuple[list, list | None, str | None]:
+def audited(run_: dict, seed: int, bar, grading=None) -> tuple[list, list | None, str | None]:
     """(episodes, the final actor, None), or ([], None, the departure): the outcome the grader kept
-    from its early audit of this very run (``kept``), else a replay now."""
+    from its early audit of this very run (in ``grading``, the grading run), else a replay now."""
     c, snapshots, _ = unpacked(run_, seed, bar)
-    episodes, failure = audits.kept_or_replayed(kept, run_, seed, bar.model_dump(), replay_plain)
+    episodes, failure = audits.kept_or_replayed(grading, run_, seed, bar.model_dump(), replay_plain)
     if failure:
         return [], None, failure
     agent = init_agent(np.random.default_rng(0), c["hidden"])

@@ -139,10 +139,10 @@ def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
 def start_audits(data: dict, ctx, check_id: str, replay: audits.Replay) -> None:
     """``on_shard``: audit one seed's runs now, in one process of the grader's (``_shared.audits``), with ``replay``:
     the grader's re-runs (``replay_plain``) or the student's own runs (``replay_own``)."""
-    for run in data.get("runs", []) if ctx.audits else []:
+    for run in data.get("runs", []):
         if isinstance(run, dict) and run.get("seed") in ctx.seeds and isinstance(run.get("settings"), dict):
-            ctx.audits.start_all([(r, run["seed"], replay_bar(ctx.bar).model_dump())
-                                  for r in run["settings"].values()], replay, check_id)
+            audits.start_all(ctx.grading, [(r, run["seed"], replay_bar(ctx.bar).model_dump())
+                                           for r in run["settings"].values()], replay, check_id)
 
 
 def audited_scores(runs, ctx, names: list[str], replay: audits.Replay) -> tuple[dict, list[str]]:
@@ -152,7 +152,7 @@ def audited_scores(runs, ctx, names: list[str], replay: audits.Replay) -> tuple[
     bar = ctx.bar
     rbar, scores, departed = replay_bar(bar), {name: [] for name in names}, []
     for seed, name, run_ in list(seed_runs(runs, ctx.seeds, names)):
-        episodes, failure = audits.kept_or_replayed(ctx.audits, run_, seed, rbar.model_dump(), replay)
+        episodes, failure = audits.kept_or_replayed(ctx.grading, run_, seed, rbar.model_dump(), replay)
         if failure:
             departed.append(f"{ctx.seed_shown(seed)}, {name}: {failure}")
         score = oracle.training_score(per_update_returns(episodes, bar.n_updates)) if not failure else np.nan

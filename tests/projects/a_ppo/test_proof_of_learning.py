@@ -12,6 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from autograder import paths
 from autograder.checks import Malformed
+from autograder.grading_run import GradingRun
 from autograder.projects._shared.proof import init_agent, sampled
 from autograder.projects._shared.replay import replayed
 from autograder.projects._shared import audits
@@ -203,13 +204,13 @@ def test_nothing_else_a_run_hands_back_enters_the_replay(course):
 
 def test_the_early_audit_keeps_what_the_judge_would_find_for_that_very_run(course):
     run_, bar = reference_run(course, 6, 3)
-    kept_by = audits.AuditCache()
-    kept_by.start(run_, 6, bar.model_dump(), replay_plain, "A.bar")
-    assert kept_by.taken({**run_, "seed": 7}, 6, bar.model_dump(), replay_plain) is None  # another run: nothing kept
-    kept = kept_by.taken(run_, 6, bar.model_dump(), replay_plain)
+    grading = GradingRun()
+    audits.start(grading, run_, 6, bar.model_dump(), replay_plain, "A.bar")
+    assert audits.taken(grading, {**run_, "seed": 7}, 6, bar.model_dump(), replay_plain) is None  # another run: none
+    assert audits.taken(GradingRun(), run_, 6, bar.model_dump(), replay_plain) is None  # another grading run: none
+    kept = audits.taken(grading, run_, 6, bar.model_dump(), replay_plain)
     assert kept == replay(run_, 6, bar) and kept[1] is None
-    assert kept_by.taken(run_, 6, bar.model_dump(), replay_plain) is None and audits.AuditCache().taken(
-        run_, 6, bar.model_dump(), replay_plain) is None  # taken once, and by the run that kept it alone
+    assert audits.taken(grading, run_, 6, bar.model_dump(), replay_plain) is None  # taken once
 
 
 def test_a_ratio_on_the_clips_edge_may_fall_on_either_side_and_no_other_may():
