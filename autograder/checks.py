@@ -7,12 +7,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class Bar(BaseModel):
@@ -21,7 +19,13 @@ class Bar(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
-class Details(BaseModel):
+class ToleranceBar(Bar):
+    """The bar of a check whose one threshold is how far the student's values may be from the reference's."""
+
+    tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+
+
+class VerdictDetails(BaseModel):
     """The details a check's judge writes, for the checks whose figures (and the TA's compare view) read them: each
     key typed, with a ``Field(description=...)``. A verdict's details are checked against it when the verdict is made
     (``declared``); the figures read them back with ``drawn``."""
@@ -29,7 +33,7 @@ class Details(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     @classmethod
-    def drawn(cls, details) -> Details | None:
+    def drawn(cls, details) -> VerdictDetails | None:
         """``details`` as a figure reads them: by the declared names, a name the details lack as None, and None for
         no details at all. Not validated: a figure draws details as a report holds them (read back from disk, or
         cut to ``grader_details`` on the grading seeds), and turns whatever is not a number into a gap."""
@@ -41,76 +45,6 @@ class Details(BaseModel):
 class UndeclaredDetails(Exception):
     """A judge wrote details that its check's ``Details`` does not declare: the grader's bug, never the student's
     (grading reports it as its own failure)."""
-
-
-def numbers(value) -> np.ndarray | None:
-    """``value`` as a float array, or None when it is not numbers, is ragged, or holds NaN or inf.
-
-    Every comparison a judge makes goes through this: NaN compares false both ways, so a judge that only asks
-    "is it too far?" would let NaN through. Here a number that is not finite fails every comparison.
-    """
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError):  # ragged
-        return None
-    if array.dtype.kind not in "biuf":  # text, None, or objects, whatever numpy would make of them
-        return None
-    array = array.astype(float)
-    return array if np.all(np.isfinite(array)) else None
-
-
-def close(got, want, tolerance: float) -> bool:
-    """Same shape, finite, and every entry within ``tolerance`` (absolute below 1, relative above): how judges
-    compare."""
-    got, want = numbers(got), np.asarray(want, dtype=float)
-    return got is not None and got.shape == want.shape and _within(got, want, tolerance)
-
-
-def close_where_defined(got, want, tolerance: float) -> bool:
-    """``close`` for statistics that are undefined on some inputs: ``want`` may hold NaN, and ``got`` must hold NaN
-    exactly there and be close everywhere else."""
-    try:
-        got, want = np.asarray(got, float), np.asarray(want, float)
-    except (TypeError, ValueError):  # ragged or not numbers: close to nothing
-        return False
-    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
-        return False
-    defined = ~np.isnan(want)
-    return _within(got[defined], want[defined], tolerance)
-
-
-def _within(got: np.ndarray, want: np.ndarray, tolerance: float) -> bool:
-    return bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
-
-
-def all_close(got, want: list, tolerance: float) -> bool:
-    """A list with one entry per entry of ``want``, each ``close`` to it."""
-    return isinstance(got, list) and len(got) == len(want) and all(close(g, w, tolerance) for g, w in zip(got, want))
-
-
-def difference(got, want) -> str:
-    """The largest absolute difference, as a message says it (NaN entries, where both are undefined, left out)."""
-    gaps = np.abs(np.asarray(got, float) - np.asarray(want, float))
-    return f"max |difference| {np.nanmax(gaps) if np.any(~np.isnan(gaps)) else float('nan'):.3g}"
-
-
-def apart(got, want, tolerance: float) -> bool:
-    """Whether ``got`` differs from ``want`` by more than ``tolerance`` (absolute) anywhere, has another shape, or is
-    not finite numbers."""
-    array = numbers(got)
-    return array is None or array.shape != np.shape(want) or bool(np.any(np.abs(array - want) > tolerance))
-
-
-def beyond(value, limit: float) -> bool:
-    """Whether ``value`` (a number or numbers) exceeds ``limit`` anywhere, or is not finite numbers at all."""
-    array = numbers(value)
-    return array is None or bool(np.any(array > limit))
-
-
-def below(value, floor: float) -> bool:
-    """Whether ``value`` (a number or numbers) falls short of ``floor`` anywhere, or is not finite numbers at all."""
-    array = numbers(value)
-    return array is None or bool(np.any(array < floor))
 
 
 class Malformed(Exception):
@@ -140,7 +74,9 @@ class Context:
     """What a check is told: the seeds of the chosen set and its bar.
 
     ``inputs`` is the file a check's ``prepare`` made for its child. ``student`` and ``secret`` (the student's id when
-    grading knows it, and the course secret of the private overlay) are given to ``judge`` only, never to the child.
+    grading knows it, and the course secret of the private overlay) are given to ``judge`` only, never to the child,
+    and so is ``grading``, what the grading run keeps for the grader's own work (``grading_run.GradingRun``: the
+    budget, the early audits; None when a check is judged alone).
     """
 
     seeds: tuple[int, ...]
@@ -149,6 +85,7 @@ class Context:
     inputs: str | None = None
     student: str | None = None
     secret: str | None = None
+    grading: Any = None
 
     def plain(self) -> dict:
         """What crosses to the sandboxed child: seeds, seed set, bar and inputs, never ``student`` or ``secret``."""
@@ -222,9 +159,9 @@ class Check:
     # how a verdict's fraction becomes points unless course.yml says otherwise: "all_or_nothing" (a piece is right or
     # wrong: any failed case costs the whole check) or "per_case" (the share of cases passed, for stochastic bars)
     credit: ClassVar[str] = "all_or_nothing"
-    # what a verdict's details hold, for a check whose figures read them (a nested ``class Details(Details)`` beside
-    # its ``Bar``); None: the details are free, read only by the compare view, which renders whatever is there
-    Details: ClassVar[type[Details] | None] = None
+    # what a verdict's details hold, for a check whose figures read them (a nested ``class Details(VerdictDetails)``
+    # beside its ``Bar``); None: the details are free, read only by the compare view, which renders whatever is there
+    Details: ClassVar[type[VerdictDetails] | None] = None
 
     # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs. It depends on the context only
@@ -251,38 +188,3 @@ def declared(check: Check, verdict: Verdict) -> Verdict:
             wrong = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'details'}: {e['msg']}" for e in exc.errors())
             raise UndeclaredDetails(f"{check.id}'s judge wrote details its Details does not declare: {wrong}") from None
     return verdict
-
-
-@dataclass(frozen=True)
-class Project:
-    """One capstone: its folder in a submission, the student modules to load, its checks and its plots, and what the
-    rest of the kit must know about it (the core names no project: release, nbgrader and the CLI ask these fields).
-
-    ``made_by_students``: files the reference's own run leaves in its folder that each student makes from their own
-    run (B's results.json): never released, never copied from the source into a student's folder.
-    ``copies``: files of the folder that are copies of another project's (B's ``ppo.py`` is A's), kept equal on release.
-    ``own_files``: files each student is handed personally (C's logs): nbgrader keeps the student's, never the source's.
-    ``knows_student``: the checks judge with the student's id and the course secret (C's own logs); other projects'
-    checks are never told either.
-    ``commands``: ``commands(subparsers, course_option)`` adds the project's own CLI commands (C's ``c-logs``).
-    ``needs_secret``: ``needs_secret(project_config)`` says, in a sentence, why a course configured so cannot grade
-    the project without the course secret (C's per-student logs), or None when it can.
-    """
-
-    id: str
-    title: str
-    folder: str
-    modules: tuple[str, ...]
-    checks: dict[str, Check]
-    plots: Callable[..., list] | None = None  # plots(details by check id, reference=None) -> [(caption, png)]
-    made_by_students: tuple[str, ...] = ()
-    copies: dict[str, str] = field(default_factory=dict)  # file in this folder -> "<folder>/<file>" it copies
-    own_files: tuple[str, ...] = ()
-    knows_student: bool = False
-    commands: Callable[..., None] | None = None
-    needs_secret: Callable[..., str | None] | None = None
-
-    @classmethod
-    def of(cls, id: str, title: str, folder: str, modules: tuple[str, ...], checks: list[type[Check]],
-           plots=None, **specifics) -> Project:
-        return cls(id, title, folder, modules, {c.id: c() for c in checks}, plots, **specifics)

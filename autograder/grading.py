@@ -14,10 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autograder.budget import Budget, OutOfBudget, charging, within_budget
+from autograder.sandbox.within_budget import within_budget
+from autograder.submission_budget import OutOfBudget, SubmissionBudget
 from autograder.checks import Context, Malformed, Verdict, declared
 from autograder.config import Course, SeedSet
 from autograder.departures import with_failing_pieces
+from autograder.grading_run import GradingRun
 from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
 from autograder.report.figures import close_unfinished
@@ -108,14 +110,13 @@ def _prepare(check, ctx: Context) -> Context | ChildRun:
         return ChildRun(Status.INTERNAL_ERROR, time.perf_counter() - started, message=traceback.format_exc(limit=-3))
 
 
-def _early(check, outcome: ChildRun, ctx: Context, budget: Budget) -> None:
-    """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too), its work charged to the
-    submission's budget; it only prepares work ``judge`` redoes when missing, so a failure here is dropped."""
+def _early(check, outcome: ChildRun, ctx: Context) -> None:
+    """A check's ``on_shard`` on one child's data, in this worker (so ``jobs`` bounds it too), charged to the budget of
+    ``ctx.grading``; it only prepares work ``judge`` redoes when missing, so a failure here is dropped."""
     if outcome.status != Status.OK or not hasattr(check, "on_shard") or STOP.is_set():
         return
     try:
-        with charging(budget, f"{check.id} (the grader's audit)"):
-            check.on_shard(outcome.payload(), ctx)
+        check.on_shard(outcome.payload(), ctx)
     except Exception:  # noqa: BLE001 - the judge does the same work again and reports its failure
         pass
 
@@ -123,11 +124,11 @@ def _early(check, outcome: ChildRun, ctx: Context, budget: Budget) -> None:
 CHEAP_COST = 2.0  # a check's cost per seed-run (rough seconds) at or below which it runs before the slow ones
 
 
-def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) -> list[ChildRun | None]:
+def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress,
+                  grading: GradingRun) -> list[ChildRun | None]:
     """Run every planned check that has a folder in the sandbox, per-seed checks split across children, all within
     the submission's time budget: the cheap checks first, so that a tight budget is never spent on a slow check
     while a one-second one waits, then the others longest first."""
-    budget = Budget(course.limits.submission_seconds)
     tasks = [(i, shard, item.check.cost * len(shard))  # (index in checks, seeds for this child, cost)
              for i, item in enumerate(checks) if item.folder is not None for shard in item.shards()]
     tasks.sort(key=lambda task: (checks[task[0]].check.cost > CHEAP_COST, -task[2]))
@@ -138,9 +139,10 @@ def _sandbox_runs(course: Course, checks: list[PlannedCheck], jobs, progress) ->
         i, shard, _ = task
         item = checks[i]
         ctx = _prepare(item.check, item.context_for(shard))
+        limits = course.limits_for(item.project, item.check_id)
         outcome = ctx if isinstance(ctx, ChildRun) else within_budget(
-            item.check_id, item.request(ctx), course.limits_for(item.project, item.check_id), runtime_dir, budget)
-        _early(item.check, outcome, item.context_for(shard), budget)
+            item.check_id, item.request(ctx), limits, runtime_dir, grading.budget)
+        _early(item.check, outcome, replace(item.context_for(shard), grading=grading))
         with counted:  # a check is done when its last child is: one step per check, per-seed ones included
             unfinished[i] -= 1
             if progress and unfinished[i] == 0:
@@ -206,12 +208,13 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
         progress("importing the modules", 0, sum(1 for item in planned_checks if item.folder is not None))
     failed = _failed_imports(course, planned_checks, jobs)
     runnable = [item.without_folder() if item.project in failed else item for item in planned_checks]
-    outcomes = _sandbox_runs(course, runnable, jobs, progress)
+    grading = GradingRun(SubmissionBudget(course.limits.submission_seconds))  # this submission's budget and audits
+    outcomes = _sandbox_runs(course, runnable, jobs, progress, grading)
     outcomes = [failed.get(item.project, outcome) for item, outcome in zip(planned_checks, outcomes)]
     if STOP.is_set():
         raise Stopped()
     blinded = for_student and seeds_are_private(course, seed_set)
-    report = _report(path, course, seed_set, planned_checks, outcomes, blinded)
+    report = _report(path, course, seed_set, planned_checks, outcomes, blinded, grading)
     hidden = Hidden.of(course, seed_set)
     figures = {pid: [(redact_text(caption, hidden), image) for caption, image in shown]
                for pid, shown in figures_for(report).items()}
@@ -226,7 +229,7 @@ def seeds_are_private(course: Course, seed_set: SeedSet) -> bool:
 
 
 def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedCheck], outcomes,
-            blinded: bool = False) -> Report:
+            blinded: bool = False, grading: GradingRun | None = None) -> Report:
     """The report of every planned check, before redaction; a project's left-out files are noted once for it.
     ``blinded``: every check run on the grading seeds is shown as ``secrecy.blind`` says."""
     report = Report(str(path), seed_set)
@@ -234,7 +237,7 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
         missing = missing_folder(path, item.project)
         blind_here = blinded and item.context.seed_set == "grading"  # B.table runs on the public seeds whatever
         report.projects.setdefault(item.project, ProjectResult()).checks.append(
-            judged(item, outcome, course, missing, blind_here))
+            judged(item, outcome, course, missing, blind_here, grading))
     for pid, section in report.projects.items():
         with_failing_pieces(pid, section.checks)
         for entry in section.checks:
@@ -246,13 +249,14 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
 
 
 def judged(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing: str = "",
-           blinded: bool = False) -> CheckResult:
+           blinded: bool = False, grading: GradingRun | None = None) -> CheckResult:
     """One check's report entry from what its child handed back: judged when the run was ok, else its failure.
-    ``blinded``: as a report on the private grading seeds shows it (``secrecy.blind``)."""
+    ``blinded``: as a report on the private grading seeds shows it (``secrecy.blind``); ``grading``: what the
+    grading run kept for the judge (None: the judge replays every run itself)."""
     check, verdict = item.check, None
     if outcome is not None and outcome.status == Status.OK:
         try:
-            verdict = declared(check, check.judge(outcome.payload(), item.context))
+            verdict = declared(check, check.judge(outcome.payload(), replace(item.context, grading=grading)))
         except OutOfBudget as exc:  # the budget left no time for the grader's audit of the runs
             outcome, verdict = ChildRun(Status.TIMEOUT, outcome.seconds, message=str(exc)), None
         except (Malformed, StudentError) as exc:

@@ -71,24 +71,23 @@ def grade_here(folder: Path, updates: int) -> dict:
     from autograder.config import load_course
     from autograder.grading import grade as grade_submission
     from autograder.projects._shared import audits
+    from autograder.projects.b_ablations import proofs
     from replay_gaps import spy_on_gaps
 
     course = load_course(paths.COURSE_FILE, private=False)
     table = course.projects["B"].checks["B.table"]
     course.projects["B"].checks["B.table"] = table.model_copy(update={"bar": {**table.bar, "n_updates": updates}})
     audits.start_all = lambda *args, **kwargs: None  # the judge replays in this process, where the gaps are seen
-    largest, maxima, replayer = spy_on_gaps(), {"parameters": 0.0, "moments": 0.0}, audits.replayer
+    largest, maxima, replay_own = spy_on_gaps(), {"parameters": 0.0, "moments": 0.0}, proofs.replay_own
 
-    def spied(name):
-        def replay(*args):  # the spy keeps one run's gaps: start afresh for each run, keep the largest of all
-            largest["reset"]()
-            try:
-                return replayer(name)(*args)
-            finally:
-                maxima.update({key: max(maxima[key], largest[key]) for key in maxima})
-        return replay
+    def spied(*args):  # the spy keeps one run's gaps: start afresh for each run, keep the largest of all
+        largest["reset"]()
+        try:
+            return replay_own(*args)
+        finally:
+            maxima.update({key: max(maxima[key], largest[key]) for key in maxima})
 
-    audits.replayer = spied
+    proofs.replay_own = spied
     report = grade_submission(folder.parent, course, seed_set="public", checks=["B.table"]).report.to_json()
     check = report["projects"]["B"]["checks"][0]
     return {"score": check["score"], "max": check["max_score"], "message": check["message"][:200], **maxima}

@@ -11,37 +11,24 @@ import traceback
 from importlib import import_module
 from pathlib import Path
 
-KINDS = {  # a check's kind in the expected-values file -> the function that runs it
-    "calls": "capstone_check.calls:run_calls",
-    "d_enumeration": "capstone_check.grpo_runs:enumeration",
-    "d_chapter_tables": "capstone_check.grpo_runs:chapter_tables",
-    "d_k_sweep": "capstone_check.grpo_runs:k_sweep",
-    "d_beta_sweep": "capstone_check.grpo_runs:beta_sweep",
-    "a_batch": "capstone_check.ppo_pieces:batch",
-    "a_ratio": "capstone_check.ppo_pieces:ratio",
-    "a_update": "capstone_check.ppo_pieces:update",
-    "a_bar": "capstone_check.ppo_training:bar",
-    "b_defaults": "capstone_check.ablations:defaults",
-    "b_switches": "capstone_check.ablations:switches",
-    "b_summary": "capstone_check.ablations:summary",
-    "c_fresh_runs": "capstone_check.diagnoses:fresh_runs",
-}
+def _function(name: str):
+    """The checker's function named ``capstone_check.<module>:<function>`` in the expected values (the kit wrote the
+    name from the function its project registered for the check's kind)."""
+    module, _, function = name.partition(":")
+    if not module.startswith("capstone_check."):
+        raise ValueError(f"{name!r} is not a function of the checker")
+    return getattr(import_module(module), function)
 
 
-# checks run one child per seed (each child hands back its seed's row; the parent decides on all rows)
-PER_SEED = {"d_k_sweep": "capstone_check.grpo_runs:k_sweep", "d_beta_sweep": "capstone_check.grpo_runs:beta_sweep",
-            "a_bar": "capstone_check.ppo_training:bar"}
+def runner_of(spec: dict):
+    """The function that runs a check: ``runner(student, spec)`` -> Verdict."""
+    return _function(spec["runner"])
 
 
-def runner_of(kind: str):
-    module, name = KINDS[kind].split(":")
-    return getattr(import_module(module), name)
-
-
-def per_seed(kind: str, part: str):
-    """A per-seed check's ``row`` (student, spec, seed) or ``verdict`` (spec, rows)."""
-    module, name = PER_SEED[kind].split(":")
-    return getattr(import_module(module), f"{name}_{part}")
+def per_seed(spec: dict, part: str):
+    """A per-seed check's ``row`` (student, spec, seed) or ``verdict`` (spec, rows): its runner's ``_row`` and
+    ``_verdict`` (each child hands back its seed's row; the parent decides on all rows)."""
+    return _function(f"{spec['runner']}_{part}")
 
 
 def run(request: dict) -> dict:
@@ -52,8 +39,8 @@ def run(request: dict) -> dict:
     try:
         student = Student(Path(request["folder"]), request["modules"])
         if request.get("seed") is not None:  # one seed of a per-seed check: its row, decided by the parent
-            return {"status": "ok", "row": per_seed(spec["kind"], "row")(student, spec, request["seed"])}
-        verdict = runner_of(spec["kind"])(student, spec)
+            return {"status": "ok", "row": per_seed(spec, "row")(student, spec, request["seed"])}
+        verdict = runner_of(spec)(student, spec)
     except StudentError as exc:
         return {"status": "student_error", "kind": exc.kind, "fraction": 0.0, "message": str(exc)}
     except MemoryError:

@@ -129,18 +129,16 @@ def _decided(spec: dict, results: list[dict]) -> dict:
     failed = next((r for r in results if r.get("status") != "ok" or "row" not in r), None)
     if failed is not None:
         return failed
-    verdict = per_seed(spec["kind"], "verdict")(spec, [r["row"] for r in results])
+    verdict = per_seed(spec, "verdict")(spec, [r["row"] for r in results])
     return {"fraction": verdict.fraction, "message": verdict.message}
 
 
 def _tasks(data: dict, wanted: list[str]) -> list[tuple[str, int | None, float]]:
     """(check, seed or None, cost): a per-seed check is one task per seed, so two cores share its seeds."""
-    from capstone_check.child import PER_SEED
-
     tasks = []
     for check in wanted:
         spec = data["checks"][check]
-        if spec["kind"] in PER_SEED and len(spec.get("seeds", [])) > 1:
+        if spec.get("per_seed") and len(spec.get("seeds", [])) > 1:
             tasks += [(check, seed, spec["cost"] / len(spec["seeds"])) for seed in spec["seeds"]]
         else:
             tasks.append((check, None, spec["cost"]))

@@ -1,6 +1,7 @@
 """A fifth project is one folder: the template project (templates/project/), added to a copy of the kit exactly as
-docs/adding-a-project.md says, is released and graded by the unchanged core, and its check fails a planted bug; its
-own tests folder is found by the kit's unchanged shared tests, which grade its planted bugs and its reference."""
+docs/adding-a-project.md says, is released and graded by the unchanged core, and its check fails a planted bug; the
+students' kit that release builds runs its public check in `capstone-check`; its own tests folder is found by the
+kit's unchanged shared tests, which grade its planted bugs and its reference."""
 
 import importlib.util
 import json
@@ -36,13 +37,13 @@ def kit_and_course(tmp_path_factory):
     shutil.copytree(paths.PACKAGE, kit / "autograder", ignore=skip)
     shutil.copytree(paths.KIT_ROOT / "tests", kit / "tests", ignore=skip)
     shutil.copy(paths.KIT_ROOT / "pyproject.toml", kit)
-    shutil.copytree(TEMPLATE / "package", kit / "autograder" / "projects" / "z_returns")  # step 1: the package
+    shutil.copytree(TEMPLATE / "package", kit / "autograder" / "projects" / "z_returns")  # steps 1-4: the package
     data = yaml.safe_load(paths.COURSE_FILE.read_text())
-    data["projects"] = yaml.safe_load((TEMPLATE / "course.yml").read_text())  # step 4: its course.yml section
+    data["projects"] = yaml.safe_load((TEMPLATE / "course.yml").read_text())  # step 5: its course.yml section
     (kit / "course.yml").write_text(yaml.safe_dump(data))
-    shutil.copytree(SOLUTION.parent, kit / "solutions" / "Z_returns")  # step 5: its reference solution
-    autograder(kit, kit, "release")  # step 5: the stubs
-    shutil.copytree(TEMPLATE / "tests", kit / "tests" / "projects" / "z_returns")  # step 7: its tests
+    shutil.copytree(SOLUTION.parent, kit / "solutions" / "Z_returns")  # step 6: its reference solution
+    autograder(kit, kit, "release")  # step 6: the stubs (and the students' kit)
+    shutil.copytree(TEMPLATE / "tests", kit / "tests" / "projects" / "z_returns")  # step 8: its tests
     return kit, kit
 
 
@@ -74,6 +75,23 @@ def test_the_template_check_fails_a_planted_bug(kit_and_course, tmp_path):
     (tmp_path / "Z_returns" / "returns.py").write_text(wrong)
     score, message = scores(kit, course, tmp_path)["Z.returns"]
     assert score == 0 and "expected" in message
+
+
+def capstone_check(course: Path, folder: Path, *args: str) -> str:
+    """`capstone-check ARGS` in ``folder``, from the students' kit that `autograder release` built in ``course``."""
+    env = {**os.environ, "PYTHONPATH": str(course / "student-kit")}
+    done = subprocess.run([sys.executable, "-m", "capstone_check", *args], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=300)
+    return done.stdout + done.stderr
+
+
+def test_the_students_checker_runs_the_template_check(kit_and_course, tmp_path):
+    _, course = kit_and_course
+    assert "Z" in capstone_check(course, tmp_path, "--help")
+    for given, earned in (("solutions", "2/2"), ("assignments", "0/2")):
+        shutil.copytree(course / given / "Z_returns", tmp_path / given / "Z_returns")
+        said = capstone_check(course, tmp_path / given, "Z").replace(" ", "")
+        assert f"Z.returns{earned}" in said and "2of2pointscheckablehere" in said, said
 
 
 def planted_in_the_template():

@@ -76,8 +76,9 @@ def test_the_bare_environment_lacks_every_extra(bare):
 def test_every_grading_command_runs_on_a_bare_install(bare):
     autograder, course = bare["command"], bare["course"]
     assert "grade-all" in run([*autograder, "--help"], course).stdout
-    graded = run([*autograder, "grade", "solutions", "--seeds", "public"], course).stdout.replace(" ", "")
-    assert "Dtotal" in graded and "2/2" in graded
+    graded = run([*autograder, "grade", "solutions", "--seeds", "public", "--report", "out"], course)
+    assert "Dtotal" in graded.stdout.replace(" ", "") and "2/2" in graded.stdout.replace(" ", "")
+    assert "<h1>Autograder report</h1>" in (course / "out" / "report.html").read_text()  # the templates shipped
     assert "2/2" in run([*autograder, "check", "D", "--path", "solutions"], course).stdout.replace(" ", "")
     run([*autograder, "compare", "solutions", "--out", "compare.html"], course)
     assert "D.weights" in (course / "compare.html").read_text()

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from autograder.checks import (Malformed, Verdict, all_close, apart, below, beyond, close, close_where_defined,
-                               difference, numbers, pairs, require)
+from autograder.checks import Malformed, Verdict, pairs, require
+from autograder.comparisons import all_close, apart, below, beyond, close, close_where_defined, difference, numbers
 
 NAN, INF = float("nan"), float("inf")
 

@@ -18,7 +18,7 @@ import yaml
 from autograder import paths
 from autograder.cli import main
 from autograder.report.table import AS_ROOT
-from autograder.sandbox import budget, jail, user
+from autograder.sandbox import cgroups, jail, user
 
 from conftest import quick_course_data
 
@@ -108,7 +108,7 @@ can_be_nobody = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") 
 @pytest.mark.skipif(not V1 or bool(jail._probe(None)), reason="needs cgroup v1's memory and pids and bubblewrap")
 def test_root_with_bubblewrap_and_cgroup_v1_enforces_everything_and_says_nothing(world):
     assert graded_in(world, []) == ("D total 2/2", [])
-    assert not isinstance(budget._usable(), str) and user.dropping((61000, 61063))
+    assert not isinstance(cgroups._usable(), str) and user.dropping((61000, 61063))
 
 
 @root_only
@@ -176,9 +176,9 @@ class SimulatedV2:
 def v2(tmp_path, monkeypatch):
     own = "system.slice/grader.scope"  # the grader's group, with another process of its container
     tree = SimulatedV2(tmp_path / "cgroup", own, [os.getpid(), 4242])
-    monkeypatch.setattr(budget, "CGROUP", tree.root)
-    monkeypatch.setattr(budget, "_own_path", lambda controller: own if controller == "" else None)
-    monkeypatch.setattr(budget, "_kernel_write", tree.write)
+    monkeypatch.setattr(cgroups, "CGROUP", tree.root)
+    monkeypatch.setattr(cgroups, "_own_path", lambda controller: own if controller == "" else None)
+    monkeypatch.setattr(cgroups, "_kernel_write", tree.write)
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     return tree
 
@@ -186,10 +186,10 @@ def v2(tmp_path, monkeypatch):
 def test_cgroup_v2_moves_the_grader_into_a_leaf_before_handing_controllers_to_the_checks(v2):
     with pytest.raises(OSError, match="busy"):  # the rule, as the simulated tree keeps it
         v2.write(v2.own / "cgroup.subtree_control", "+memory +pids")
-    assert budget._bases() == {"": v2.own}
+    assert cgroups._bases() == {"": v2.own}
     assert (v2.own / "cgroup.subtree_control").read_text().split() == ["memory", "pids"]
     assert (v2.own / "cgroup.procs").read_text().split() == []
-    assert sorted((v2.own / budget.LEAF / "cgroup.procs").read_text().split()) == sorted([str(os.getpid()), "4242"])
+    assert sorted((v2.own / cgroups.LEAF / "cgroup.procs").read_text().split()) == sorted([str(os.getpid()), "4242"])
 
 
 def test_cgroup_v2_where_a_process_cannot_be_moved_says_why(v2, monkeypatch):
@@ -198,6 +198,6 @@ def test_cgroup_v2_where_a_process_cannot_be_moved_says_why(v2, monkeypatch):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
         v2.write(path, value)
 
-    monkeypatch.setattr(budget, "_kernel_write", refuse)
-    assert budget._bases() == (f"cgroup v2's memory and pids controllers cannot be delegated below {v2.own} "
+    monkeypatch.setattr(cgroups, "_kernel_write", refuse)
+    assert cgroups._bases() == (f"cgroup v2's memory and pids controllers cannot be delegated below {v2.own} "
                                "(Permission denied)")

@@ -2,6 +2,10 @@
 and no module below the CLI imports the CLI. The graph is read from the source, imports inside functions included,
 so a lazy import cannot hide a circle.
 
+Its folders are layers (``LAYERS``, bottom to top, as docs/architecture.md draws them): a module imports from its own
+layer and the layers below. An import up a layer is a back-arrow; the few there are are named in ``BACK_ARROWS`` with
+the reason each stays, and there are at most three.
+
 The one import that runs up is the project registry's: ``autograder.projects`` imports each project package by name
 when first asked, and what asks it for a project's module imports that by name too. The source cannot show imports by
 name, so each module that makes one is listed in ``IMPORTS_BY_NAME`` with what it imports."""
@@ -21,6 +25,46 @@ IMPORTS_BY_NAME = {
     "autograder.projects._shared.audits": "in an audit's own process, the replay function its check names",
     "autograder.report": "its own modules, when one of their names is first used (PEP 562)",
 }
+
+
+LAYERS = [  # bottom to top; a module of autograder/ itself is a command unless named here
+    ("core", {"autograder", "autograder.paths", "autograder.status", "autograder.config", "autograder.checks",
+              "autograder.student", "autograder.proctree", "autograder.submission_budget", "autograder.cascade",
+              "autograder.comparisons", "autograder.project", "autograder.grading_run",
+              "autograder.command_common", "autograder.progress"}),
+    ("report", {"autograder.report"}),
+    ("projects", {"autograder.projects"}),
+    ("sandbox", {"autograder.sandbox"}),
+    ("course", {"autograder.plan", "autograder.release", "autograder.nbcells", "autograder.kit"}),
+    ("student_kit", {"autograder.student_kit"}),
+    ("commands", set()),
+    ("similarity", {"autograder.similarity"}),
+    ("classroom", {"autograder.classroom"}),
+    ("cli", {"autograder.cli", "autograder.__main__"}),
+]
+BACK_ARROWS = {  # (module, the layer above it that it imports) -> why it stays
+    ("autograder.config", "projects"): "a course is checked against the projects' checks and bars when it is loaded",
+}
+MOST_BACK_ARROWS = 3
+
+
+def layer_of(module: str) -> str:
+    """The layer of ``module``: the first whose set holds it or a package it is inside; else a command."""
+    for name, members in LAYERS:
+        if any(module == member or module.startswith(f"{member}.") for member in members - {"autograder"}):
+            return name
+    return "core" if module == "autograder" else "commands"
+
+
+def back_arrows(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[str]]:
+    """(module, the higher layer it imports) -> the modules of that layer it imports."""
+    rank = {name: i for i, (name, _) in enumerate(LAYERS)}
+    found = {}
+    for module, imported in graph.items():
+        for target in sorted(imported):
+            if rank[layer_of(target)] > rank[layer_of(module)]:
+                found.setdefault((module, layer_of(target)), []).append(target)
+    return found
 
 
 def module_name(path: Path) -> str:
@@ -120,6 +164,23 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_import_graph_has_no_circle():
     assert circles(import_graph()) == []
+
+
+def test_the_layers_import_downward_but_for_the_named_back_arrows():
+    found = back_arrows(import_graph())
+    assert set(found) == set(BACK_ARROWS), {arrow: found.get(arrow) for arrow in set(found) ^ set(BACK_ARROWS)}
+    assert len(BACK_ARROWS) <= MOST_BACK_ARROWS
+
+
+def test_an_import_up_a_layer_is_found():
+    planted = {"autograder.config": {"autograder.grading", "autograder.paths"}, "autograder.grading": set(),
+               "autograder.paths": set(), "autograder.sandbox.runner": {"autograder.projects", "autograder.config"}}
+    assert back_arrows(planted) == {("autograder.config", "commands"): ["autograder.grading"]}
+
+
+def test_the_back_arrows_are_the_ones_the_architecture_names():
+    drawn = (paths.KIT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert all(f"`{module}` → {layer}" in drawn for module, layer in BACK_ARROWS)
 
 
 def test_a_circle_is_found():

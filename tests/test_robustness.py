@@ -106,7 +106,7 @@ def test_nan_where_a_judge_compares_fails_the_check(course, check_id):
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), "1.0", None, [[1.0], [2.0, 3.0]]])
 def test_the_shared_comparisons_fail_on_anything_but_finite_numbers(value):
-    from autograder.checks import apart, below, beyond, close
+    from autograder.comparisons import apart, below, beyond, close
 
     assert not close(value, 1.0, 1e9) and apart(value, 1.0, 1e9) and beyond(value, 1e9) and below(value, -1e9)
 

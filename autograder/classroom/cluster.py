@@ -28,7 +28,7 @@ from pathlib import Path
 import autograder
 import rlkit
 
-from autograder.classroom.folders import assigned_projects, students_in
+from autograder.class_folder import assigned_projects, students_in
 from autograder.classroom.local import Interrupted
 from autograder.classroom.one_student import before_grading, grade_one, keep
 from autograder.classroom.rows import Row, write_grades

@@ -67,7 +67,7 @@ def _say_regrading(out: Path, which: str) -> None:
 
 
 def cmd_grade_all(args) -> int:
-    from autograder.classroom.folders import assigned_projects, students_in
+    from autograder.class_folder import assigned_projects, students_in
     from autograder.classroom.local import Interrupted, grade_all
     from autograder.report.summary import write_summary
 

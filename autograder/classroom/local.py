@@ -5,7 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from autograder.classroom.folders import assigned_projects, students_in
+from autograder.class_folder import assigned_projects, students_in
 from autograder.classroom.one_student import grade_student
 from autograder.classroom.rows import Row, write_grades
 from autograder.config import Course

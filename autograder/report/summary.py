@@ -1,17 +1,15 @@
-"""The class summary page: each project's score distribution and each check's pass rate, as plots and a table."""
+"""The class summary page (``templates/summary.html``): each project's score distribution and each check's pass rate,
+as plots and a table."""
 
 from __future__ import annotations
 
-import base64
-import html
 from pathlib import Path
 
 import numpy as np
 
 from autograder.report.figures import figure, png
-from autograder.report.html import STYLE
 from autograder.report.model import Report
-from autograder.report.table import score_text
+from autograder.report.pages import render
 
 
 def _histograms(reports: list[Report], projects: list[str], maxima: dict[str, float]) -> bytes:
@@ -42,15 +40,12 @@ def _pass_rate_plot(ids: list[str], rates: list[float]) -> bytes:
     return png(fig)
 
 
-SIMILARITY_LINK = ("<p class='note' id='similarity'>Staff only: <a href='similarity.html'>the similarity report</a> "
-                   "(pairs of submissions ranked by shared code, side by side).</p>")
-
-
 def link_similarity(path: Path) -> None:
     """Add the link to similarity.html (beside it) to a summary page written before the report was."""
     page = path.read_text(encoding="utf-8")
     if "id='similarity'" not in page and "</h1>" in page:
-        path.write_text(page.replace("</h1>", "</h1>" + SIMILARITY_LINK, 1), encoding="utf-8")
+        link = render("similarity_link.html").rstrip("\n")
+        path.write_text(page.replace("</h1>", "</h1>" + link, 1), encoding="utf-8")
 
 
 def write_summary(rows, course, path: Path, projects: list[str] | None = None) -> Path:
@@ -61,26 +56,14 @@ def write_summary(rows, course, path: Path, projects: list[str] | None = None) -
                       {p: s for p, s in row.report.projects.items() if p in projects})
                for row in rows if row.report]
     maxima = {pid: sum(c.points for c in course.projects[pid].checks.values()) for pid in projects}
-    body = [f"<h1>Class summary</h1><p>{len(rows)} students, {len(reports)} graded, on project"
-            f"{'s' if len(projects) > 1 else ''} {', '.join(projects)} "
-            f"(out of {score_text(sum(maxima.values()))} points).</p>"]
-    if (path.parent / "similarity.html").is_file():
-        body.insert(1, SIMILARITY_LINK)
+    figures, hardest = [], []
     if reports:
         ids, rates = _pass_rates(reports)
-        for caption, image in [("Score distribution per project", _histograms(reports, projects, maxima)),
-                               ("Pass rate per check (lowest: what most students missed)",
-                                _pass_rate_plot(ids, rates))]:
-            body.append(f"<figure><img alt='{caption}' src='data:image/png;base64,{base64.b64encode(image).decode()}'>"
-                        f"<figcaption>{caption}</figcaption></figure>")
+        figures = [("Score distribution per project", _histograms(reports, projects, maxima)),
+                   ("Pass rate per check (lowest: what most students missed)", _pass_rate_plot(ids, rates))]
         hardest = sorted(zip(rates, ids))
-        body.append("<table><tr><th>check</th><th>passed by</th></tr>" + "".join(
-            f"<tr><td class='id'>{html.escape(i)}</td><td>{r:.0%}</td></tr>" for r, i in hardest) + "</table>")
-    others = [row for row in rows if not row.report]
-    if others:
-        body.append("<h2>Not graded</h2><table>" + "".join(
-            f"<tr><td>{html.escape(r.student)}</td><td>{html.escape(r.status)}</td></tr>" for r in others) + "</table>")
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Class summary</title><style>{STYLE}</style>"
-            f"</head><body>{''.join(body)}</body></html>\n")
+    page = render("summary.html", styles=["page.css"], students=len(rows), graded=len(reports), projects=projects,
+                  points=sum(maxima.values()), similarity=(path.parent / "similarity.html").is_file(),
+                  figures=figures, hardest=hardest, others=[row for row in rows if not row.report])
     path.write_text(page, encoding="utf-8")
     return path

@@ -22,7 +22,7 @@ from pathlib import Path
 from autograder.config import Limits
 from autograder.projects import PROJECTS
 from autograder.sandbox import limits as sandbox_limits
-from autograder.sandbox import budget as check_budget
+from autograder.sandbox import cgroups
 from autograder.sandbox import jail, runtime, staging, user
 from autograder.sandbox.waiting import STOP, kill_group, reap, wait_for
 from autograder.status import CHILD_STATUSES, Status
@@ -172,7 +172,7 @@ def _stage_submission(folder: str, workdir: Path) -> str:
     return str(copy)
 
 
-def _workdirs(workdir: str, uid: int | None, budget: check_budget.Budget) -> tuple[Path, Path]:
+def _workdirs(workdir: str, uid: int | None, budget: cgroups.CheckGroup) -> tuple[Path, Path]:
     """The grader's folder for this check (request, output files, the submission's copy; the child cannot rename or
     change anything in it) and, inside it, the child's home: its working directory and the only place it may write
     (a tmpfs of the check's ``disk_mb`` where the budget can mount one)."""
@@ -196,7 +196,7 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
     started = time.perf_counter()
     if STOP.is_set():
         return ChildRun(Status.STOPPED, 0.0, message="grading was stopped before this check started")
-    lease, budget = user.Lease(limits.sandbox_uids), check_budget.Budget(limits)
+    lease, budget = user.Lease(limits.sandbox_uids), cgroups.CheckGroup(limits)
     try:
         with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
             try:
@@ -208,11 +208,11 @@ def run_check(request: dict, limits: Limits, runtime_dir: Path | None = None) ->
         lease.release()
 
 
-def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, budget: check_budget.Budget, tmp: str,
+def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, budget: cgroups.CheckGroup, tmp: str,
          started: float) -> ChildRun:
     workdir, home = _workdirs(tmp, lease.uid, budget)
     if budget.missing and (os.geteuid() == 0 or request.get("seed_set") == "grading"):
-        check_budget.say_once(tuple(budget.missing))  # a student's own check on their own machine: nothing to say
+        cgroups.say_once(tuple(budget.missing))  # a student's own check on their own machine: nothing to say
     request = {**_stage_inputs(request, workdir), "folder": _stage_submission(request["folder"], workdir),
                "result": str(home / "result.json"), "package": PROJECTS.package(request["project"])}
     try:
@@ -250,7 +250,7 @@ def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, bu
     return outcome
 
 
-def _without_result(exc: Exception, code: int, jailed: bool, limits: Limits, budget: check_budget.Budget,
+def _without_result(exc: Exception, code: int, jailed: bool, limits: Limits, budget: cgroups.CheckGroup,
                     stderr_tail: str) -> ChildRun:
     """What happened to a child that left no usable result: a budget it went over, a signal, an exit, a forgery."""
     if budget.disk_full():  # the child's own result may have been cut short by it

@@ -101,7 +101,7 @@ def similarity_report(root: Path, out: Path, course_root: Path | None, projects:
                       common: float = COMMON_SHARE, flag: float = FLAG, progress=None):
     """Compare the class under ``root`` (``submitted/<student>/`` or ``<student>/``) project by project and write
     ``out/similarity.html``, its pair pages and ``out/similarity.csv``; returns (page, csv, comparisons)."""
-    from autograder.classroom.folders import students_in
+    from autograder.class_folder import students_in
     from autograder.similarity.pages import write_report
 
     started = time.perf_counter()

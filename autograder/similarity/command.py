@@ -49,7 +49,7 @@ def run_similarity(root: Path, out: Path, course, course_root: Path, projects: l
         if not Path(folder).is_dir():
             raise UsageError(f"--against {folder}: not a folder")
         folders.append(Path(folder))
-    from autograder.classroom.folders import students_in
+    from autograder.class_folder import students_in
     from autograder.similarity.pages import PAGES
 
     if any(student == PAGES for student, _ in students_in(root)):
@@ -69,7 +69,7 @@ def run_similarity(root: Path, out: Path, course, course_root: Path, projects: l
 
 
 def cmd_similarity(args) -> int:
-    from autograder.classroom.folders import assigned_projects
+    from autograder.class_folder import assigned_projects
     from autograder.command_common import UsageError, course_file_of, course_root_of, projects_option
     from autograder.config import load_course
 

@@ -14,43 +14,62 @@ import json
 import shutil
 import subprocess
 import sys
+from importlib import import_module
 from pathlib import Path
 
 import numpy as np
 
 import rlkit
+from capstone_check.calls import run_calls
 from autograder.config import load_course
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.release import for_students
 
 NAME, VERSION = "rl-capstone-student", "0.1.0"
+COMMON_KINDS = {"calls": run_calls}  # checks of single pieces: the student's functions called on recorded inputs
 
 
 class StudentKitError(Exception):
     """The bundle cannot be built as asked; the message says why."""
 
 
-def _kit_module(pid: str):
-    """The project package's ``student_kit`` module, or None (every check is final grading's alone)."""
-    from importlib import import_module
-
-    try:
-        return import_module(f"{PROJECTS.package(pid)}.student_kit")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{PROJECTS.package(pid)}.student_kit":
-            raise
+def kit_module(pid: str):
+    """The project package's ``student_kit`` module (``SPECS``, ``KINDS``, ``FINAL_GRADING``), or None for a project
+    that declares ``students_kit=False`` (every check is final grading's alone)."""
+    if not PROJECTS[pid].students_kit:
         return None
+    name = f"{PROJECTS.package(pid)}.student_kit"
+    try:
+        return import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        raise StudentKitError(f"project {pid} has no module {name}: add one (docs/adding-a-project.md), or declare "
+                              "students_kit=False in its Project.of to leave every check to final grading") from None
 
 
 def _specs(pid: str) -> dict:
     """Check id -> ``spec(ctx)`` for the checks this kit runs."""
-    return getattr(_kit_module(pid), "SPECS", {})
+    return getattr(kit_module(pid), "SPECS", {})
 
 
 def final_grading(pid: str) -> dict:
     """Check id -> what final grading adds to it (``adds``) and the rows it credits it on (``builds_on``)."""
-    return getattr(_kit_module(pid), "FINAL_GRADING", {})
+    return getattr(kit_module(pid), "FINAL_GRADING", {})
+
+
+def runner(pid: str, kind: str) -> dict:
+    """What the students' checker runs for a check of ``kind``: the checker's function that its project registered
+    (``KINDS`` of its student_kit, or a kind every project has), and whether that runs one child per seed (its module
+    then holds ``<function>_row`` and ``<function>_verdict``)."""
+    function = {**COMMON_KINDS, **getattr(kit_module(pid), "KINDS", {})}.get(kind)
+    if function is None or not function.__module__.startswith("capstone_check."):
+        raise StudentKitError(f"project {pid}'s students' kit makes checks of kind {kind!r}, which its KINDS does not "
+                              "map to a function of capstone_check")
+    module = import_module(function.__module__)
+    return {"runner": f"{function.__module__}:{function.__name__}",
+            "per_seed": all(hasattr(module, f"{function.__name__}_{part}") for part in ("row", "verdict"))}
 
 
 def expected_values(course, pid: str) -> dict:
@@ -67,9 +86,10 @@ def expected_values(course, pid: str) -> dict:
             continue
         shards = len(item.shards())
         limits = course.limits_for(pid, cid)
+        spec = specs[cid](item.context)
         checks[cid] = {"name": item.check.name, "points": item.points, "credit": item.credit,
                        "wall_seconds": limits.wall_seconds * shards, "cost": item.check.cost * shards,
-                       **specs[cid](item.context), **final.get(cid, {})}
+                       **spec, **runner(pid, spec["kind"]), **final.get(cid, {})}
     return {"project": pid, "title": project.title, "folder": project.folder, "modules": list(project.modules),
             "seeds": course.seeds_for("public"), "memory_mb": course.limits.memory_mb, "checks": checks}
 

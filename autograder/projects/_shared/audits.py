@@ -2,17 +2,18 @@
 
 The grader calls a bar's ``on_shard`` when one seed's child ends; it replays that child's runs in a separate process
 that runs no student code (``python -m autograder.projects._shared.audits``, the runs on stdin, the outcomes on
-stdout) and keeps the outcomes in this process, keyed by a digest of the run, the seed, the bar and the replay. The
-judge takes a kept outcome or, when there is none (the process failed, or the judge is called alone, as in tests),
-replays the run itself: either way the same function decides (the project's replay, named ``"module:function"``
-and called with the plain bar), so the early audit changes
-when the work is done, never the grade. The child cannot reach the kept outcomes: they live in the grader's memory,
-keyed by what the child sent.
+stdout) and keeps the outcomes in the grading run (``GradingRun``, the context's ``grading``), keyed by a digest of
+the run, the seed, the bar and the replay. The judge takes a kept outcome or, when there is none (the process failed,
+or the judge is called alone, as in tests), replays the run itself: either way the same function decides (the
+project's replay, called with the plain bar; the audit process is told its name), so the early audit changes when the
+work is done, never the grade. The child cannot reach the kept outcomes: they live in the grader's memory, keyed by
+what the child sent.
 
-The audits are the grader's work for the submission, and they run inside its time budget (``budget.charging``): each
-audit process may use only the CPU time the budget has left, and what it used is charged to the check. Their cost is
-sized by course.yml alone (the bar's updates and hyperparameters): nothing a student hands back makes a replay longer.
-A run the budget left no time to audit is kept as such, and its judge says so (``OutOfBudget``) rather than replay it.
+The audits are the grader's work for the submission, and they run inside its time budget (the grading run's
+``budget``): each audit process may use only the CPU time the budget has left, and what it used is charged to the
+check. Their cost is sized by course.yml alone (the bar's updates and hyperparameters): nothing a student hands back
+makes a replay longer. A run the budget left no time to audit is kept as such, and its judge says so
+(``OutOfBudget``) rather than replay it.
 """
 
 from __future__ import annotations
@@ -24,52 +25,87 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
+from collections.abc import Callable
 from importlib import import_module
 
 from autograder import paths
-from autograder.budget import OutOfBudget, grader_work
+from autograder.grading_run import GradingRun
+from autograder.submission_budget import OutOfBudget
 
 STOPPED_BY_CPU_LIMIT = {getattr(signal, name) for name in ("SIGXCPU", "SIGKILL") if hasattr(signal, name)}
-_kept: dict[str, tuple[list, str | None] | OutOfBudget] = {}  # digest -> (episodes, failure or None), or why not
-_lock = threading.Lock()
+Replay = Callable[[dict, int, dict], tuple[list, "str | None"]]  # (run, seed, plain bar) -> (episodes, failure)
 
 
-def digest(run_: dict, seed: int, bar: dict, replay: str) -> str:
+def name_of(replay: Replay) -> str:
+    """How the audit process is told which replay to run: ``module:function``."""
+    return f"{replay.__module__}:{replay.__qualname__}"
+
+
+def digest(run_: dict, seed: int, bar: dict, replay: Replay) -> str:
     """SHA-256 of the run as sent, its seed, the bar and the replay: one kept outcome per exact input."""
-    return hashlib.sha256(json.dumps([run_, seed, bar, replay], sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([run_, seed, bar, name_of(replay)], sort_keys=True).encode()).hexdigest()
 
 
-def start(run_: dict, seed: int, bar: dict, replay: str) -> None:
+def start(grading: GradingRun | None, run_: dict, seed: int, bar: dict, replay: Replay, check_id: str) -> None:
     """Audit one run now (see ``start_all``)."""
-    start_all([(run_, seed, bar)], replay)
+    start_all(grading, [(run_, seed, bar)], replay, check_id)
 
 
-def start_all(runs: list[tuple[dict, int, dict]], replay: str) -> None:
+def start_all(grading: GradingRun | None, runs: list[tuple[dict, int, dict]], replay: Replay, check_id: str) -> None:
     """Audit (run, seed, bar) triples of one project, one after another, in one fresh process (one BLAS thread) and
-    keep their outcomes; on any other failure keep nothing, so that the judge replays the runs itself and reports what
-    went wrong. Within a submission's budget (``budget.charging``), the process may use only the CPU time left."""
-    charged = grader_work()
-    left = charged[0].left() if charged else None
+    keep their outcomes in the grading run (none: nothing is kept, the judge replays); on any other failure keep
+    nothing, so that the judge replays the runs itself and reports what went wrong. The process may use only the CPU
+    time the run's budget has left, and what it used is charged to ``check_id``'s audit."""
+    if grading is None:
+        return
+    spender, budget = f"{check_id} (the grader's audit)", grading.budget
+    left = budget.left() if budget else None
     if left is not None and left <= 0:
-        return _keep_out_of_budget(runs, replay, charged, "before the grader's audit of your runs")
+        return _keep_out_of_budget(grading, runs, replay, "before the grader's audit of your runs")
     env = {**os.environ, "PYTHONPATH": str(paths.KIT_ROOT), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1"}
-    request = {"replay": replay, "runs": [{"run": r, "seed": s, "bar": b} for r, s, b in runs], "cpu_seconds": left}
+    request = {"replay": name_of(replay), "runs": [{"run": r, "seed": s, "bar": b} for r, s, b in runs],
+               "cpu_seconds": left}
     done = subprocess.run([sys.executable, "-m", "autograder.projects._shared.audits"], capture_output=True,
                           input=json.dumps(request), text=True, env=env)
     if done.returncode == 0:
         answer = json.loads(done.stdout)
-        if charged:
-            charged[0].charge(charged[1], answer["cpu_seconds"])
-        with _lock:
+        if budget:
+            budget.charge(spender, answer["cpu_seconds"])
+        with grading.lock:
             for (run_, seed, bar), outcome in zip(runs, answer["outcomes"]):
-                _kept[digest(run_, seed, bar, replay)] = ([tuple(e) for e in outcome["episodes"]],
-                                                           outcome["failure"])
+                grading.kept[digest(run_, seed, bar, replay)] = ([tuple(e) for e in outcome["episodes"]],
+                                                                 outcome["failure"])
     elif left is not None and -done.returncode in STOPPED_BY_CPU_LIMIT:  # the budget is spent
-        charged[0].charge(charged[1], left)
-        _keep_out_of_budget(runs, replay, charged, "during the grader's audit of your runs")
+        budget.charge(spender, left)
+        _keep_out_of_budget(grading, runs, replay, "during the grader's audit of your runs")
+
+
+def _keep_out_of_budget(grading: GradingRun, runs, replay: Replay, when: str) -> None:
+    budget = grading.budget
+    said = OutOfBudget(f"the submission's time budget ({budget.seconds:g} s of CPU time, course.yml's "
+                       f"limits.submission_seconds) ran out {when}; the checks that spent it: {budget.spenders()}")
+    with grading.lock:
+        for run_, seed, bar in runs:
+            grading.kept[digest(run_, seed, bar, replay)] = said
+
+
+def taken(grading: GradingRun | None, run_: dict, seed: int, bar: dict, replay: Replay) -> tuple | None:
+    """The outcome the grading run kept of this exact run, removed from the keep, or None; raises ``OutOfBudget`` for a
+    run the budget left no time to audit."""
+    if grading is None:
+        return None
+    with grading.lock:
+        kept = grading.kept.pop(digest(run_, seed, bar, replay), None)
+    if isinstance(kept, OutOfBudget):
+        raise kept
+    return kept
+
+
+def kept_or_replayed(grading: GradingRun | None, run_: dict, seed: int, bar: dict, replay: Replay):
+    """The outcome the grading run kept of this run, else the replay's now (as a judge graded alone always does)."""
+    return taken(grading, run_, seed, bar, replay) or replay(run_, seed, bar)
 
 
 def _limit_cpu(seconds: float | None) -> None:
@@ -85,27 +121,8 @@ def _limit_cpu(seconds: float | None) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (whole, whole + 1))
 
 
-def _keep_out_of_budget(runs, replay: str, charged, when: str) -> None:
-    budget, _ = charged
-    said = OutOfBudget(f"the submission's time budget ({budget.seconds:g} s of CPU time, course.yml's "
-                       f"limits.submission_seconds) ran out {when}; the checks that spent it: {budget.spenders()}")
-    with _lock:
-        for run_, seed, bar in runs:
-            _kept[digest(run_, seed, bar, replay)] = said
-
-
-def taken(run_: dict, seed: int, bar: dict, replay: str) -> tuple[list, str | None] | None:
-    """The kept outcome of this exact run, removed from the keep, or None; raises ``OutOfBudget`` for a run the
-    budget left no time to audit."""
-    with _lock:
-        kept = _kept.pop(digest(run_, seed, bar, replay), None)
-    if isinstance(kept, OutOfBudget):
-        raise kept
-    return kept
-
-
-def replayer(name: str):
-    """The replay named ``"module:function"``: ``function(run, seed, bar as plain data)`` -> (episodes, failure)."""
+def replayer(name: str) -> Replay:
+    """In the audit process: the replay named ``module:function`` (``name_of``)."""
     module, function = name.split(":")
     return getattr(import_module(module), function)
 

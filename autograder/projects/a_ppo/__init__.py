@@ -1,6 +1,6 @@
 """Project A: PPO from its pieces on CartPole-v1 (D2L §15.2, §15.7.6 A)."""
 
-from autograder.checks import Project
+from autograder.project import Project
 from autograder.projects.a_ppo.pieces import GAE, Batch, ClippedSurrogateGradient, ValueEntropy
 from autograder.projects.a_ppo.update import Ratio, Update
 from autograder.projects.a_ppo.plots import plots

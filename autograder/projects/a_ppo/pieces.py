@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from pydantic import Field
 
-from autograder.checks import Bar, Check, Verdict, apart, close, difference, pairs
+from autograder.checks import Check, ToleranceBar, Verdict, pairs
+
+from autograder.comparisons import apart, close, difference
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
 from autograder.student import StudentError, as_array, as_float, describe
@@ -28,8 +29,7 @@ class GAE(Check):
     id = "A.gae"
     name = "GAE: lambda = 1 is reward-to-go minus V, lambda = 0 the TD error, any lambda the recursion"
 
-    class Bar(Bar):
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         fn, out = student.fn("gae"), []
@@ -149,8 +149,7 @@ class ClippedSurrogateGradient(Check):
     id = "A.clip_gradient"
     name = "Clipped surrogate: at theta_old its gradient is the plain policy gradient; beyond the clip it is zero"
 
-    class Bar(Bar):
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         fn = student.fn("clipped_surrogate")
@@ -188,8 +187,7 @@ class ValueEntropy(Check):
     id = "A.value_entropy"
     name = "Value loss and entropy bonus, with their gradients"
 
-    class Bar(Bar):
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         rng = np.random.default_rng(ctx.seed)

@@ -8,7 +8,8 @@ import numpy as np
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases, update_case
 from autograder.projects.a_ppo import pieces, update
-from autograder.student_kit.encode import call, encode, out_array, out_float
+from autograder.projects._shared.encode import call, encode, out_array, out_float
+from capstone_check import ppo_pieces, ppo_training
 
 
 def gae(ctx) -> dict:
@@ -86,6 +87,10 @@ def update_check(ctx) -> dict:
 def bar(ctx) -> dict:
     return {"kind": "a_bar", "bar": ctx.bar.model_dump(), "seeds": list(ctx.seeds)}
 
+
+# the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
+KINDS = {"a_batch": ppo_pieces.batch, "a_ratio": ppo_pieces.ratio, "a_update": ppo_pieces.update,
+         "a_bar": ppo_training.bar}
 
 SPECS = {"A.gae": gae, "A.batch": batch, "A.ratio": ratio, "A.clip_gradient": clip_gradient,
          "A.value_entropy": value_entropy, "A.update": update_check, "A.bar": bar}

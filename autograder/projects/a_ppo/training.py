@@ -12,7 +12,7 @@ from pydantic import Field
 
 from autograder.cascade import explained
 from autograder.config import validated_bar
-from autograder.checks import Check, Details, Malformed, Verdict, pairs
+from autograder.checks import Check, VerdictDetails, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions
 from autograder.projects._shared.replay import Departed, audit, departed_update, departure
@@ -73,7 +73,7 @@ class Bar450(Check):
         eval_episodes: int = Field(description="episodes the grader samples from each returned policy")
         last_updates: int = Field(description="last updates whose training returns are reported")
 
-    class Details(Details):
+    class Details(VerdictDetails):
         evaluated: list[float] = Field(description="per seed, the median return of the grader's own evaluation of the "
                                        "final policy (0 for a run whose updates did not all follow)")
         median: float = Field(description="the median of evaluated over the seeds, held to the bar's threshold")
@@ -91,13 +91,13 @@ class Bar450(Check):
     def on_shard(self, data, ctx):
         """Run by the grader as soon as one seed's child returns: audit its run now, in a process of its own."""
         for seed, run_ in zip(ctx.seeds, data.get("runs", [])):
-            audits.start(run_, seed, ctx.bar.model_dump(), REPLAY)
+            audits.start(ctx.grading, run_, seed, ctx.bar.model_dump(), replay_plain, self.id)
 
     def judge(self, data, ctx):
         bar = ctx.bar
         evaluated, curves, recent, departed, updates = [], [], [], [], []
         for seed, run_ in pairs(ctx.seeds, data["runs"], "seeds"):
-            episodes, actor, failure = audited(run_, seed, bar)
+            episodes, actor, failure = audited(run_, seed, bar, ctx.grading)
             updates.append(departed_update(failure))
             if failure:
                 departed.append(f"{ctx.seed_shown(seed)}: {failure}")
@@ -150,14 +150,11 @@ def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
     return replay(run_, seed, validated_bar(Bar450, bar, "projects.A.checks.A.bar"))
 
 
-REPLAY = f"{__name__}:replay_plain"  # what the audit process calls
-
-
-def audited(run_: dict, seed: int, bar) -> tuple[list, list | None, str | None]:
+def audited(run_: dict, seed: int, bar, grading=None) -> tuple[list, list | None, str | None]:
     """(episodes, the final actor, None), or ([], None, the departure): the outcome the grader kept
-    from its early audit of this very run (``audits``), else a replay now."""
+    from its early audit of this very run (in ``grading``, the grading run), else a replay now."""
     c, snapshots, _ = unpacked(run_, seed, bar)
-    episodes, failure = audits.taken(run_, seed, bar.model_dump(), REPLAY) or replay(run_, seed, bar)
+    episodes, failure = audits.kept_or_replayed(grading, run_, seed, bar.model_dump(), replay_plain)
     if failure:
         return [], None, failure
     agent = init_agent(np.random.default_rng(0), c["hidden"])

@@ -7,7 +7,8 @@ import numpy as np
 from pydantic import Field
 
 from autograder.cascade import Probe, explained
-from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, difference, require
+from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, require
+from autograder.comparisons import beyond, close, difference
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.student import StudentError, as_array
@@ -80,8 +81,7 @@ class Ratio(Check):
     id = "A.ratio"
     name = "The ratio: exp(new - old), and exactly 1 on the first minibatch of the first epoch"
 
-    class Bar(Bar):
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+    class Bar(ToleranceBar):
         first_minibatch_tolerance: float = Field(description="largest |ratio - 1| on ppo_update's first minibatch")
 
     def collect(self, student, ctx):

@@ -1,7 +1,9 @@
 """Project B: which PPO implementation details matter (D2L §15.7.6 B)."""
 
-from autograder.checks import Project
-from autograder.projects.b_ablations.ablation import AblationBar, Summary, Table
+from autograder.project import Project
+from autograder.projects.b_ablations.bar import AblationBar
+from autograder.projects.b_ablations.summary import Summary
+from autograder.projects.b_ablations.table import Table
 from autograder.projects.b_ablations.plots import plots
 from autograder.projects.b_ablations.switches import Defaults, Switches
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.projects.b_ablations.ablation import AblationBar
+from autograder.projects.b_ablations.bar import AblationBar
 from autograder.report.figures import figure, png, series
 from rlkit.plots import ablation_figure
 

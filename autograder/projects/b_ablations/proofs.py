@@ -136,27 +136,25 @@ def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
     return replay(run_, seed, ReplayBar.model_validate(bar))
 
 
-REPLAY = f"{__name__}:replay_plain"  # what the audit process calls
-
-
-def start_audits(data: dict, seeds, bar, replay_name: str = REPLAY) -> None:
-    """``on_shard``: audit one seed's runs now, in one process of the grader's (``_shared.audits``)."""
+def start_audits(data: dict, ctx, check_id: str, replay: audits.Replay) -> None:
+    """``on_shard``: audit one seed's runs now, in one process of the grader's (``_shared.audits``), with ``replay``:
+    the grader's re-runs (``replay_plain``) or the student's own runs (``replay_own``)."""
     for run in data.get("runs", []):
-        if isinstance(run, dict) and run.get("seed") in seeds and isinstance(run.get("settings"), dict):
-            audits.start_all([(r, run["seed"], replay_bar(bar).model_dump()) for r in run["settings"].values()],
-                             replay_name)
+        if isinstance(run, dict) and run.get("seed") in ctx.seeds and isinstance(run.get("settings"), dict):
+            audits.start_all(ctx.grading, [(r, run["seed"], replay_bar(ctx.bar).model_dump())
+                                           for r in run["settings"].values()], replay, check_id)
 
 
-def audited_scores(runs, seeds, names: list[str], bar, shown, replay_name: str = REPLAY) -> tuple[dict, list[str]]:
-    """({setting: [the course's metric per seed]}, []) from the judge's own replayed episodes, or (the scores so
-    far, the sentences of every run that departed, each led by ``shown(seed)`` and its setting). ``replay_name``
-    names the replay: the grader's re-runs (``REPLAY``) or the student's own runs (``OWN``)."""
+def audited_scores(runs, ctx, names: list[str], replay: audits.Replay) -> tuple[dict, list[str]]:
+    """({setting: [the course's metric per seed]}, []) from the judge's own replayed episodes (or the ones its early
+    audit kept), or (the scores so far, the sentences of every run that departed, each led by the seed as shown and
+    its setting); ``replay`` as for ``start_audits``."""
+    bar = ctx.bar
     rbar, scores, departed = replay_bar(bar), {name: [] for name in names}, []
-    for seed, name, run_ in list(seed_runs(runs, seeds, names)):
-        episodes, failure = (audits.taken(run_, seed, rbar.model_dump(), replay_name)
-                             or audits.replayer(replay_name)(run_, seed, rbar.model_dump()))
+    for seed, name, run_ in list(seed_runs(runs, ctx.seeds, names)):
+        episodes, failure = audits.kept_or_replayed(ctx.grading, run_, seed, rbar.model_dump(), replay)
         if failure:
-            departed.append(f"{shown(seed)}, {name}: {failure}")
+            departed.append(f"{ctx.seed_shown(seed)}, {name}: {failure}")
         score = oracle.training_score(per_update_returns(episodes, bar.n_updates)) if not failure else np.nan
         scores[name].append(score)
     return scores, departed
@@ -272,5 +270,3 @@ def pieces_departure(exc: Departed, bar) -> str:
             f"tolerance {most:g}). The table counts only runs made by the code you hand in, with pieces that update "
             "as the reference's do: fix them, then run `python ablation.py` again")
 
-
-OWN = f"{__name__}:replay_own"

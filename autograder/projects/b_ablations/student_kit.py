@@ -3,10 +3,12 @@ switches' outputs under every setting on the grader's fixed inputs, and the stat
 
 from __future__ import annotations
 
-from autograder.projects.b_ablations import ablation, oracle, switches
+from autograder.projects.b_ablations import crafted, oracle, switches
+from autograder.projects.b_ablations.summary import log_cases
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
-from autograder.checks import all_close
-from autograder.student_kit.encode import encode
+from autograder.comparisons import all_close
+from autograder.projects._shared.encode import encode
+from capstone_check import ablations as checker
 
 
 def defaults(ctx) -> dict:
@@ -32,14 +34,17 @@ def switch_settings(ctx) -> dict:
 
 
 def summary(ctx) -> dict:
-    scores, factors = ablation.score_cases(ctx.seed)
-    logs = ablation.log_cases()
+    scores, factors = crafted.score_cases(ctx.seed)
+    logs = log_cases()
     return {"kind": "b_summary", "names": ["baseline", *DETAILS],
             "settings": {name: flipped(None if name == "baseline" else name) for name in ["baseline", *DETAILS]},
             "logs": logs, "metric": [oracle.training_score([e["episode_return"] for e in log]) for log in logs],
             "scores": scores, "factors": factors, "summary": oracle.summarize(scores),
             "matters": [oracle.matters(scores, f) for f in factors], "tol": ctx.bar.tolerance}
 
+
+# the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
+KINDS = {"b_defaults": checker.defaults, "b_switches": checker.switches, "b_summary": checker.summary}
 
 SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": summary}
 PIECES = ("B.defaults", "B.switches", "B.summary")

@@ -8,7 +8,9 @@ import dataclasses
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Malformed, Verdict, all_close, require
+from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, require
+
+from autograder.comparisons import all_close
 from autograder.projects._shared.ppo.cases import gae_cases, update_case
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
@@ -235,8 +237,7 @@ class Switches(Check):
     credit = "per_case"  # a ninth of the points per switch, as B's README says
     name = "Each switch, flipped on fixed weights and a fixed batch, changes exactly what the reference's does"
 
-    class Bar(Bar):
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         run = student_run(student, ctx.seed)

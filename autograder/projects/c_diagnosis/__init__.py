@@ -1,6 +1,6 @@
 """Project C: diagnose faulty agents from their training logs (D2L §15.7.6 C)."""
 
-from autograder.checks import Project
+from autograder.project import Project
 from autograder.projects.c_diagnosis.pieces import Entropy, ExplainedVariance, KLClip, ReturnDrop, TDAndQ
 from autograder.projects.c_diagnosis.labels import DiagnoseRules, FreshRuns, OwnLabels, needs_secret
 from autograder.projects.c_diagnosis.command import add_commands

@@ -7,7 +7,7 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from autograder.checks import Bar, Check, Details, Malformed, Verdict, pairs
+from autograder.checks import Bar, Check, VerdictDetails, Malformed, Verdict, pairs
 from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan
 from autograder.student import StudentError, describe
 
@@ -91,7 +91,7 @@ class FreshRuns(Check):
     name = "diagnose names the fault of fresh runs the grader trains: every fault at two severities, and healthy"
     cost, per_seed = 12.0, True
 
-    class Details(Details):
+    class Details(VerdictDetails):
         counts: list[Count] = Field(description="runs per (truth, severity, label), sorted: counts only, in the "
                                     "figure too, so that no report tells which call of diagnose was which run")
 

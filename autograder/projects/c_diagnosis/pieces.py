@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from pydantic import Field
 
-from autograder.checks import Bar, Check, Verdict, close_where_defined, difference, pairs
+from autograder.checks import Check, ToleranceBar, Verdict, pairs
+
+from autograder.comparisons import close_where_defined, difference
 from autograder.projects.c_diagnosis import oracle
 from autograder.student import StudentError, as_array, describe
 
@@ -19,10 +20,6 @@ def stats(value, keys: tuple, what: str) -> dict:
     if not isinstance(value, dict) or set(value) != set(keys):
         raise StudentError(f"{what}: expected a dict with keys {', '.join(keys)}, found {describe(value)}", "invalid")
     return {key: float(raw_array(value[key], (), f"{what}['{key}']")) for key in keys}
-
-
-class Tolerance(Bar):
-    tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
 
 # ------------------------------------------------------------------------------------------------ policy diagnostics
@@ -41,7 +38,7 @@ def entropy_logits_cases(seed: int):
 class Entropy(Check):
     id = "C.entropy"
     name = "Policy entropy in nats, one-hot policies included, and the logits' magnitude"
-    Bar = Tolerance
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         H, M = student.fn("policy_entropy"), student.fn("logit_magnitude")
@@ -91,7 +88,7 @@ def ratio_cases(seed: int):
 class KLClip(Check):
     id = "C.kl_clip"
     name = "Approximate KL and clip fraction from old and new log-probabilities"
-    Bar = Tolerance
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         kl, cf = student.fn("approx_kl"), student.fn("clip_fraction")
@@ -134,7 +131,7 @@ def variance_cases(seed: int):
 class ExplainedVariance(Check):
     id = "C.explained_variance"
     name = "Explained variance of the critic, constant returns included"
-    Bar = Tolerance
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         fn = student.fn("explained_variance")
@@ -181,7 +178,7 @@ TD_KEYS, Q_KEYS = ("mean_abs", "max_abs", "relative"), ("vs_mc", "ratio_mc", "ab
 class TDAndQ(Check):
     id = "C.td_q"
     name = "TD-error statistics and Q-value overestimation against 1/(1-gamma) and Monte Carlo returns"
-    Bar = Tolerance
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         td_fn, q_fn = student.fn("td_error_stats"), student.fn("q_overestimation")
@@ -228,7 +225,7 @@ def curve_cases(seed: int):
 class ReturnDrop(Check):
     id = "C.return_drop"
     name = "Return stability after the peak"
-    Bar = Tolerance
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         fn = student.fn("return_drop")

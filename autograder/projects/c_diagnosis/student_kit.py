@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.projects.c_diagnosis import fresh, lines, oracle, pieces, run_plan
-from autograder.student_kit.encode import call, out_array, out_float
+from autograder.projects._shared.encode import call, out_array, out_float
+from capstone_check import diagnoses
 
 
 def entropy(ctx) -> dict:
@@ -81,6 +82,9 @@ def fresh_runs(ctx) -> dict:
     return {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",
             "_files": {"C.fresh_runs.npz": arrays}}
 
+
+# the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
+KINDS = {"c_fresh_runs": diagnoses.fresh_runs}
 
 SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": explained_variance, "C.td_q": td_q,
          "C.return_drop": return_drop, "C.fresh_runs": fresh_runs}

@@ -1,6 +1,6 @@
 """Project D: GRPO from REINFORCE on the four-prompt verifier toy (D2L §15.7.2–15.7.4, §15.7.6 D)."""
 
-from autograder.checks import Project
+from autograder.project import Project
 from autograder.projects.d_grpo.pieces import GroupClippedGradient, Enumeration, KLPenalty, Weights
 from autograder.projects.d_grpo.steps import GrpoStep, PriceExploit
 from autograder.projects.d_grpo.plots import plots

@@ -7,7 +7,9 @@ import itertools
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Malformed, Verdict, beyond, close, pairs
+from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, pairs
+
+from autograder.comparisons import beyond, close
 from autograder.projects.d_grpo import oracle
 from autograder.student import as_array
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
@@ -54,9 +56,8 @@ class Weights(Check):
     id = "D.weights"
     name = "Group weights: centred, standardized (GRPO), leave-one-out (RLOO)"
 
-    class Bar(Bar):
+    class Bar(ToleranceBar):
         groups: int = Field(description="reward groups (sizes 1 to 32) each weight function is called on")
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         out = {}
@@ -100,8 +101,7 @@ class KLPenalty(Check):
     id = "D.kl_penalty"
     name = "KL-to-reference penalty folded into the reward"
 
-    class Bar(Bar):
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         fn = student.fn("kl_penalized_reward")
@@ -201,9 +201,8 @@ class GroupClippedGradient(Check):
     id = "D.clip_gradient"
     name = "Clipped surrogate gradient: plain policy gradient at theta_old, none beyond the clip"
 
-    class Bar(Bar):
+    class Bar(ToleranceBar):
         cases: int = Field(description="samples and groups, spread over the clip's regions")
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
 
     def collect(self, student, ctx):
         fn = student.fn("clipped_surrogate_gradient")

@@ -7,7 +7,8 @@ import numpy as np
 from pydantic import Field
 
 from autograder.cascade import Probe, explained
-from autograder.checks import Bar, Check, Malformed, Verdict, close, pairs
+from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, pairs
+from autograder.comparisons import close
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
 from autograder.student import as_array, as_float
@@ -103,8 +104,7 @@ class GrpoStep(Check):
     id = "D.grpo_step"
     name = "One GRPO step: the chapter's group_step at one epoch, clipped epochs beyond"
 
-    class Bar(Bar):
-        tolerance: float = Field(description="largest gap from the reference: absolute below 1, relative above")
+    Bar = ToleranceBar
 
     def collect(self, student, ctx):
         step, out = student.fn("grpo_step"), []

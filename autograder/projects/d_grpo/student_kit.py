@@ -7,7 +7,8 @@ import itertools
 import numpy as np
 
 from autograder.projects.d_grpo import oracle, pieces, steps
-from autograder.student_kit.encode import call, encode, out_array, out_float, reward, rng, weight
+from autograder.projects._shared.encode import call, encode, out_array, out_float, reward, rng, weight
+from capstone_check import grpo_runs
 from rlkit.toy import N_PROMPTS, N_RESPONSES, policy
 
 
@@ -95,6 +96,10 @@ def chapter_tables(ctx) -> dict:
 def sweep(kind: str):
     return lambda ctx: {"kind": kind, "bar": ctx.bar.model_dump(), "seeds": list(ctx.seeds)}
 
+
+# the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
+KINDS = {"d_enumeration": grpo_runs.enumeration, "d_chapter_tables": grpo_runs.chapter_tables,
+         "d_k_sweep": grpo_runs.k_sweep, "d_beta_sweep": grpo_runs.beta_sweep}
 
 SPECS = {"D.weights": weights, "D.kl_penalty": kl_penalty, "D.enumeration": enumeration,
          "D.clip_gradient": clip_gradient, "D.grpo_step": grpo_step, "D.price_exploit": price_exploit,

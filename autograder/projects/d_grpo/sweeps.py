@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Details, Malformed, Verdict, apart, below, beyond, numbers, pairs
+from autograder.checks import Bar, Check, VerdictDetails, Malformed, Verdict, pairs
+
+from autograder.comparisons import apart, below, beyond, numbers
 from autograder.cascade import explained
 from autograder.projects.d_grpo.pieces import REWARDS
 from autograder.projects.d_grpo.steps import grpo_probes
@@ -75,7 +77,7 @@ class ChapterTables(Check):
         beta_table: dict[float, tuple[float, float, float]] = Field(description="chapter's rows: (sloppy, gold, hedge)")
         beta_tolerance: float = Field(description="largest gap from each printed entry of the beta table")
 
-    class Details(Details):
+    class Details(VerdictDetails):
         ks: list[int] = Field(description="the K-sweep's group sizes, as the bar's k_table lists them")
         k_success: list[float] = Field(description="per K, the success of the student's run (rng seed k_seed)")
         k_chapter: list[float] = Field(description="per K, the success the chapter prints")
@@ -118,7 +120,7 @@ class KSweep(Check):
         k1_tolerance: float = Field(description="largest gap of K = 1's success from no learning's (0.0624)")
         ceiling: float = Field(description="the success each K >= 4 must reach (the verifier's ceiling is 0.5)")
 
-    class Details(Details):
+    class Details(VerdictDetails):
         ks: list[int] = Field(description="the group sizes K, as the bar lists them")
         success: list[list[float]] = Field(description="per seed, per K, the success of the trained policy")
 
@@ -155,7 +157,7 @@ class BetaSweep(Check):
         suppressed_from: float = Field(description="the beta from which the hedge must be suppressed")
         hedge_suppressed_max: float = Field(description="largest hedge probability at beta >= suppressed_from")
 
-    class Details(Details):
+    class Details(VerdictDetails):
         betas: list[float] = Field(description="the KL weights beta, as the bar lists them")
         mean_rows: list[Row] = Field(description="per beta, (sloppy, gold, hedge) averaged over the seeds")
 

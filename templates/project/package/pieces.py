@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Verdict, close, pairs
+from autograder.checks import Bar, Check, Verdict, pairs
+from autograder.comparisons import close
 from autograder.projects.z_returns import oracle
 from autograder.student import as_array
 

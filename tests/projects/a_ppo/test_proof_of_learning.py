@@ -12,12 +12,13 @@ from threadpoolctl import threadpool_limits
 
 from autograder import paths
 from autograder.checks import Malformed
+from autograder.grading_run import GradingRun
 from autograder.projects._shared.proof import init_agent, sampled
 from autograder.projects._shared.replay import replayed
 from autograder.projects._shared import audits
 from autograder.projects.a_ppo import training
 from autograder.projects._shared.ppo.recording import recorded
-from autograder.projects.a_ppo.training import REPLAY, Bar450, reference_recipe, replay
+from autograder.projects.a_ppo.training import Bar450, reference_recipe, replay, replay_plain
 from conftest import grade_checks, mutate, write_submission
 from rlkit.categorical import log_softmax
 from rlkit.cartpole import Rollout, make_envs
@@ -203,10 +204,13 @@ def test_nothing_else_a_run_hands_back_enters_the_replay(course):
 
 def test_the_early_audit_keeps_what_the_judge_would_find_for_that_very_run(course):
     run_, bar = reference_run(course, 6, 3)
-    audits.start(run_, 6, bar.model_dump(), REPLAY)
-    assert audits.taken({**run_, "seed": 7}, 6, bar.model_dump(), REPLAY) is None  # another run finds nothing kept
-    kept = audits.taken(run_, 6, bar.model_dump(), REPLAY)
-    assert kept == replay(run_, 6, bar) and kept[1] is None and audits.taken(run_, 6, bar.model_dump(), REPLAY) is None
+    grading = GradingRun()
+    audits.start(grading, run_, 6, bar.model_dump(), replay_plain, "A.bar")
+    assert audits.taken(grading, {**run_, "seed": 7}, 6, bar.model_dump(), replay_plain) is None  # another run: none
+    assert audits.taken(GradingRun(), run_, 6, bar.model_dump(), replay_plain) is None  # another grading run: none
+    kept = audits.taken(grading, run_, 6, bar.model_dump(), replay_plain)
+    assert kept == replay(run_, 6, bar) and kept[1] is None
+    assert audits.taken(grading, run_, 6, bar.model_dump(), replay_plain) is None  # taken once
 
 
 def test_a_ratio_on_the_clips_edge_may_fall_on_either_side_and_no_other_may():

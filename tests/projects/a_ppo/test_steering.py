@@ -147,31 +147,33 @@ def a_run(course):
 
 
 def test_the_graders_audit_is_charged_to_the_submissions_budget(a_run):
-    from autograder.budget import Budget, charging
+    from autograder.grading_run import GradingRun
     from autograder.projects._shared import audits
-    from autograder.projects.a_ppo.training import REPLAY
+    from autograder.projects.a_ppo.training import replay_plain
+    from autograder.submission_budget import SubmissionBudget
 
     run_, seed, bar = a_run
-    budget = Budget(500)
-    with charging(budget, "A.bar (the grader's audit)"):
-        audits.start(run_, seed, bar.model_dump(), REPLAY)
+    budget = SubmissionBudget(500)
+    grading = GradingRun(budget)
+    audits.start(grading, run_, seed, bar.model_dump(), replay_plain, "A.bar")
     assert 0.5 <= 500 - budget.left() < 100 and budget.spenders().startswith("A.bar (the grader's audit) ")
-    assert audits.taken(run_, seed, bar.model_dump(), REPLAY)[1] is None
+    assert audits.taken(grading, run_, seed, bar.model_dump(), replay_plain)[1] is None
 
 
 @pytest.mark.parametrize("left", [0.0, 1.0])
 def test_an_audit_the_budget_cannot_pay_for_is_not_replayed_and_says_so(a_run, left):
     """With nothing left the audit is not started; with a second left it is stopped by its CPU limit. Either way the
     judge is told the budget ran out, and does not replay the run itself."""
-    from autograder.budget import Budget, OutOfBudget, charging
+    from autograder.grading_run import GradingRun
     from autograder.projects._shared import audits
-    from autograder.projects.a_ppo.training import REPLAY
+    from autograder.projects.a_ppo.training import replay_plain
+    from autograder.submission_budget import OutOfBudget, SubmissionBudget
 
     run_, seed, bar = a_run
-    budget = Budget(100)
+    budget = SubmissionBudget(100)
     budget.charge("A.update", 100 - left)
-    with charging(budget, "A.bar (the grader's audit)"):
-        audits.start(run_, seed, bar.model_dump(), REPLAY)
+    grading = GradingRun(budget)
+    audits.start(grading, run_, seed, bar.model_dump(), replay_plain, "A.bar")
     with pytest.raises(OutOfBudget, match=r"ran out (before|during) the grader's audit.*: A\.update (99|100) s"):
-        audits.taken(run_, seed, bar.model_dump(), REPLAY)
+        audits.taken(grading, run_, seed, bar.model_dump(), replay_plain)
     assert budget.left() <= 0

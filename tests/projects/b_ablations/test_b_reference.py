@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from autograder import paths
-from autograder.checks import all_close
+from autograder.comparisons import all_close
 from autograder.cli import main
 from autograder.config import load_course
 from autograder.grading import grade

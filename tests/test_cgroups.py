@@ -1,5 +1,5 @@
 """A check's budget covers every process it starts: memory, processes and disk are counted for the check as a whole,
-not per process or per file, whoever the processes run as (``autograder/sandbox/budget.py``)."""
+not per process or per file, whoever the processes run as (``autograder/sandbox/cgroups.py``)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from autograder.config import Limits
-from autograder.sandbox import budget, user
+from autograder.sandbox import cgroups, user
 from test_adversarial import CHEAP, in_kl, processes_with, tight
 from conftest import grade_checks
 
-ENFORCED = not isinstance(budget._usable(), str)
+ENFORCED = not isinstance(cgroups._usable(), str)
 needs_cgroups = pytest.mark.skipif(not ENFORCED, reason=f"per-check budgets need root and cgroups: "
-                                                        f"{budget._usable() if not ENFORCED else ''}")
+                                                        f"{cgroups._usable() if not ENFORCED else ''}")
 
 # Four processes of 300 MB each, every page touched, all alive at once: the check then returns the right answer.
 HOLD_TOGETHER = """    import subprocess, sys, time
@@ -73,28 +73,28 @@ def test_a_process_bomb_is_capped_where_children_keep_root(tmp_path, course, mon
 def test_the_budget_leaves_no_group_or_mount_behind(tmp_path, course, monkeypatch):
     """Every home this grading mounted is gone once it ends (homes graded elsewhere on the machine at the same time,
     by another test worker or grader, are not this grading's to judge)."""
-    homes, mount_home = [], budget.Budget.mount_home
+    homes, mount_home = [], cgroups.CheckGroup.mount_home
 
     def recorded(self, home, uid):
         homes.append(f" {home} ")
         return mount_home(self, home, uid)
 
-    monkeypatch.setattr(budget.Budget, "mount_home", recorded)
+    monkeypatch.setattr(cgroups.CheckGroup, "mount_home", recorded)
     grade_checks(in_kl(tmp_path, FILL_THE_DISK), tight(course, disk_mb=64), CHEAP)
-    bases = budget._usable()
-    assert not [p for base in bases.values() for p in base.glob(f"autograder-{budget._run}-*")]
+    bases = cgroups._usable()
+    assert not [p for base in bases.values() for p in base.glob(f"autograder-{cgroups._run}-*")]
     assert homes  # each check's child had a home
     assert not [line for line in Path("/proc/self/mountinfo").read_text().splitlines()
                 if any(home in line for home in homes)]
 
 
 def test_where_the_budget_cannot_be_kept_it_says_what_is_not_enforced(monkeypatch):
-    monkeypatch.setattr(budget, "_usable", lambda: "no cgroup hierarchy with the memory and pids controllers")
-    held = budget.Budget(Limits(wall_seconds=1, memory_mb=100))
+    monkeypatch.setattr(cgroups, "_usable", lambda: "no cgroup hierarchy with the memory and pids controllers")
+    held = cgroups.CheckGroup(Limits(wall_seconds=1, memory_mb=100))
     assert held.join == [] and "memory_mb binds each process alone" in held.missing[0]
-    budget.say_once.cache_clear()
+    cgroups.say_once.cache_clear()
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
-        budget.say_once(tuple(held.missing))
-        budget.say_once(tuple(held.missing))
+        cgroups.say_once(tuple(held.missing))
+        cgroups.say_once(tuple(held.missing))
     assert len(said) == 1 and "not enforced here" in str(said[0].message)

@@ -126,7 +126,7 @@ def _write(path: Path, value: str, required: bool = True) -> None:
             raise
 
 
-class Budget:
+class CheckGroup:
     """One check's cgroup(s) and home tmpfs. ``join`` are the files the child writes its pid to before exec;
     ``missing`` what is not enforced (empty when all is)."""
 

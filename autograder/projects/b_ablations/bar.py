@@ -1,0 +1,99 @@
+"""Project B's B.bar: the chapter's bar on the grader's own re-run with the chosen seeds, every run replayed update
+by update by the judge (``proofs``) on the grader's machine; a run that does not follow from the pieces scores 0."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from autograder.checks import Check, Verdict, VerdictDetails, require
+from autograder.projects._shared.ppo.recording import ReplayBar
+from autograder.projects._shared.replay import departed_update
+from autograder.projects.b_ablations import oracle, proofs
+from autograder.projects.b_ablations.choices import choices, collected_choices
+
+
+class RunBar(ReplayBar):
+    factors: int = Field(description="how many details a student ablates")
+
+
+DEPARTED = {"departed", "departed_update"}  # B.bar's details when a run did not follow from the pieces
+
+
+def departed_verdict(departed: list[str], what: str) -> Verdict:
+    """Score 0: some run of the re-run did not follow from the student's pieces; the first two named, and how many."""
+    more = f"; and {len(departed) - 2} more runs" if len(departed) > 2 else ""
+    first = next((u for u in map(departed_update, departed) if u is not None), None)
+    return Verdict(0.0, f"no {what} can be credited whose runs do not all follow from your pieces: "
+                   + "; ".join(departed[:2]) + more, {"departed": len(departed), "departed_update": first})
+
+
+class Factor(BaseModel):
+    """One ablated detail in B.bar's re-run."""
+
+    model_config = ConfigDict(extra="forbid")
+    change: float = Field(description="how far flipping it moves the median of the metric")
+    spread: float = Field(description="the seed spread it must beat: the larger of its and the baseline's max - min")
+    matters: bool = Field(description="whether the change is beyond the spread (the chapter's bar)")
+
+
+class AblationBar(Check):
+    id = "B.bar"
+    # its own re-runs, of settings named from the catalogue; how many of them, and from which update, did not follow
+    grader_details = ("scores", "named", "factors", "seeds", "departed", "departed_update")
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
+    name = ("The chapter's bar on the grader's re-run: a factor moves the median beyond the seed spread, and you "
+            "named it")
+    cost, per_seed = 20.0, True
+    Bar = RunBar
+
+    class Details(VerdictDetails):
+        """The verdict's details (not the PPO details the project ablates): the re-run's results, or, when a run did
+        not follow from the pieces, how many did not, and nothing else."""
+
+        scores: dict[str, list[float]] | None = Field(None, description="per setting (the baseline and each ablated "
+                                                      "detail), the course's metric per seed from the grader's replay")
+        named: list[str] | None = Field(None, description="the details the student's conclusion names")
+        factors: dict[str, Factor] | None = Field(None, description="per ablated detail, its effect against the spread")
+        seeds: str | None = Field(None, description="the seeds of the re-run, as a message may name them")
+        departed: int | None = Field(None, description="how many runs did not follow from the pieces")
+        departed_update: int | None = Field(None, description="the update of the first run that did not follow")
+
+        @model_validator(mode="after")
+        def one_kind(self):
+            """Either the re-run's four results or ``departed`` alone, as the judge writes them."""
+            fields = self.model_fields_set
+            if fields != {"scores", "named", "factors", "seeds"} and not {"departed"} <= fields <= DEPARTED:
+                raise ValueError("expected scores, named, factors and seeds, or departed (and its first update) alone")
+            return self
+
+    def collect(self, student, ctx):
+        ablated, named = choices(student, ctx.bar.factors)
+        return {"runs": [proofs.recorded_runs(student, ["baseline", *ablated], ctx.seed, ctx.bar)],
+                "ablated": [ablated], "named": [named]}
+
+    def on_shard(self, data, ctx):
+        """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
+        proofs.start_audits(data, ctx, self.id, proofs.replay_plain)
+
+    def judge(self, data, ctx):
+        ablated, named = collected_choices(data, ctx.bar.factors)
+        scores, departed = proofs.audited_scores(require(data, "runs", list), ctx, ["baseline", *ablated],
+                                                 proofs.replay_plain)
+        if departed:
+            return departed_verdict(departed, "ablation")
+        factors = [name for name in scores if name != "baseline"]
+        clearing = [f for f in factors if oracle.matters(scores, f)]
+        rows = {f: {"change": oracle.effect(scores, f), "spread": oracle.spread(scores, f),
+                    "matters": f in clearing} for f in factors}
+        details = {"scores": scores, "named": named, "factors": rows, "seeds": ctx.seeds_shown()}
+        figures = "; ".join(f"{f}: median {rows[f]['change']:+.1f} vs spread {rows[f]['spread']:.1f}" for f in factors)
+        failures = []
+        if not clearing:
+            failures.append(f"no ablated detail moves the median beyond the seed spread on {ctx.seeds_shown()} "
+                            f"({figures})")
+        missed = [f for f in named if f not in clearing]
+        if missed:
+            failures.append(f"you named {', '.join(missed)}, which does not clear the bar in the grader's re-run "
+                            f"({figures})")
+        return Verdict.of(failures, 2, f"{', '.join(named)} clears the bar on {ctx.seeds_shown()} ({figures})",
+                          **details)

@@ -1,0 +1,94 @@
+"""Project B's B.table: the student's results table against their own runs (``runs.npz``), each replayed update by
+update by the judge (``proofs``), so its numbers never depend on which CPU made them."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import Field
+
+from autograder.checks import Check, Verdict, require
+from autograder.comparisons import close
+from autograder.projects.b_ablations import oracle, proofs
+from autograder.projects.b_ablations.bar import RunBar, departed_verdict
+from autograder.projects.b_ablations.choices import choices, collected_choices
+from autograder.projects.b_ablations.summary import close_table, plain_table
+from autograder.student import StudentError
+
+TABLE = "results.json"
+
+
+class TableBar(RunBar):
+    tolerance: float = Field(description="largest gap between the table's scores and the judge's on the same episodes")
+    pieces_tolerance: float = Field(description="largest gap per parameter between the reference's replay of an "
+                                    "update and what the folder's own pieces make of it from the same state")
+    pieces_moment_tolerance: float = Field(description="largest relative gap in Adam's v between the two")
+
+
+class Table(Check):
+    id = "B.table"
+    credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
+    name = ("Your results table is what your own runs (runs.npz) scored, each replayed update by update by the grader "
+            "on the public seeds (baseline and named factors)")
+    cost, per_seed, fixed_seeds = 8.0, True, "public"
+    Bar = TableBar
+
+    def collect(self, student, ctx):
+        path = student.folder / TABLE
+        if not path.is_file():
+            raise StudentError(f"expected {TABLE} beside ablation.py (run `python ablation.py` to write it)", "missing")
+        try:
+            table = json.loads(path.read_text()[:1_000_000])
+        except ValueError as exc:
+            raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
+        ablated, named = choices(student, ctx.bar.factors)
+        return {"runs": [proofs.own_runs(student, ["baseline", *named], ctx.seed, ctx.bar)],
+                "table": [table], "ablated": [ablated], "named": [named]}
+
+    def on_shard(self, data, ctx):
+        """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
+        proofs.start_audits(data, ctx, self.id, proofs.replay_own)
+
+    def judge(self, data, ctx):
+        """The judge's replay of the student's own runs is the truth; results.json is only compared with it. Its rows
+        the grader replayed earn their share when they match; its form (every ablated row present, a summary of its own
+        scores) earns its two cases only for a table whose replayed rows all match, so a made-up table earns
+        nothing."""
+        ablated, named = collected_choices(data, ctx.bar.factors)
+        grader, departed = proofs.audited_scores(require(data, "runs", list), ctx, ["baseline", *named],
+                                                 proofs.replay_own)
+        if departed:
+            return departed_verdict(departed, "table")
+        table, tol = (data.get("table") or [None])[0], ctx.bar.tolerance
+        theirs = table.get("scores") if isinstance(table, dict) else None
+        if not isinstance(theirs, dict):
+            return Verdict(0.0, f"{TABLE} should hold 'scores': {{setting: [score per seed]}}, as save_results writes")
+        wrong = [f"{name}: your table says {theirs.get(name)}, your runs in {proofs.RUNS} on {ctx.seeds_shown()}, "
+                 f"replayed by the grader, score {[round(w, 3) for w in want]}" for name, want in grader.items()
+                 if not isinstance(theirs.get(name), list) or not close(theirs.get(name), want, tol)]
+        form = []
+        missing = [name for name in ["baseline", *ablated] if name not in theirs]
+        if missing:
+            form.append(f"{TABLE} has no scores for {', '.join(missing)}; it should hold the baseline and all "
+                        "your ablated() details")
+        summary = plain_table(table.get("summary")) if isinstance(table.get("summary"), dict) else {}
+        if not _summarizes(summary, theirs, len(ctx.seeds)):
+            form.append(f"the table's summary should be the median, min and max of its own scores, per setting, "
+                        f"over the {len(ctx.seeds)} seeds")
+        if not wrong and not form:
+            return Verdict(1.0, f"the baseline and your named factors are what your runs scored on "
+                           f"{ctx.seeds_shown()}, replayed by the grader, and the summary matches the scores",
+                           {"scores": grader})
+        credited = len(grader) - len(wrong) + (0 if wrong else 2 - len(form))
+        note = " (the table's form counts only for a table whose replayed rows all match)" if wrong else ""
+        shown = "; ".join((wrong + form)[:3]) + note
+        return Verdict(credited / (len(grader) + 2), shown, {"scores": grader})
+
+
+def _summarizes(summary: dict, scores: dict, n_seeds: int) -> bool:
+    """Whether ``summary`` is the median/min/max of ``scores``, each a list of ``n_seeds`` numbers."""
+    try:
+        rows = {k: [float(x) for x in v] for k, v in scores.items() if len(v) == n_seeds}
+    except (TypeError, ValueError):
+        return False
+    return len(rows) == len(scores) and close_table(summary, oracle.summarize(rows), 1e-9)
