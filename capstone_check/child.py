@@ -67,7 +67,8 @@ def run(request: dict) -> dict:
         return {"status": "error", "fraction": 0.0,
                 "message": "the checker itself failed on this check; please tell the instructor. "
                            + traceback.format_exc(limit=-2).strip().splitlines()[-1]}
-    return {"status": "ok", "fraction": verdict.fraction, "message": verdict.message}
+    basis = {} if verdict.basis is None else {"basis": verdict.basis}
+    return {"status": "ok", "fraction": verdict.fraction, "message": verdict.message, **basis}
 
 
 def main() -> None:

@@ -15,12 +15,27 @@ def waiting(spec: dict, rows: dict, wanted: list[str]) -> bool:
     return any(cid in wanted and cid not in rows for cid in spec.get("builds_on", ()))
 
 
+def holds(row) -> bool:
+    """Whether what the course's training uses of ``row``'s piece passes: the row passes, or its check found it fails
+    only in what the training does not use (A.update's entropy bonus, which every graded run sets to 0)."""
+    return row.passed if row.basis is None else row.basis
+
+
 def failing(spec: dict, rows: dict) -> list[str] | None:
-    """The rows ``spec`` builds on that fail here; None when one of them was not run."""
+    """The rows ``spec`` builds on whose failure here reaches the training; None when one of them was not run."""
     builds_on = spec.get("builds_on", ())
     if any(cid not in rows for cid in builds_on):
         return None
-    return [cid for cid in builds_on if not rows[cid].passed]
+    return [cid for cid in builds_on if not holds(rows[cid])]
+
+
+def aside(spec: dict, rows: dict) -> str:
+    """The rows ``spec`` builds on that fail here only in what the training does not use, said as such."""
+    spared = [cid for cid in spec.get("builds_on", ()) if cid in rows and not rows[cid].passed and holds(rows[cid])]
+    if not spared:
+        return ""
+    verb = "fails" if len(spared) == 1 else "fail"
+    return f" as far as the training uses them: {names(spared)} {verb} only in what the course's runs do not use"
 
 
 def predicted(row, spec: dict, rows: dict) -> float | None:
@@ -49,4 +64,4 @@ def said(row, spec: dict, rows: dict) -> str:
         return f"{text}: {names(failed)} {verb} here, so final grading will not credit this (predicted 0/{points})"
     worth = points if row.final_only else f"{row.score:g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
-    return f"{text}: {they} here (predicted {worth}/{points})"
+    return f"{text}: {they} here{aside(spec, rows)} (predicted {worth}/{points})"

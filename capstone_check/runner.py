@@ -47,6 +47,7 @@ class Row:
     message: str
     seconds: float
     final_only: bool = False  # not run here: it needs the reference at run time
+    basis: bool | None = None  # whether what training uses of the piece passes, where a check tells (prediction.py)
 
 
 FINAL_ONLY = "left to final grading: it needs what this kit does not hold"
@@ -100,7 +101,7 @@ def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
     if spec["credit"] == "all_or_nothing" and fraction < 1.0:
         fraction = 0.0
     return Row(check, spec["name"], spec["points"], round(spec["points"] * fraction, 2), fraction >= 1.0,
-               result["message"] + spec.get("note", ""), seconds)
+               result["message"] + spec.get("note", ""), seconds, basis=result.get("basis"))
 
 
 def _decided(spec: dict, results: list[dict]) -> dict:

@@ -4,9 +4,26 @@ points and predicted whole only when what it builds on passes, and the total say
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import paths
+from autograder.config import load_course
+from autograder.projects._shared.ppo import oracle
+from autograder.projects._shared.ppo.cases import update_case
+from autograder.projects.a_ppo.student_kit import TRAINED_ENT_COEF, UPDATE_READS
+from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR
+from autograder.student_kit import build
 from capstone_check.cli import row_line, total_lines
 from capstone_check.prediction import predicted, said
 from capstone_check.runner import FINAL_ONLY, Row
+from conftest import copy_reference, mutate
+from mutants import ALL
+from rlkit.nn import Adam, flatten
 
 PIECES = ("A.gae", "A.batch")
 SPECS = {"A.gae": {}, "A.batch": {},
@@ -60,3 +77,75 @@ def test_a_row_left_to_final_grading_that_builds_on_nothing_is_predicted_whole_a
     assert predicted(row, spec, {}) == 3
     assert row_line(row, spec, {}).endswith("----  left to final grading: predicted whole if your labels are your "
                                             "diagnosis's")
+
+
+def test_a_piece_that_fails_only_where_training_does_not_reach_leaves_the_run_predicted_whole():
+    """A.update fails (its entropy bonus is wrong) but the update the course's runs make, without the bonus, is
+    right: the replay follows, so the run is predicted as it scored, and the line says why."""
+    found = rows(gae_passes=True)
+    found["A.batch"] = Row("A.batch", "batch", 1, 0, False, "'values' is wrong", 1.0, basis=True)
+    assert predicted(found["A.bar"], SPECS["A.bar"], found) == 6
+    line = row_line(found["A.bar"], SPECS["A.bar"], found)
+    assert "A.batch fails only in what the course's runs do not use (predicted 6/6)" in line
+    found["A.batch"] = Row("A.batch", "batch", 1, 0, False, "'obs' is wrong", 1.0, basis=False)
+    assert predicted(found["A.bar"], SPECS["A.bar"], found) == 0
+
+
+# ------------------------------------------------------------------ what A's piece checks tell of the training
+
+
+@pytest.fixture(scope="module")
+def a_expected(tmp_path_factory) -> dict:
+    kit = build(paths.KIT_ROOT, tmp_path_factory.mktemp("prediction") / "kit", ["A"])
+    return json.loads((kit / "capstone_check" / "expected" / "A.json").read_text())["checks"]
+
+
+def _verdict(tmp_path: Path, spec: dict, mutant: str | None):
+    from capstone_check.ppo_pieces import batch, update
+    from capstone_check.student import Student
+
+    root = copy_reference(tmp_path, "A_ppo")
+    if mutant is not None:
+        planted = next(m for m in ALL if m.name == mutant)
+        source = (root / "A_ppo" / "ppo.py").read_text()
+        (root / "A_ppo" / "ppo.py").write_text(mutate(source, planted.old, planted.new))
+    sys.modules.pop("ppo", None)
+    try:
+        return {"a_batch": batch, "a_update": update}[spec["kind"]](Student(root / "A_ppo", ["ppo"]), spec)
+    finally:
+        sys.modules.pop("ppo", None)
+        sys.path.remove(str((root / "A_ppo").resolve()))
+
+
+@pytest.mark.parametrize("check, mutant, basis", [
+    ("A.update", None, None),
+    ("A.update", "entropy bonus descended instead of ascended", True),
+    ("A.update", "value loss without vf_coef", False),
+    ("A.batch", None, True),
+    ("A.batch", "batch values are V(s_{t+1})", True),
+    ("A.batch", "reset steps left in the batch", False),
+])
+def test_a_piece_check_tells_whether_what_training_uses_of_it_passes(a_expected, tmp_path, check, mutant, basis):
+    verdict = _verdict(tmp_path, a_expected[check], mutant)
+    assert (verdict.fraction == 1.0) == (mutant is None)
+    assert verdict.basis is basis
+
+
+def test_what_the_prediction_assumes_of_training_is_what_the_course_trains_with():
+    """The entropy bonus's weight every graded run uses, and the batch keys the reference's update reads: an update
+    on a batch whose other keys are noise is the same update."""
+    course = load_course(paths.COURSE_FILE, private=False)
+    assert course.projects["A"].checks["A.bar"].bar["hyperparameters"]["ent_coef"] == TRAINED_ENT_COEF
+    _, batch_ = update_case(0, RETURN_SCALE)
+    unread = {key: value if key in UPDATE_READS else np.random.default_rng(1).normal(size=np.shape(value))
+              for key, value in batch_.items()}
+    assert set(unread) - set(UPDATE_READS), "the case's batch has no key the update leaves unread"
+    given, noise = _reference_update(batch_), _reference_update(unread)
+    assert all(np.array_equal(a, b) for a, b in zip(given, noise))
+
+
+def _reference_update(batch_: dict) -> list:
+    agent, _ = update_case(0, RETURN_SCALE)
+    optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
+    oracle.ppo_update(agent, optimizer, batch_, UPDATE_CONFIG, np.random.default_rng(0))
+    return flatten(agent["actor"]) + flatten(agent["critic"])

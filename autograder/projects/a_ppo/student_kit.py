@@ -25,10 +25,18 @@ def gae(ctx) -> dict:
             "across terminations, truncations and segment ends"}
 
 
+# What a training run takes from the pieces, for predicting A.bar when a piece's check fails only elsewhere: the keys
+# of the batch ppo_update reads ('values' feeds the logged explained variance alone), and the entropy bonus's weight
+# every graded run trains with (course.yml's hyperparameters; tests/test_kit_prediction.py compares the two)
+UPDATE_READS = ("obs", "actions", "logp", "advantages", "returns")
+TRAINED_ENT_COEF = 0.0
+
+
 def batch(ctx) -> dict:
     segment, adv, ret = pieces.segment_case(ctx.seed)
     return {"kind": "a_batch", "args": encode([segment, adv, ret]), "keys": BATCH_KEYS,
-            "want": encode(expected_batch(segment, adv, ret)), "resets": int((~segment.valid).sum())}
+            "want": encode(expected_batch(segment, adv, ret)), "resets": int((~segment.valid).sum()),
+            "trained_on": list(UPDATE_READS)}
 
 
 def ratio(ctx) -> dict:
@@ -78,9 +86,12 @@ def value_entropy(ctx) -> dict:
 def update_check(ctx) -> dict:
     agent, batch_ = update_case(ctx.seed, update.RETURN_SCALE)
     want = update.reference_update(ctx.seed)
+    trained = {**update.UPDATE_CONFIG, "ent_coef": TRAINED_ENT_COEF}
+    want_trained = update.reference_update(ctx.seed, config=trained)
     return {"kind": "a_update", "agent": encode(agent), "batch": encode(batch_), "config": update.UPDATE_CONFIG,
             "lr": update.UPDATE_LR, "seed": ctx.seed, "want": encode({net: list(want[net]) for net in want}),
-            "tol": ctx.bar.tolerance}
+            "tol": ctx.bar.tolerance,
+            "trained": {"config": trained, "want": encode({net: list(want_trained[net]) for net in want_trained})}}
 
 
 def bar(ctx) -> dict:
