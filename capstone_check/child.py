@@ -25,6 +25,8 @@ KINDS = {  # a check's kind in the expected-values file -> the function that run
     "b_switches": "capstone_check.ablations:switches",
     "b_summary": "capstone_check.ablations:summary",
     "c_fresh_runs": "capstone_check.diagnoses:fresh_runs",
+    "c_at_the_lines": "capstone_check.diagnoses:at_the_lines",  # probes: what a row left to final grading is
+    "c_own_labels": "capstone_check.diagnoses:own_labels",  # predicted from
 }
 
 
@@ -48,6 +50,8 @@ def run(request: dict) -> dict:
     from capstone_check.student import Student, StudentError
 
     spec = json.loads(Path(request["expected"]).read_text())["checks"][request["check"]]
+    if request.get("probe"):  # a row left to final grading: the public evidence it is predicted from
+        spec = spec["probe"]
     spec["_dir"] = str(Path(request["expected"]).parent)  # where the check's recorded files are
     try:
         student = Student(Path(request["folder"]), request["modules"])

@@ -46,22 +46,32 @@ def predicted(row, spec: dict, rows: dict) -> float | None:
         return None
     if failed:
         return 0.0
-    return row.points if row.final_only else row.score
+    return foreseen(row, spec) if row.final_only else row.score
+
+
+def foreseen(row, spec: dict) -> float:
+    """A row left to final grading: whole, or the share its public evidence earns, as the row's credit counts it."""
+    if row.foreseen is None:
+        return row.points
+    share = 0.0 if spec.get("credit") == "all_or_nothing" and row.foreseen < 1 else row.foreseen
+    return round(row.points * share, 2)
 
 
 def said(row, spec: dict, rows: dict) -> str:
     """What final grading adds to ``row`` and what this run already tells of it ('' for a row it adds nothing to)."""
     if "adds" not in spec:
         return ""
+    evidence = f"; {row.evidence}" if row.evidence else ""
+    points = f"{row.points:g}"
     if not spec["builds_on"]:
-        return spec["adds"]
+        return f"{spec['adds']}{evidence} (predicted {foreseen(row, spec):g}/{points})"
     text = f"{spec['adds']} {names(spec['builds_on'])}"
-    failed, points = failing(spec, rows), f"{row.points:g}"
+    failed = failing(spec, rows)
     if failed is None:
         return f"{text}; run every check of {row.check[0]} to see whether they do"
     if failed:
         verb = "fails" if len(failed) == 1 else "fail"
         return f"{text}: {names(failed)} {verb} here, so final grading will not credit this (predicted 0/{points})"
-    worth = points if row.final_only else f"{row.score:g}"
+    worth = f"{foreseen(row, spec):g}" if row.final_only else f"{row.score:g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
-    return f"{text}: {they} here{aside(spec, rows)} (predicted {worth}/{points})"
+    return f"{text}: {they} here{aside(spec, rows)}{evidence} (predicted {worth}/{points})"

@@ -5,6 +5,7 @@ points and predicted whole only when what it builds on passes, and the total say
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -76,7 +77,25 @@ def test_a_row_left_to_final_grading_that_builds_on_nothing_is_predicted_whole_a
     row = Row("C.own_labels", "own", 3, 0, False, FINAL_ONLY, 0.0, final_only=True)
     assert predicted(row, spec, {}) == 3
     assert row_line(row, spec, {}).endswith("----  left to final grading: predicted whole if your labels are your "
-                                            "diagnosis's")
+                                            "diagnosis's (predicted 3/3)")
+
+
+def test_a_row_left_to_final_grading_is_predicted_from_its_public_evidence_as_its_credit_counts_it():
+    """C.own_labels earns a share per log, C.diagnose_rules all or nothing: a probe's 1 of 3 predicts 1 point of
+    3 for the one, and 7 of 8 logs right predicts nothing for the other; the line quotes the evidence."""
+    spec = {"adds": "left to final grading: predicted from", "builds_on": (), "credit": "per_case"}
+    row = Row("C.own_labels", "own", 3, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=1 / 3,
+              evidence="`my_labels` names 1 of your 3 logs as your `diagnose` does")
+    assert predicted(row, spec, {}) == 1
+    assert row_line(row, spec, {}).endswith("1 of your 3 logs as your `diagnose` does (predicted 1/3)")
+    rules = {"adds": "left to final grading, as checked by", "builds_on": ("C.fresh_runs",),
+             "credit": "all_or_nothing"}
+    fresh = {"C.fresh_runs": Row("C.fresh_runs", "fresh", 5, 5, True, "all right", 1.0)}
+    row = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=7 / 8,
+              evidence="`diagnose` labels 7 of the public seed's 8 logs at the course's lines right")
+    assert predicted(row, rules, fresh) == 0
+    assert "it passes here; `diagnose` labels 7 of the public seed's 8" in row_line(row, rules, fresh)
+    assert row_line(row, rules, fresh).endswith("(predicted 0/2)")
 
 
 def test_a_piece_that_fails_only_where_training_does_not_reach_leaves_the_run_predicted_whole():
@@ -149,3 +168,40 @@ def _reference_update(batch_: dict) -> list:
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
     oracle.ppo_update(agent, optimizer, batch_, UPDATE_CONFIG, np.random.default_rng(0))
     return flatten(agent["actor"]) + flatten(agent["critic"])
+
+
+# ------------------------------------------------------- what C's rows left to final grading are predicted from
+
+
+@pytest.fixture(scope="module")
+def c_expected(tmp_path_factory) -> tuple[dict, Path]:
+    kit = build(paths.KIT_ROOT, tmp_path_factory.mktemp("prediction") / "kit", ["C"])
+    expected = kit / "capstone_check" / "expected"
+    return json.loads((expected / "C.json").read_text())["checks"], expected
+
+
+@pytest.mark.parametrize("check, mutant", [
+    ("C.diagnose_rules", None), ("C.diagnose_rules", "diagnose reads the critic before the policy"),
+    ("C.own_labels", None), ("C.own_labels", "each verdict filed under the next log's name"),
+])
+def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fails(c_expected, tmp_path, check,
+                                                                                   mutant):
+    from capstone_check.diagnoses import at_the_lines, own_labels
+    from capstone_check.student import Student
+
+    checks, expected = c_expected
+    probe = {**checks[check]["probe"], "_dir": str(expected)}
+    root = copy_reference(tmp_path, "C_diagnosis")
+    shutil.copytree(paths.SOLUTIONS / "C_diagnosis" / "logs", root / "C_diagnosis" / "logs", dirs_exist_ok=True)
+    if mutant is not None:
+        planted = next(m for m in ALL if m.name == mutant)
+        path = root / "C_diagnosis" / planted.module
+        path.write_text(mutate(path.read_text(), planted.old, planted.new))
+    sys.modules.pop("diagnostics", None)
+    try:
+        student = Student(root / "C_diagnosis", ["diagnostics"])
+        verdict = {"c_at_the_lines": at_the_lines, "c_own_labels": own_labels}[probe["kind"]](student, probe)
+    finally:
+        sys.modules.pop("diagnostics", None)
+        sys.path.remove(str((root / "C_diagnosis").resolve()))
+    assert (verdict.fraction == 1.0) == (mutant is None), verdict.message

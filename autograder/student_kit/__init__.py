@@ -53,6 +53,14 @@ def final_grading(pid: str) -> dict:
     return getattr(_kit_module(pid), "FINAL_GRADING", {})
 
 
+def _final(final: dict, cid: str, ctx) -> dict:
+    """What final grading adds to row ``cid`` and the rows it builds on; where the row has a ``probe`` (a function of
+    the public context), what it makes: the public seeds' evidence the checker predicts the row from."""
+    entry = dict(final.get(cid, {}))
+    probe = entry.pop("probe", None)
+    return {**entry, **(probe(ctx) if probe else {})}
+
+
 def expected_values(course, pid: str) -> dict:
     """Project ``pid``'s checks as the students' checker lists them: each public check's recorded inputs and expected
     values (or its bar, for checks the given code decides), its points, credit and wall-time limit; every other
@@ -63,7 +71,8 @@ def expected_values(course, pid: str) -> dict:
         item = planned(course, pid, cid, "public")
         if not cfg.public or cid not in specs:  # it needs the reference, the grader's own logs or the student's id
             checks[cid] = {"name": item.check.name, "points": item.points, "kind": "final_only", "cost": 0.0,
-                           **final.get(cid, {})}
+                           "credit": item.credit, "wall_seconds": course.limits_for(pid, cid).wall_seconds,
+                           **_final(final, cid, item.context)}
             continue
         shards = len(item.shards())
         limits = course.limits_for(pid, cid)
