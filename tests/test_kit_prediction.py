@@ -205,3 +205,32 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
         sys.modules.pop("diagnostics", None)
         sys.path.remove(str((root / "C_diagnosis").resolve()))
     assert (verdict.fraction == 1.0) == (mutant is None), verdict.message
+
+
+@pytest.mark.parametrize("mutant, basis", [
+    ("a gradient-clipping switch that does nothing", True),
+    ("flipping gradient clipping also drops advantage normalization", True),
+    ("clipped value loss with the plain gradient everywhere", False),
+])
+def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(tmp_path, mutant, basis):
+    """The reference ablates normalize_advantages, clip_value_loss, orthogonal_init, anneal_lr and multiple_epochs;
+    gradient clipping stays on in every run it makes, so final grading's replays never reach a broken clip switch."""
+    from capstone_check.ablations import switches
+    from capstone_check.student import Student
+
+    kit = build(paths.KIT_ROOT, tmp_path / "kit", ["B"])
+    spec = json.loads((kit / "capstone_check" / "expected" / "B.json").read_text())["checks"]["B.switches"]
+    root = copy_reference(tmp_path, "B_ablations")
+    planted = next(m for m in ALL if m.name == mutant)
+    path = root / "B_ablations" / planted.module
+    path.write_text(mutate(path.read_text(), planted.old, planted.new))
+    modules = json.loads((kit / "capstone_check" / "expected" / "B.json").read_text())["modules"]
+    for name in modules:
+        sys.modules.pop(name, None)
+    try:
+        verdict = switches(Student(root / "B_ablations", modules), spec)
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+        sys.path.remove(str((root / "B_ablations").resolve()))
+    assert verdict.fraction < 1 and verdict.basis is basis, verdict.message
