@@ -144,7 +144,7 @@ def updated(student, spec: dict, values: dict, want) -> list[str]:
 def update(student, spec: dict) -> Verdict:
     failures = updated(student, spec, spec["config"], decode(spec["want"]))
     verdict = Verdict.of(failures, 2, "both networks match the reference after the update")
-    if failures and "trained" in spec:  # the same update as the course's runs configure it (no entropy bonus)
+    if failures and "trained" in spec:  # the same update, configured as the course's runs are
         try:
             verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))
         except StudentError:

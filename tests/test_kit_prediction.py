@@ -16,7 +16,7 @@ from autograder import paths
 from autograder.config import load_course
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
-from autograder.projects.a_ppo.student_kit import TRAINED_ENT_COEF, UPDATE_READS
+from autograder.projects.a_ppo.student_kit import TRAINED, UPDATE_READS
 from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR
 from autograder.student_kit import build
 from capstone_check.cli import row_line, total_lines
@@ -140,6 +140,7 @@ def _verdict(tmp_path: Path, spec: dict, mutant: str | None):
     ("A.update", None, None),
     ("A.update", "entropy bonus descended instead of ascended", True),
     ("A.update", "value loss without vf_coef", False),
+    ("A.update", "ppo_update clips the surrogate at a hard-coded 0.2, not config.clip_eps", True),
     ("A.batch", None, True),
     ("A.batch", "batch values are V(s_{t+1})", True),
     ("A.batch", "reset steps left in the batch", False),
@@ -151,10 +152,11 @@ def test_a_piece_check_tells_whether_what_training_uses_of_it_passes(a_expected,
 
 
 def test_what_the_prediction_assumes_of_training_is_what_the_course_trains_with():
-    """The entropy bonus's weight every graded run uses, and the batch keys the reference's update reads: an update
-    on a batch whose other keys are noise is the same update."""
+    """The update's configuration every graded run trains with, and the batch keys the reference's update reads: an
+    update on a batch whose other keys are noise is the same update."""
     course = load_course(paths.COURSE_FILE, private=False)
-    assert course.projects["A"].checks["A.bar"].bar["hyperparameters"]["ent_coef"] == TRAINED_ENT_COEF
+    trains_with = course.projects["A"].checks["A.bar"].bar["hyperparameters"]
+    assert {key: trains_with[key] for key in TRAINED} == TRAINED
     _, batch_ = update_case(0, RETURN_SCALE)
     unread = {key: value if key in UPDATE_READS else np.random.default_rng(1).normal(size=np.shape(value))
               for key, value in batch_.items()}
