@@ -6,6 +6,11 @@ prediction above the grader's stays within the points of the rows the checker ma
 
     .venv/bin/python benchmarks/kit_prediction.py [--projects A,B,C,D] [--bundle DIR] [--out FILE.json]
     .venv/bin/python benchmarks/kit_prediction.py --tables A.json D.json     # the table of earlier runs
+    .venv/bin/python benchmarks/kit_prediction.py --projects A --again A.json --failing A.update --out A2.json
+
+``--again`` runs only the cases of an earlier run whose row ``--failing`` did not earn full marks in the checker's
+output (the cases a change to how that row is predicted can reach); in ``--tables`` a later file's case replaces an
+earlier file's case of the same name.
 
 The bundle is built into a temporary folder unless ``--bundle`` names one. Each case grades a whole project twice
 (checker and grader), training included: minutes per project.
@@ -71,6 +76,12 @@ def final_only_points(bundle: Path, pid: str) -> float:
     return sum(spec["points"] for spec in data["checks"].values() if spec["kind"] == "final_only")
 
 
+def failing(earlier: Path, check: str) -> set[str]:
+    """The cases of an earlier run whose row ``check`` did not earn full marks in the checker's output."""
+    return {case["case"] for case in json.loads(earlier.read_text())
+            if case["rows_here"].get(check, "").split("/")[0] != case["rows_here"].get(check, "/").split("/")[1]}
+
+
 def run_case(bundle: Path, course, pid: str, mutant) -> dict:
     with tempfile.TemporaryDirectory(prefix="kit-prediction-") as tmp:
         root = submission(Path(tmp), pid, mutant)
@@ -110,10 +121,13 @@ def main() -> None:
     parser.add_argument("--bundle", type=Path, help="a built students' bundle (default: built here)")
     parser.add_argument("--out", type=Path, help="write every case's figures here (JSON)")
     parser.add_argument("--tables", type=Path, nargs="+", help="print the table of earlier --out files, run nothing")
+    parser.add_argument("--again", type=Path, help="an earlier --out file: run only its cases --failing names")
+    parser.add_argument("--failing", help="with --again: the check whose row did not earn full marks there")
     args = parser.parse_args()
     if args.tables:
         chosen = args.projects.split(",")
-        report([case for path in args.tables for case in json.loads(path.read_text()) if case["project"] in chosen])
+        cases = {(case["project"], case["case"]): case for path in args.tables for case in json.loads(path.read_text())}
+        report([case for case in cases.values() if case["project"] in chosen])
         return
     course = load_course(paths.COURSE_FILE, private=False)
     chosen = args.projects.split(",")
@@ -122,6 +136,8 @@ def main() -> None:
         results = []
         for pid in chosen:
             cases = [None] + [m for m in ALL if m.folder == PROJECTS[pid].folder]
+            if args.again:
+                cases = [m for m in cases if (m.name if m else "reference") in failing(args.again, args.failing)]
             for mutant in cases:
                 results.append(run_case(bundle, course, pid, mutant))
                 r = results[-1]

@@ -101,20 +101,46 @@ def _grader_adam(agent, c: dict):
 
 def switches(student, spec: dict) -> Verdict:
     got = {label: _outputs(student, spec, d) for label, d in spec["settings"]}
-    want, tol, failures = decode(spec["want"]), spec["tol"], []
+    want, failures, wrong = decode(spec["want"]), [], set()
     for name, kind in spec["kinds"].items():
-        where = spec["where"][name]
-        others = [k for k in want[name] if k != kind and not _all_close(got[name][k], got["baseline"][k], 1e-12)]
-        if not _all_close(got["baseline"][kind], want["baseline"][kind], tol):
-            failures.append(f"{name}: {where} with Details() differs from the reference (Project A's behaviour), so "
-                            "the switch cannot be judged")
-        elif _all_close(got[name][kind], got["baseline"][kind], 1e-12):
-            failures.append(f"{name}: flipping it changes nothing in {where}")
-        elif not _all_close(got[name][kind], want[name][kind], tol):
-            failures.append(f"{name}: flipped, {where} changes, but not as the reference's does")
-        elif others:
-            failures.append(f"{name}: flipping it also changes {', '.join(others)}, which it should leave alone")
-    return Verdict.of(failures, len(spec["kinds"]), "all nine switches do what the reference's do, and only that")
+        problem = _switch_problem(spec, got, want, name, kind)
+        if problem:
+            failures.append(f"{name}: {problem}")
+            wrong.add("baseline" if problem.endswith(BASELINE_DIFFERS) else name)
+    verdict = Verdict.of(failures, len(spec["kinds"]), "all nine switches do what the reference's do, and only that")
+    if failures:
+        flipped = flipped_in_runs(student)
+        verdict.basis = flipped is not None and not wrong & flipped
+    return verdict
+
+
+BASELINE_DIFFERS = "with Details() differs from the reference (Project A's behaviour), so the switch cannot be judged"
+
+
+def _switch_problem(spec: dict, got: dict, want: dict, name: str, kind: str) -> str | None:
+    where, tol = spec["where"][name], spec["tol"]
+    others = [k for k in want[name] if k != kind and not _all_close(got[name][k], got["baseline"][k], 1e-12)]
+    if not _all_close(got["baseline"][kind], want["baseline"][kind], tol):
+        return f"{where} {BASELINE_DIFFERS}"
+    if _all_close(got[name][kind], got["baseline"][kind], 1e-12):
+        return f"flipping it changes nothing in {where}"
+    if not _all_close(got[name][kind], want[name][kind], tol):
+        return f"flipped, {where} changes, but not as the reference's does"
+    if others:
+        return f"flipping it also changes {', '.join(others)}, which it should leave alone"
+    return None
+
+
+def flipped_in_runs(student) -> set[str] | None:
+    """What the student's runs flip, as far as final grading's replays go (the baseline and the details their
+    ``ablated()`` names; a switch no run flips is never replayed), or None where ``ablated()`` does not say."""
+    try:
+        ablated = student.fn("ablated", "ablation")()
+    except StudentError:
+        return None
+    if not isinstance(ablated, (list, tuple)) or not all(isinstance(name, str) for name in ablated):
+        return None
+    return {"baseline", *ablated}
 
 
 def _table(summary) -> dict:

@@ -75,8 +75,8 @@ def total_lines(project: str, listed: list, specs: dict, rows: dict) -> list[str
     guesses = [prediction.predicted(row, specs[row.check], rows) for row in listed]
     if None not in guesses:
         lines.append(f"  Predicted at final grading: {score(round(sum(guesses), 2))}/{score(points)}"
-                     + (f", counting the {score(left)} points of rows marked ---- whole where everything they build "
-                        "on passes here" if left else "")
+                     + (f", counting the {score(left)} points of rows marked ---- as far as this run can tell (whole, "
+                        "or as their evidence here says, where everything they build on passes)" if left else "")
                      + ". Final grading runs the same checks with seeds you do not see.")
     return lines
 

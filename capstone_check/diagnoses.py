@@ -35,3 +35,36 @@ def fresh_runs(student, spec: dict) -> Verdict:
                 for (truth, severity, label), n in sorted(wrong.items())]
     return Verdict(1 - sum(wrong.values()) / len(labels), "; ".join(failures) or
                    f"all {len(labels)} fresh runs labelled right")
+
+
+def _labelled(student, logs: list[dict], labels: list[str], what: str) -> list[str]:
+    fn, out = student.fn("diagnose"), []
+    for i, log in enumerate(logs):
+        label = fn(log)
+        if not isinstance(label, str) or label not in labels:
+            raise StudentError(f"diagnose ({what} {i + 1}): expected one of {', '.join(labels)}, found "
+                               f"{describe(label)}", "invalid")
+        out.append(label)
+    return out
+
+
+def at_the_lines(student, spec: dict) -> Verdict:
+    """The public seed's logs at the course's lines, labelled by ``diagnose``: how many are right (by count alone)."""
+    labels = _labelled(student, logs_of(Path(spec["_dir"]) / spec["logs"]), spec["labels"], "log at the lines")
+    right = sum(label == truth for label, truth in zip(labels, spec["truth"]))
+    return Verdict(right / len(labels), f"`diagnose` labels {right} of the public seed's {len(labels)} logs at the "
+                   "course's lines right")
+
+
+def own_labels(student, spec: dict) -> Verdict:
+    """How many of the student's own logs ``my_labels`` names as ``diagnose`` does (the logs of ``logs/``, read with
+    the given ``load_log``)."""
+    given = student.fn("my_labels")()
+    if not isinstance(given, dict) or set(given) != set(spec["names"]):
+        raise StudentError(f"my_labels: expected a dict with keys {', '.join(spec['names'])}, found "
+                           f"{describe(given)}", "invalid")
+    load, folder = student.fn("load_log"), student.folder / "logs"
+    diagnosed = _labelled(student, [load(folder / f"{name}.npz") for name in spec["names"]], spec["labels"], "log")
+    same = sum(given[name] == label for name, label in zip(spec["names"], diagnosed))
+    return Verdict(same / len(spec["names"]), f"`my_labels` names {same} of your {len(spec['names'])} logs as your "
+                   "`diagnose` does")

@@ -22,7 +22,7 @@ def batch(student, spec: dict) -> Verdict:
     if missing:
         raise StudentError(f"flatten_batch: expected keys {', '.join(spec['keys'])}; missing {', '.join(missing)}",
                            "invalid")
-    want, failures = decode(spec["want"]), []
+    want, failures, wrong = decode(spec["want"]), [], []
     for key in spec["keys"]:
         try:
             array = np.asarray(got[key], dtype=float)
@@ -35,8 +35,14 @@ def batch(student, spec: dict) -> Verdict:
         elif not close(array, want[key], 1e-6):
             failures.append(f"'{key}' is not the segment's valid transitions in array[valid] order "
                             f"({difference(array, want[key])})")
-    return Verdict.of(failures, len(spec["keys"]), f"{int(segment.valid.sum())} real transitions, {spec['resets']} "
-                      "reset steps dropped")
+        else:
+            continue
+        wrong.append(key)
+    verdict = Verdict.of(failures, len(spec["keys"]), f"{int(segment.valid.sum())} real transitions, "
+                         f"{spec['resets']} reset steps dropped")
+    if "trained_on" in spec:  # a key the update does not read leaves the training's updates as they are
+        verdict.basis = not set(wrong) & set(spec["trained_on"])
+    return verdict
 
 
 def config(student, values: dict):
@@ -121,15 +127,26 @@ def first_difference(got, want, tolerance) -> str | None:
     return None
 
 
-def update(student, spec: dict) -> Verdict:
+def updated(student, spec: dict, values: dict, want) -> list[str]:
+    """Where the student's ppo_update on the recorded case, configured with ``values``, departs from ``want``."""
     agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=spec["lr"])
-    cfg = config(student, spec["config"])
-    student.fn("ppo_update")(agent, optimizer, batch_, cfg, np.random.default_rng(spec["seed"]))
-    want, failures = decode(spec["want"]), []
+    student.fn("ppo_update")(agent, optimizer, batch_, config(student, values), np.random.default_rng(spec["seed"]))
+    failures = []
     for net in ("actor", "critic"):
         got = [np.asarray(p, dtype=float) for p in flatten(agent[net])]
         where = first_difference(got, want[net], spec["tol"])
         if where:
             failures.append(f"the {net} after the update differs from the reference's at {where}")
-    return Verdict.of(failures, 2, "both networks match the reference after the update")
+    return failures
+
+
+def update(student, spec: dict) -> Verdict:
+    failures = updated(student, spec, spec["config"], decode(spec["want"]))
+    verdict = Verdict.of(failures, 2, "both networks match the reference after the update")
+    if failures and "trained" in spec:  # the same update, configured as the course's runs are
+        try:
+            verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))
+        except StudentError:
+            verdict.basis = False
+    return verdict

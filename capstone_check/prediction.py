@@ -15,12 +15,27 @@ def waiting(spec: dict, rows: dict, wanted: list[str]) -> bool:
     return any(cid in wanted and cid not in rows for cid in spec.get("builds_on", ()))
 
 
+def holds(row) -> bool:
+    """Whether what the course's training uses of ``row``'s piece passes: the row passes, or its check found it fails
+    only in what the training does not use (A.update's entropy bonus, which every graded run sets to 0)."""
+    return row.passed if row.basis is None else row.basis
+
+
 def failing(spec: dict, rows: dict) -> list[str] | None:
-    """The rows ``spec`` builds on that fail here; None when one of them was not run."""
+    """The rows ``spec`` builds on whose failure here reaches the training; None when one of them was not run."""
     builds_on = spec.get("builds_on", ())
     if any(cid not in rows for cid in builds_on):
         return None
-    return [cid for cid in builds_on if not rows[cid].passed]
+    return [cid for cid in builds_on if not holds(rows[cid])]
+
+
+def aside(spec: dict, rows: dict) -> str:
+    """The rows ``spec`` builds on that fail here only in what the training does not use, said as such."""
+    spared = [cid for cid in spec.get("builds_on", ()) if cid in rows and not rows[cid].passed and holds(rows[cid])]
+    if not spared:
+        return ""
+    verb = "fails" if len(spared) == 1 else "fail"
+    return f" as far as the training uses them: {names(spared)} {verb} only in what the course's runs do not use"
 
 
 def predicted(row, spec: dict, rows: dict) -> float | None:
@@ -31,22 +46,32 @@ def predicted(row, spec: dict, rows: dict) -> float | None:
         return None
     if failed:
         return 0.0
-    return row.points if row.final_only else row.score
+    return foreseen(row, spec) if row.final_only else row.score
+
+
+def foreseen(row, spec: dict) -> float:
+    """A row left to final grading: whole, or the share its public evidence earns, as the row's credit counts it."""
+    if row.foreseen is None:
+        return row.points
+    share = 0.0 if spec.get("credit") == "all_or_nothing" and row.foreseen < 1 else row.foreseen
+    return round(row.points * share, 2)
 
 
 def said(row, spec: dict, rows: dict) -> str:
     """What final grading adds to ``row`` and what this run already tells of it ('' for a row it adds nothing to)."""
     if "adds" not in spec:
         return ""
+    evidence = f"; {row.evidence}" if row.evidence else ""
+    points = f"{row.points:g}"
     if not spec["builds_on"]:
-        return spec["adds"]
+        return f"{spec['adds']}{evidence} (predicted {foreseen(row, spec):g}/{points})"
     text = f"{spec['adds']} {names(spec['builds_on'])}"
-    failed, points = failing(spec, rows), f"{row.points:g}"
+    failed = failing(spec, rows)
     if failed is None:
         return f"{text}; run every check of {row.check[0]} to see whether they do"
     if failed:
         verb = "fails" if len(failed) == 1 else "fail"
         return f"{text}: {names(failed)} {verb} here, so final grading will not credit this (predicted 0/{points})"
-    worth = points if row.final_only else f"{row.score:g}"
+    worth = f"{foreseen(row, spec):g}" if row.final_only else f"{row.score:g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
-    return f"{text}: {they} here (predicted {worth}/{points})"
+    return f"{text}: {they} here{aside(spec, rows)}{evidence} (predicted {worth}/{points})"

@@ -1,4 +1,5 @@
-"""Run a project's checks, each in a plain child process with a wall-time limit, and hand back each row as it ends.
+"""Run a project's checks, each in a child process of its own with a wall-time limit (``starts``: forked where the
+platform can, a fresh interpreter elsewhere), and hand back each row as it ends.
 
 The checks of single pieces start first (they take a second each), the training checks after them, so the first
 verdict comes in seconds. Students run this on their own machines (Linux, macOS, Windows, Colab, a JupyterHub): no
@@ -9,9 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -19,12 +17,16 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from capstone_check import starts
+
 try:
     import resource
 except ImportError:  # Windows
     resource = None
 
 EXPECTED = Path(__file__).parent / "expected"
+FORK = starts.can_fork()  # fork each child from a server that imported the checks once (False: fresh interpreters)
+PIECE_COST = 1.0  # the cost of a check of single pieces (the course's unit)
 SLOWER = 3  # a student's laptop may be slower than the grading machine: wall-time limits are the course's times this
 _said = threading.Event()
 
@@ -45,6 +47,9 @@ class Row:
     message: str
     seconds: float
     final_only: bool = False  # not run here: it needs the reference at run time
+    basis: bool | None = None  # whether what training uses of the piece passes, where a check tells (prediction.py)
+    foreseen: float | None = None  # a row left to final grading: the share its public evidence predicts
+    evidence: str = ""  # and what that evidence says
 
 
 FINAL_ONLY = "left to final grading: it needs what this kit does not hold"
@@ -71,55 +76,37 @@ def limits_note(memory_mb: int | None) -> str:
             "CPU limits are not enforced here (final grading enforces them)")
 
 
-def _memory_limit(memory_mb: int | None):
-    if resource is None or not hasattr(os, "fork") or not memory_mb:
-        return None
-
-    def apply():
-        size = memory_mb * 2**20
-        try:
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
-        except (ValueError, OSError):  # macOS refuses RLIMIT_AS: the wall-time limit stays
-            pass
-    return apply
-
-
-def _child_env() -> dict:
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[name] = "1"
-    return env
-
-
 def _child(spec_file: Path, data: dict, check: str, folder: Path, seed: int | None = None) -> dict:
     """One child's result: the check's verdict, or with ``seed`` that seed's row of a per-seed check."""
     spec = data["checks"][check]
     seconds = spec["wall_seconds"] * SLOWER / (len(spec["seeds"]) if seed is not None else 1)
     with tempfile.TemporaryDirectory(prefix="capstone-check-") as tmp:
         request = {"expected": str(spec_file), "check": check, "folder": str(folder), "modules": data["modules"],
-                   "result": str(Path(tmp, "result.json")), "seed": seed}
+                   "result": str(Path(tmp, "result.json")), "seed": seed, "probe": spec["kind"] == "final_only"}
         Path(tmp, "request.json").write_text(json.dumps(request))
-        posix = os.name == "posix"
-        with open(Path(tmp, "output"), "w+b") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "capstone_check.child", str(Path(tmp, "request.json"))],
-                                    cwd=tmp, env=_child_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                    preexec_fn=_memory_limit(data.get("memory_mb")) if posix else None,
-                                    start_new_session=posix)
-            try:
-                proc.wait(timeout=seconds)
-                timed_out = False
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            _stop(proc, posix)
-        return _result(Path(tmp, "result.json"), proc.returncode, timed_out, seconds)
+        child = starts.start(Path(tmp, "request.json"), Path(tmp, "output"), data.get("memory_mb"),
+                             _check_modules(data), FORK)
+        timed_out = not child.wait(seconds)
+        returncode = child.stop()
+        return _result(Path(tmp, "result.json"), returncode, timed_out, seconds)
+
+
+def _check_modules(data: dict) -> list[str]:
+    """The modules that run the project's checks (and the probes of rows left to final grading), which a forked child
+    finds imported."""
+    runners = [part.get("runner") for spec in data["checks"].values() for part in (spec, spec.get("probe", {}))]
+    return sorted({name.split(":")[0] for name in runners if name})
 
 
 def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
     fraction = min(max(float(result["fraction"]), 0.0), 1.0)
+    if spec["kind"] == "final_only":  # its probe's result: listed as left to final grading, predicted from it
+        return Row(check, spec["name"], spec["points"], 0.0, False, FINAL_ONLY, seconds, final_only=True,
+                   foreseen=fraction, evidence=result["message"])
     if spec["credit"] == "all_or_nothing" and fraction < 1.0:
         fraction = 0.0
     return Row(check, spec["name"], spec["points"], round(spec["points"] * fraction, 2), fraction >= 1.0,
-               result["message"] + spec.get("note", ""), seconds)
+               result["message"] + spec.get("note", ""), seconds, basis=result.get("basis"))
 
 
 def _decided(spec: dict, results: list[dict]) -> dict:
@@ -134,7 +121,9 @@ def _decided(spec: dict, results: list[dict]) -> dict:
 
 
 def _tasks(data: dict, wanted: list[str]) -> list[tuple[str, int | None, float]]:
-    """(check, seed or None, cost): a per-seed check is one task per seed, so two cores share its seeds."""
+    """(check, seed or None, cost): a per-seed check is one task per seed, so two cores share its seeds. The checks
+    of single pieces come first (a first verdict in a second), then the costliest first: a long check started last
+    would run alone on one core while the other idles."""
     tasks = []
     for check in wanted:
         spec = data["checks"][check]
@@ -142,18 +131,7 @@ def _tasks(data: dict, wanted: list[str]) -> list[tuple[str, int | None, float]]
             tasks += [(check, seed, spec["cost"] / len(spec["seeds"])) for seed in spec["seeds"]]
         else:
             tasks.append((check, None, spec["cost"]))
-    return sorted(tasks, key=lambda task: task[2])
-
-
-def _stop(proc, posix: bool) -> None:
-    if posix:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    elif proc.poll() is None:
-        proc.kill()
-    proc.wait()
+    return sorted(tasks, key=lambda task: (task[2] > PIECE_COST, -task[2]))
 
 
 def _result(path: Path, returncode: int, timed_out: bool, seconds: float) -> dict:
@@ -167,16 +145,21 @@ def _result(path: Path, returncode: int, timed_out: bool, seconds: float) -> dic
                                             "before the check finished (does your code call sys.exit or os._exit?)"}
 
 
+def _runs_here(spec: dict) -> bool:
+    """A check this kit runs, or the probe of a row left to final grading."""
+    return spec["kind"] != "final_only" or "probe" in spec
+
+
 def run_project(project: str, folder: Path, checks: list[str] | None = None, jobs: int | None = None):
     """Yield each check's ``Row`` as it finishes, the checks of single pieces first."""
     spec_file = EXPECTED / f"{project}.json"
     data = expected(project)
     wanted = [c for c in data["checks"] if checks is None or c in checks]
     for check in wanted:
-        if data["checks"][check]["kind"] == "final_only":
-            spec = data["checks"][check]
+        spec = data["checks"][check]
+        if spec["kind"] == "final_only" and "probe" not in spec:
             yield Row(check, spec["name"], spec["points"], 0.0, False, FINAL_ONLY, 0.0, final_only=True)
-    tasks = _tasks(data, [c for c in wanted if data["checks"][c]["kind"] != "final_only"])
+    tasks = _tasks(data, [c for c in wanted if _runs_here(data["checks"][c])])
     shards: dict[str, dict] = {check: {} for check, _, _ in tasks}
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=jobs or max(1, min(2, os.cpu_count() or 1))) as pool:

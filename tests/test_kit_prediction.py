@@ -4,9 +4,27 @@ points and predicted whole only when what it builds on passes, and the total say
 
 from __future__ import annotations
 
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import paths
+from autograder.config import load_course
+from autograder.projects._shared.ppo import oracle
+from autograder.projects._shared.ppo.cases import update_case
+from autograder.projects.a_ppo.student_kit import TRAINED, UPDATE_READS
+from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR
+from autograder.student_kit import build
 from capstone_check.cli import row_line, total_lines
 from capstone_check.prediction import predicted, said
 from capstone_check.runner import FINAL_ONLY, Row
+from conftest import copy_reference, mutate
+from mutants import ALL
+from rlkit.nn import Adam, flatten
 
 PIECES = ("A.gae", "A.batch")
 SPECS = {"A.gae": {}, "A.batch": {},
@@ -59,4 +77,162 @@ def test_a_row_left_to_final_grading_that_builds_on_nothing_is_predicted_whole_a
     row = Row("C.own_labels", "own", 3, 0, False, FINAL_ONLY, 0.0, final_only=True)
     assert predicted(row, spec, {}) == 3
     assert row_line(row, spec, {}).endswith("----  left to final grading: predicted whole if your labels are your "
-                                            "diagnosis's")
+                                            "diagnosis's (predicted 3/3)")
+
+
+def test_a_row_left_to_final_grading_is_predicted_from_its_public_evidence_as_its_credit_counts_it():
+    """C.own_labels earns a share per log, C.diagnose_rules all or nothing: a probe's 1 of 3 predicts 1 point of
+    3 for the one, and 7 of 8 logs right predicts nothing for the other; the line quotes the evidence."""
+    spec = {"adds": "left to final grading: predicted from", "builds_on": (), "credit": "per_case"}
+    row = Row("C.own_labels", "own", 3, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=1 / 3,
+              evidence="`my_labels` names 1 of your 3 logs as your `diagnose` does")
+    assert predicted(row, spec, {}) == 1
+    assert row_line(row, spec, {}).endswith("1 of your 3 logs as your `diagnose` does (predicted 1/3)")
+    rules = {"adds": "left to final grading, as checked by", "builds_on": ("C.fresh_runs",),
+             "credit": "all_or_nothing"}
+    fresh = {"C.fresh_runs": Row("C.fresh_runs", "fresh", 5, 5, True, "all right", 1.0)}
+    row = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=7 / 8,
+              evidence="`diagnose` labels 7 of the public seed's 8 logs at the course's lines right")
+    assert predicted(row, rules, fresh) == 0
+    assert "it passes here; `diagnose` labels 7 of the public seed's 8" in row_line(row, rules, fresh)
+    assert row_line(row, rules, fresh).endswith("(predicted 0/2)")
+
+
+def test_a_piece_that_fails_only_where_training_does_not_reach_leaves_the_run_predicted_whole():
+    """A.update fails (its entropy bonus is wrong) but the update the course's runs make, without the bonus, is
+    right: the replay follows, so the run is predicted as it scored, and the line says why."""
+    found = rows(gae_passes=True)
+    found["A.batch"] = Row("A.batch", "batch", 1, 0, False, "'values' is wrong", 1.0, basis=True)
+    assert predicted(found["A.bar"], SPECS["A.bar"], found) == 6
+    line = row_line(found["A.bar"], SPECS["A.bar"], found)
+    assert "A.batch fails only in what the course's runs do not use (predicted 6/6)" in line
+    found["A.batch"] = Row("A.batch", "batch", 1, 0, False, "'obs' is wrong", 1.0, basis=False)
+    assert predicted(found["A.bar"], SPECS["A.bar"], found) == 0
+
+
+# ------------------------------------------------------------------ what A's piece checks tell of the training
+
+
+@pytest.fixture(scope="module")
+def a_expected(tmp_path_factory) -> dict:
+    kit = build(paths.KIT_ROOT, tmp_path_factory.mktemp("prediction") / "kit", ["A"])
+    return json.loads((kit / "capstone_check" / "expected" / "A.json").read_text())["checks"]
+
+
+def _verdict(tmp_path: Path, spec: dict, mutant: str | None):
+    from capstone_check.ppo_pieces import batch, update
+    from capstone_check.student import Student
+
+    root = copy_reference(tmp_path, "A_ppo")
+    if mutant is not None:
+        planted = next(m for m in ALL if m.name == mutant)
+        source = (root / "A_ppo" / "ppo.py").read_text()
+        (root / "A_ppo" / "ppo.py").write_text(mutate(source, planted.old, planted.new))
+    sys.modules.pop("ppo", None)
+    try:
+        return {"a_batch": batch, "a_update": update}[spec["kind"]](Student(root / "A_ppo", ["ppo"]), spec)
+    finally:
+        sys.modules.pop("ppo", None)
+        sys.path.remove(str((root / "A_ppo").resolve()))
+
+
+@pytest.mark.parametrize("check, mutant, basis", [
+    ("A.update", None, None),
+    ("A.update", "entropy bonus descended instead of ascended", True),
+    ("A.update", "value loss without vf_coef", False),
+    ("A.update", "ppo_update clips the surrogate at a hard-coded 0.2, not config.clip_eps", True),
+    ("A.batch", None, True),
+    ("A.batch", "batch values are V(s_{t+1})", True),
+    ("A.batch", "reset steps left in the batch", False),
+])
+def test_a_piece_check_tells_whether_what_training_uses_of_it_passes(a_expected, tmp_path, check, mutant, basis):
+    verdict = _verdict(tmp_path, a_expected[check], mutant)
+    assert (verdict.fraction == 1.0) == (mutant is None)
+    assert verdict.basis is basis
+
+
+def test_what_the_prediction_assumes_of_training_is_what_the_course_trains_with():
+    """The update's configuration every graded run trains with, and the batch keys the reference's update reads: an
+    update on a batch whose other keys are noise is the same update."""
+    course = load_course(paths.COURSE_FILE, private=False)
+    trains_with = course.projects["A"].checks["A.bar"].bar["hyperparameters"]
+    assert {key: trains_with[key] for key in TRAINED} == TRAINED
+    _, batch_ = update_case(0, RETURN_SCALE)
+    unread = {key: value if key in UPDATE_READS else np.random.default_rng(1).normal(size=np.shape(value))
+              for key, value in batch_.items()}
+    assert set(unread) - set(UPDATE_READS), "the case's batch has no key the update leaves unread"
+    given, noise = _reference_update(batch_), _reference_update(unread)
+    assert all(np.array_equal(a, b) for a, b in zip(given, noise))
+
+
+def _reference_update(batch_: dict) -> list:
+    agent, _ = update_case(0, RETURN_SCALE)
+    optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
+    oracle.ppo_update(agent, optimizer, batch_, UPDATE_CONFIG, np.random.default_rng(0))
+    return flatten(agent["actor"]) + flatten(agent["critic"])
+
+
+# ------------------------------------------------------- what C's rows left to final grading are predicted from
+
+
+@pytest.fixture(scope="module")
+def c_expected(tmp_path_factory) -> tuple[dict, Path]:
+    kit = build(paths.KIT_ROOT, tmp_path_factory.mktemp("prediction") / "kit", ["C"])
+    expected = kit / "capstone_check" / "expected"
+    return json.loads((expected / "C.json").read_text())["checks"], expected
+
+
+@pytest.mark.parametrize("check, mutant", [
+    ("C.diagnose_rules", None), ("C.diagnose_rules", "diagnose reads the critic before the policy"),
+    ("C.own_labels", None), ("C.own_labels", "each verdict filed under the next log's name"),
+])
+def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fails(c_expected, tmp_path, check,
+                                                                                   mutant):
+    from capstone_check.diagnoses import at_the_lines, own_labels
+    from capstone_check.student import Student
+
+    checks, expected = c_expected
+    probe = {**checks[check]["probe"], "_dir": str(expected)}
+    root = copy_reference(tmp_path, "C_diagnosis")
+    shutil.copytree(paths.SOLUTIONS / "C_diagnosis" / "logs", root / "C_diagnosis" / "logs", dirs_exist_ok=True)
+    if mutant is not None:
+        planted = next(m for m in ALL if m.name == mutant)
+        path = root / "C_diagnosis" / planted.module
+        path.write_text(mutate(path.read_text(), planted.old, planted.new))
+    sys.modules.pop("diagnostics", None)
+    try:
+        student = Student(root / "C_diagnosis", ["diagnostics"])
+        verdict = {"c_at_the_lines": at_the_lines, "c_own_labels": own_labels}[probe["kind"]](student, probe)
+    finally:
+        sys.modules.pop("diagnostics", None)
+        sys.path.remove(str((root / "C_diagnosis").resolve()))
+    assert (verdict.fraction == 1.0) == (mutant is None), verdict.message
+
+
+@pytest.mark.parametrize("mutant, basis", [
+    ("a gradient-clipping switch that does nothing", True),
+    ("flipping gradient clipping also drops advantage normalization", True),
+    ("clipped value loss with the plain gradient everywhere", False),
+])
+def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(tmp_path, mutant, basis):
+    """The reference ablates normalize_advantages, clip_value_loss, orthogonal_init, anneal_lr and multiple_epochs;
+    gradient clipping stays on in every run it makes, so final grading's replays never reach a broken clip switch."""
+    from capstone_check.ablations import switches
+    from capstone_check.student import Student
+
+    kit = build(paths.KIT_ROOT, tmp_path / "kit", ["B"])
+    spec = json.loads((kit / "capstone_check" / "expected" / "B.json").read_text())["checks"]["B.switches"]
+    root = copy_reference(tmp_path, "B_ablations")
+    planted = next(m for m in ALL if m.name == mutant)
+    path = root / "B_ablations" / planted.module
+    path.write_text(mutate(path.read_text(), planted.old, planted.new))
+    modules = json.loads((kit / "capstone_check" / "expected" / "B.json").read_text())["modules"]
+    for name in modules:
+        sys.modules.pop(name, None)
+    try:
+        verdict = switches(Student(root / "B_ablations", modules), spec)
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+        sys.path.remove(str((root / "B_ablations").resolve()))
+    assert verdict.fraction < 1 and verdict.basis is basis, verdict.message

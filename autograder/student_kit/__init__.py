@@ -72,6 +72,19 @@ def runner(pid: str, kind: str) -> dict:
             "per_seed": all(hasattr(module, f"{function.__name__}_{part}") for part in ("row", "verdict"))}
 
 
+def _final(pid: str, final: dict, cid: str, ctx) -> dict:
+    """What final grading adds to row ``cid`` and the rows it builds on; where the row has a ``probe`` (a function of
+    the public context), what it makes: the public seeds' evidence the checker predicts the row from, with the
+    checker's function that reads it."""
+    entry = dict(final.get(cid, {}))
+    probe = entry.pop("probe", None)
+    if probe is None:
+        return entry
+    made = probe(ctx)
+    made["probe"].update(runner(pid, made["probe"]["kind"]))
+    return {**entry, **made}
+
+
 def expected_values(course, pid: str) -> dict:
     """Project ``pid``'s checks as the students' checker lists them: each public check's recorded inputs and expected
     values (or its bar, for checks the given code decides), its points, credit and wall-time limit; every other
@@ -82,7 +95,8 @@ def expected_values(course, pid: str) -> dict:
         item = planned(course, pid, cid, "public")
         if not cfg.public or cid not in specs:  # it needs the reference, the grader's own logs or the student's id
             checks[cid] = {"name": item.check.name, "points": item.points, "kind": "final_only", "cost": 0.0,
-                           **final.get(cid, {})}
+                           "credit": item.credit, "wall_seconds": course.limits_for(pid, cid).wall_seconds,
+                           **_final(pid, final, cid, item.context)}
             continue
         shards = len(item.shards())
         limits = course.limits_for(pid, cid)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.projects._shared.ppo import oracle
+from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases, update_case
 from autograder.projects.a_ppo import pieces, update
 from autograder.projects._shared.encode import call, encode, out_array, out_float
@@ -26,10 +27,19 @@ def gae(ctx) -> dict:
             "across terminations, truncations and segment ends"}
 
 
+# What a training run takes from the pieces, for predicting A.bar when a piece's check fails only elsewhere: the keys
+# of the batch ppo_update reads ('values' feeds the logged explained variance alone), and the values of the update's
+# configuration every graded run trains with (the chapter's, course.yml's hyperparameters: A.update's own are off
+# them, so that a piece hard-coding one fails there; tests/test_kit_prediction.py compares them with course.yml)
+UPDATE_READS = ("obs", "actions", "logp", "advantages", "returns")
+TRAINED = {key: getattr(Hyperparameters(), key) for key in update.UPDATE_CONFIG}
+
+
 def batch(ctx) -> dict:
     segment, adv, ret = pieces.segment_case(ctx.seed)
     return {"kind": "a_batch", "args": encode([segment, adv, ret]), "keys": BATCH_KEYS,
-            "want": encode(expected_batch(segment, adv, ret)), "resets": int((~segment.valid).sum())}
+            "want": encode(expected_batch(segment, adv, ret)), "resets": int((~segment.valid).sum()),
+            "trained_on": list(UPDATE_READS)}
 
 
 def ratio(ctx) -> dict:
@@ -79,9 +89,11 @@ def value_entropy(ctx) -> dict:
 def update_check(ctx) -> dict:
     agent, batch_ = update_case(ctx.seed, update.RETURN_SCALE)
     want = update.reference_update(ctx.seed)
+    want_trained = update.reference_update(ctx.seed, config=TRAINED)
     return {"kind": "a_update", "agent": encode(agent), "batch": encode(batch_), "config": update.UPDATE_CONFIG,
             "lr": update.UPDATE_LR, "seed": ctx.seed, "want": encode({net: list(want[net]) for net in want}),
-            "tol": ctx.bar.tolerance}
+            "tol": ctx.bar.tolerance,
+            "trained": {"config": TRAINED, "want": encode({net: list(want_trained[net]) for net in want_trained})}}
 
 
 def bar(ctx) -> dict:

@@ -155,11 +155,11 @@ UPDATE_VARIANTS = {  # a mistake worth naming when the student's parameters matc
 }
 
 
-def reference_update(seed: int, details: dict | None = None) -> dict:
+def reference_update(seed: int, details: dict | None = None, config: dict = UPDATE_CONFIG) -> dict:
     """The oracle's actor and critic after one update of A.update's case, with Project B's ``details`` switched."""
     agent, batch = update_case(seed, RETURN_SCALE)
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
-    oracle.ppo_update(agent, optimizer, batch, UPDATE_CONFIG, np.random.default_rng(seed), details)
+    oracle.ppo_update(agent, optimizer, batch, config, np.random.default_rng(seed), details)
     return {net: flatten(agent[net]) for net in ("actor", "critic")}
 
 

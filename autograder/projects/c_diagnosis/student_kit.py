@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.projects.c_diagnosis import fresh, lines, oracle, pieces, run_plan
 from autograder.projects._shared.encode import call, out_array, out_float
+from autograder.projects.c_diagnosis import boundary, fresh, lines, oracle, pieces, run_plan
 from capstone_check import diagnoses
 
 
@@ -83,20 +83,37 @@ def fresh_runs(ctx) -> dict:
             "_files": {"C.fresh_runs.npz": arrays}}
 
 
-# the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
-KINDS = {"c_fresh_runs": diagnoses.fresh_runs}
+def at_the_lines(ctx) -> dict:
+    """The public seed's logs at the course's lines and what each is: the evidence C.diagnose_rules is predicted from
+    (final grading builds its own from the grading seeds' fresh runs, in an order the course secret shuffles)."""
+    logs = fresh.unbundle(boundary.boundary_logs(ctx.seed, None))
+    arrays = {f"run_{i}/{key}": value for i, log in enumerate(logs) for key, value in log.items()}
+    return {"probe": {"kind": "c_at_the_lines", "labels": list(run_plan.LABELS),
+                      "truth": [b.label for b in boundary.plan(ctx.seed, None)], "logs": "C.diagnose_rules.npz"},
+            "_files": {"C.diagnose_rules.npz": arrays}}
+
+
+def own_labels(ctx) -> dict:
+    return {"probe": {"kind": "c_own_labels", "labels": list(run_plan.LABELS), "names": list(run_plan.NAMES)}}
+
+
+# the checker's function that runs each kind of check SPECS and the probes make (a "calls" check runs the student's
+# functions)
+KINDS = {"c_fresh_runs": diagnoses.fresh_runs, "c_at_the_lines": diagnoses.at_the_lines,
+         "c_own_labels": diagnoses.own_labels}
 
 SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": explained_variance, "C.td_q": td_q,
          "C.return_drop": return_drop, "C.fresh_runs": fresh_runs}
-# What final grading adds that this kit cannot check. C.diagnose_rules labels runs with the student's `diagnose`,
-# which C.fresh_runs checks here on the public seeds' runs. Which fault each of the student's own logs holds follows
-# from the course secret, so nothing here tells whether `my_labels` names them right: C.own_labels builds on no row
-# and is predicted whole (benchmarks/kit_prediction.py measured `diagnose`s that label some fresh runs wrong and
-# still name all three of a student's logs right).
+# What final grading adds that this kit cannot check, and the public evidence each row is predicted from (``probe``).
+# C.diagnose_rules labels logs built at the lines from the fresh runs final grading trains; the public seed's are
+# built here, and `diagnose` on them predicts the row. Which fault each of the student's own logs holds follows from
+# the course secret, so nothing here tells whether `my_labels` names them right: C.own_labels is predicted from how
+# many of the three `my_labels` names as `diagnose` does (benchmarks/kit_prediction.py measured `diagnose`s that
+# label some fresh runs wrong and still name all three of a student's logs right, so it builds on no row).
 FINAL_GRADING = {
-    "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules when it "
-                                 "grades; it credits them only if `diagnose` labels fresh runs right, as checked by",
-                         "builds_on": ("C.fresh_runs",)},
+    "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules from its "
+                                 "own fresh runs; it credits them only if `diagnose` labels fresh runs right, as "
+                                 "checked by", "builds_on": ("C.fresh_runs",), "probe": at_the_lines},
     "C.own_labels": {"adds": "left to final grading, which knows what the agents of your own logs are (made from your "
-                             "student id and the course secret, not in this kit): predicted whole if `my_labels` "
-                             "names them as your diagnosis does", "builds_on": ()}}
+                             "student id and the course secret, not in this kit): predicted from how many of them "
+                             "`my_labels` names as your `diagnose` does", "builds_on": (), "probe": own_labels}}
