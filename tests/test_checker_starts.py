@@ -93,8 +93,8 @@ def test_a_forked_child_past_its_time_is_killed_with_everything_it_started(kit, 
 
 def test_single_pieces_start_first_then_the_costliest_trainings():
     data = {"checks": {"D.weights": {"kind": "calls", "cost": 1.0},
-                       "D.k_sweep": {"kind": "d_k_sweep", "cost": 15.0, "seeds": [7, 8, 9]},
-                       "D.beta_sweep": {"kind": "d_beta_sweep", "cost": 4.5, "seeds": [7, 8, 9]},
+                       "D.k_sweep": {"kind": "d_k_sweep", "cost": 15.0, "seeds": [7, 8, 9], "per_seed": True},
+                       "D.beta_sweep": {"kind": "d_beta_sweep", "cost": 4.5, "seeds": [7, 8, 9], "per_seed": True},
                        "D.chapter_tables": {"kind": "d_chapter_tables", "cost": 9.0},
                        "D.grpo_step": {"kind": "calls", "cost": 1.0}}}
     order = [(check, seed) for check, seed, _ in _tasks(data, list(data["checks"]))]
