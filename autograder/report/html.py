@@ -53,13 +53,22 @@ def figure_html(caption: str, png: bytes | None) -> str:
             f"<figcaption>{text_html(caption)}</figcaption></figure>")
 
 
+def findings_html(check: CheckResult) -> str:
+    """The known mistakes recognised in a check, each named in the catalogue's sentence with its id."""
+    if not check.findings:
+        return ""
+    items = "".join(f"<li class='finding'>{text_html(f.text)} <span class='id'>({html.escape(f.id)})</span></li>"
+                    for f in check.findings)
+    return f"<p class='note'>Mistake recognised:</p><ul>{items}</ul>"
+
+
 def _project_section(pid: str, project: ProjectResult, title: str, figures: list[tuple[str, bytes]]) -> str:
     rows = []
     for check in project.checks:
         css, word = _shown(check)
         rows.append(f"<tr><td class='id'>{html.escape(check.id)}</td><td class='what'>{text_html(check.name)}</td>"
                     f"<td class='score {css}'>{score_text(check.score)} / {score_text(check.max_score)}<br>{word}</td>"
-                    f"<td>{text_html(check.message)}</td></tr>")
+                    f"<td>{text_html(check.message)}{findings_html(check)}</td></tr>")
     images = "".join(figure_html(caption, png) for caption, png in figures)
     notes = "".join(f"<p class='note'>{text_html(note)}</p>" for note in project.notes)
     return (f"<h2>Project {html.escape(pid)}: {html.escape(title)} — "

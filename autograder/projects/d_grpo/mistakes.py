@@ -47,8 +47,9 @@ def step(theta, K, reward, rng, beta=0.0, lr=2.0, epochs=1, eps=0.2, weight=orac
                for x, ys in enumerate(draws)]
     for _ in range(epochs):
         pi = policy(theta)
-        theta = theta + lr * np.array([oracle.clipped_gradient(pi[x], pi[x] if ratio_to_current else pi_old[x], ys,
-                                                               A, eps) for x, (ys, A) in enumerate(zip(draws, weights))])
+        against = pi if ratio_to_current else pi_old
+        theta = theta + lr * np.array([oracle.clipped_gradient(pi[x], against[x], ys, A, eps)
+                                       for x, (ys, A) in enumerate(zip(draws, weights))])
     return theta
 
 
@@ -105,7 +106,7 @@ MISTAKES = catalogue(
             "the standardized weight", "grpo_step", _step_with(weight=oracle.standardized)),
     Mistake("D.grpo_step.one-epoch", "D.grpo_step", "your step takes a single ascent step whatever epochs says",
             "grpo_step", _step_with(epochs=1)),
-    # a ratio of the current policy to itself and a gradient always at pi_old give the same steps on the toy: one
+    # a ratio of the current policy to itself and a gradient always at pi_old make the same steps on the toy: one
     # finding names both
     Mistake("D.grpo_step.ratio-always-one", "D.grpo_step", "your epochs never compare the policy they reached with "
             "the pi_old the group was sampled from, so every ratio stays 1 and nothing is clipped", "grpo_step",
