@@ -64,7 +64,9 @@ def of_piece(mistakes: dict[str, Mistake], piece: str) -> list[Mistake]:
 
 def same(got, want, tolerance: float = 1e-6) -> bool:
     """Whether ``got`` is ``want``: the same shape, NaN exactly where ``want`` has NaN, every other entry within
-    ``tolerance`` (absolute below 1, relative above). Lists and tuples compare entry by entry."""
+    ``tolerance`` (absolute below 1, relative above). Lists and tuples compare entry by entry, text by equality."""
+    if isinstance(want, str) or isinstance(got, str):
+        return got == want
     if isinstance(want, (list, tuple)) and not _is_numbers(want):
         return isinstance(got, (list, tuple)) and len(got) == len(want) and all(
             same(g, w, tolerance) for g, w in zip(got, want))

@@ -11,10 +11,12 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from autograder.checks import Bar, Check, Details, Malformed, Verdict, close, require
+from autograder.findings import matched, of_piece
 from autograder.projects._shared.ppo.recording import ReplayBar
 from autograder.projects._shared.replay import departed_update
 from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.crafted import matters_message, score_cases, verdicts
+from autograder.projects.b_ablations.mistakes import MISTAKES
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
 from autograder.projects.b_ablations.choices import choices, collected_choices
 from autograder.student import StudentError, as_float, describe
@@ -94,7 +96,15 @@ class Summary(Check):
             raise Malformed(f"expected a verdict of matters for each of the {len(factors)} crafted factors")
         if matters != verdicts(scores, factors):
             failures.append(matters_message(scores, factors, matters))
-        return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference")
+        return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference",
+                          findings=summary_findings(scores, factors, summary, matters))
+
+
+def summary_findings(scores: dict, factors: list[str], summary: dict, matters: list) -> list:
+    """The statistics' mistakes the student's summary table or verdicts match."""
+    table = [[name, *(row.get(s) for s in ("median", "min", "max"))] for name, row in summary.items()]
+    return (matched(of_piece(MISTAKES, "summarize"), [(scores,)], [table])
+            + matched(of_piece(MISTAKES, "matters"), [(scores, factors)], [matters]))
 
 
 def _fields(details) -> dict:
