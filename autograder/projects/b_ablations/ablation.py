@@ -67,7 +67,7 @@ class Summary(Check):
         setting = student.fn("setting", "ablation")
         as_dict = {name: _fields(setting(name)) for name in ["baseline", *DETAILS]}
         training_score = student.fn("training_score", "ablation")
-        metric = [as_float(training_score(log), "training_score") for log in log_cases()]
+        metric = [as_float(training_score(log), "training_score", nan=True) for log in log_cases()]
         summary = student.fn("summarize", "ablation")({k: list(v) for k, v in scores.items()})
         matters = student.fn("matters", "ablation")
         return {"setting": as_dict, "metric": metric, "summary": _table(summary),
@@ -97,13 +97,14 @@ class Summary(Check):
         if matters != verdicts(scores, factors):
             failures.append(matters_message(scores, factors, matters))
         return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference",
-                          findings=summary_findings(scores, factors, summary, matters))
+                          findings=summary_findings(scores, factors, metric, summary, matters))
 
 
-def summary_findings(scores: dict, factors: list[str], summary: dict, matters: list) -> list:
+def summary_findings(scores: dict, factors: list[str], metric: list, summary: dict, matters: list) -> list:
     """The statistics' mistakes the student's summary table or verdicts match."""
     table = [[name, *(row.get(s) for s in ("median", "min", "max"))] for name, row in summary.items()]
-    return (matched(of_piece(MISTAKES, "summarize"), [(scores,)], [table])
+    return (matched(of_piece(MISTAKES, "training_score"), [(log,) for log in log_cases()], metric)
+            + matched(of_piece(MISTAKES, "summarize"), [(scores,)], [table])
             + matched(of_piece(MISTAKES, "matters"), [(scores, factors)], [matters]))
 
 

@@ -31,6 +31,9 @@ def matters(scores: dict, names: list[str], centre=np.median, strict=True, both_
 
 SUMMARY, SWITCHES = "B.summary", "B.switches"
 MISTAKES = catalogue(
+    Mistake("B.summary.metric-keeps-nan", SUMMARY, "your training score averages the updates in which no episode "
+            "ended too, so their NaN makes it NaN", "training_score",
+            lambda log: float(np.mean([entry["episode_return"] for entry in log]))),
     Mistake("B.summary.medians-over-settings", SUMMARY, "your summary takes each median across the settings "
             "instead of across one setting's seeds", "summarize", lambda scores: summarize(scores, axis=0)),
     Mistake("B.summary.means-for-medians", SUMMARY, "your summary reports each setting's mean where its median is "

@@ -70,3 +70,50 @@ MISTAKES = catalogue(
     Mistake("C.return_drop.from-first-return", "C.return_drop", "your drop is measured from the first return instead "
             "of the peak", "return_drop", return_drop),
 )
+
+
+def diagnose(log: dict, critic_first=False, td_rows="per_update", ev_rows="late", entropy_line=0.2, ev_line=0.3,
+             value_based_faulty=False, always=None) -> str:
+    """The reference's diagnose with one of its rules changed: the order of the two checks of a policy-gradient
+    agent, the rows its TD errors or explained variance are read on, its lines, or a label said whatever the log."""
+    if always:
+        return always
+    late = log["update"] >= (log["update"].max() + 1) / 2
+    if "q_values" in log:
+        q = log["q_values"][np.arange(len(late)), log["actions"]]
+        rows = {"whole": [np.ones_like(late)], "late": [late],
+                "per_update": [log["update"] == u for u in np.unique(log["update"][late])]}[td_rows]
+        worst = max(float(np.abs(log["td_errors"][now]).mean() / np.abs(q[now]).mean()) for now in rows)
+        return "small_replay_buffer" if value_based_faulty or worst > 0.05 else "healthy"
+    z = np.asarray(log["logits"], dtype=float)
+    saturated = np.mean(entropy(z)) < entropy_line
+    ev_at = late if ev_rows == "late" else np.ones_like(late)
+    critic_fails = explained(log["values"][ev_at], log["returns"][ev_at]) < ev_line
+    for label, holds in ([("untrained_critic", critic_fails), ("saturated_policy", saturated)] if critic_first
+                         else [("saturated_policy", saturated), ("untrained_critic", critic_fails)]):
+        if holds:
+            return label
+    return "healthy"
+
+
+RULES, FRESH = "C.diagnose_rules", "C.fresh_runs"
+MISTAKES.update(catalogue(
+    Mistake("C.diagnose_rules.critic-before-policy", RULES, "your diagnose reads the critic before the policy, so "
+            "a saturated policy whose critic also fails is called an untrained critic", "diagnose",
+            lambda log: diagnose(log, critic_first=True)),
+    Mistake("C.diagnose_rules.td-pooled-over-log", RULES, "your diagnose pools the TD errors of the whole log "
+            "instead of taking the worst late update", "diagnose", lambda log: diagnose(log, td_rows="whole")),
+    Mistake("C.diagnose_rules.td-pooled-over-late-half", RULES, "your diagnose pools the late half's TD errors "
+            "instead of taking the worst late update", "diagnose", lambda log: diagnose(log, td_rows="late")),
+    Mistake("C.diagnose_rules.variance-over-whole-run", RULES, "your diagnose reads the explained variance over "
+            "the whole run instead of its late half", "diagnose", lambda log: diagnose(log, ev_rows="whole")),
+    Mistake("C.diagnose_rules.lines-swapped", RULES, "your diagnose has the entropy and explained-variance lines "
+            "swapped", "diagnose", lambda log: diagnose(log, entropy_line=0.3, ev_line=0.2)),
+    *[Mistake(f"C.fresh_runs.always-{label}", FRESH, f"your diagnose says {label} whatever the log", "diagnose",
+              lambda log, label=label: diagnose(log, always=label))
+      for label in ("healthy", "saturated_policy", "untrained_critic", "small_replay_buffer")],
+    Mistake("C.fresh_runs.critic-line-too-high", FRESH, "your explained-variance line sits far above the README's, "
+            "so healthy critics are called untrained", "diagnose", lambda log: diagnose(log, ev_line=0.97)),
+    Mistake("C.fresh_runs.value-based-always-faulty", FRESH, "your diagnose calls every value-based agent's replay "
+            "buffer too small, whatever its TD errors", "diagnose", lambda log: diagnose(log, value_based_faulty=True)),
+))

@@ -44,13 +44,16 @@ MUTANTS = [
            '    return {p.stem: diagnose(load_log(q)) for p, q in zip(found, found[1:] + found[:1])}', "C.own_labels"),
     Mutant("diagnose that always says one label", "C_diagnosis", "diagnostics.py",
            "    late = late_half(log)\n    if", '    return "untrained_critic"\n    late = late_half(log)\n    if',
-           "C.fresh_runs"),
+           "C.fresh_runs",
+           "C.fresh_runs.always-untrained_critic"),
     Mutant("a threshold that only works on the public logs", "C_diagnosis", "diagnostics.py",
            'if explained_variance(log["values"][late], log["returns"][late]) < 0.3:',
-           'if explained_variance(log["values"][late], log["returns"][late]) < 0.97:', "C.fresh_runs"),
+           'if explained_variance(log["values"][late], log["returns"][late]) < 0.97:', "C.fresh_runs",
+           "C.fresh_runs.critic-line-too-high"),
     Mutant("a value-based agent is always the faulty one", "C_diagnosis", "diagnostics.py",
            'return "small_replay_buffer" if worst > ', 'return "small_replay_buffer" if worst > -1 or ',
-           "C.fresh_runs"),
+           "C.fresh_runs",
+           "C.fresh_runs.value-based-always-faulty"),
     # issue 32's neighbours: each statistic and rule against its plausible neighbours, on every seed
     Mutant("relative TD error against |mean Q|", "C_diagnosis", "diagnostics.py",
            '"relative": float(td.mean() / q.mean())', '"relative": float(td.mean() / abs(np.mean(q_taken)))',
@@ -63,25 +66,30 @@ MUTANTS = [
            '    if explained_variance(log["values"][late], log["returns"][late]) < 0.3:\n'
            '        return "untrained_critic"\n'
            '    if np.mean(policy_entropy(log["logits"])) < 0.2:\n'
-           '        return "saturated_policy"\n', "C.diagnose_rules"),
+           '        return "saturated_policy"\n', "C.diagnose_rules",
+           "C.diagnose_rules.critic-before-policy"),
     Mutant("diagnose pools the TD errors over the whole log", "C_diagnosis", "diagnostics.py",
            '        worst = max(td_error_stats(log["td_errors"][now], q[now])["relative"]\n'
            '                    for u in np.unique(log["update"][late]) for now in [log["update"] == u])\n',
-           '        worst = td_error_stats(log["td_errors"], q)["relative"]\n', "C.diagnose_rules"),
+           '        worst = td_error_stats(log["td_errors"], q)["relative"]\n', "C.diagnose_rules",
+           "C.diagnose_rules.td-pooled-over-log"),
     Mutant("diagnose pools the late half's TD errors", "C_diagnosis", "diagnostics.py",
            '        worst = max(td_error_stats(log["td_errors"][now], q[now])["relative"]\n'
            '                    for u in np.unique(log["update"][late]) for now in [log["update"] == u])\n',
-           '        worst = td_error_stats(log["td_errors"][late], q[late])["relative"]\n', "C.diagnose_rules"),
+           '        worst = td_error_stats(log["td_errors"][late], q[late])["relative"]\n', "C.diagnose_rules",
+           "C.diagnose_rules.td-pooled-over-late-half"),
     Mutant("diagnose reads explained variance over the whole run, not its late half", "C_diagnosis",
            "diagnostics.py", 'if explained_variance(log["values"][late], log["returns"][late]) < 0.3:',
-           'if explained_variance(log["values"], log["returns"]) < 0.3:', "C.diagnose_rules"),
+           'if explained_variance(log["values"], log["returns"]) < 0.3:', "C.diagnose_rules",
+           "C.diagnose_rules.variance-over-whole-run"),
     Mutant("diagnose with the entropy and explained-variance thresholds swapped", "C_diagnosis", "diagnostics.py",
            '    if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions\n'
            '        return "saturated_policy"\n'
            '    if explained_variance(log["values"][late], log["returns"][late]) < 0.3:\n',
            '    if np.mean(policy_entropy(log["logits"])) < 0.3:\n'
            '        return "saturated_policy"\n'
-           '    if explained_variance(log["values"][late], log["returns"][late]) < 0.2:\n', "C.diagnose_rules"),
+           '    if explained_variance(log["values"][late], log["returns"][late]) < 0.2:\n', "C.diagnose_rules",
+           "C.diagnose_rules.lines-swapped"),
 ]
 
 EQUIVALENT = [
