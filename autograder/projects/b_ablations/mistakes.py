@@ -52,6 +52,8 @@ MISTAKES = catalogue(
             "whatever bootstrap_truncation says"),
     Mistake("B.switches.adam-eps-fixed", SWITCHES, "your large Adam epsilon is fixed at 1e-5 instead of read from "
             "config.adam_eps", None, {"adam_eps": 1e-5}),
+    Mistake("B.switches.value-clip-eps-fixed", SWITCHES, "your clipped value loss clips at 0.2 whatever "
+            "config.clip_eps says", None, {"value_clip_eps": 0.2}),
     Mistake("B.switches.clip-eps-fixed", SWITCHES, "your update clips the surrogate at 0.2 whatever "
             "config.clip_eps says", None, {"clip_eps": 0.2}),
 )

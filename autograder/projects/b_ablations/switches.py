@@ -282,8 +282,9 @@ def switch_findings(got: dict, want: dict, seed: int) -> list[Finding]:
     if same(got["baseline"]["advantages"], want["bootstrap_truncation"]["advantages"], 1e-9):
         found.append(MISTAKES["B.switches.truncation-never-bootstraps"].finding)
     for mistake_id, label, kind in (("B.switches.adam-eps-fixed", "baseline", "optimizer"),
-                                    ("B.switches.clip-eps-fixed", "baseline", "update")):
-        mistake = MISTAKES[mistake_id]
-        if same(got[label][kind], oracle_run(seed, mistake.variant)(kind, flipped(None), inputs[kind](seed)), 1e-9):
+                                    ("B.switches.clip-eps-fixed", "baseline", "update"),
+                                    ("B.switches.value-clip-eps-fixed", "clip_value_loss", "update")):
+        mistake, setting = MISTAKES[mistake_id], flipped(None if label == "baseline" else label)
+        if same(got[label][kind], oracle_run(seed, mistake.variant)(kind, setting, inputs[kind](seed)), 1e-9):
             found.append(mistake.finding)
     return found
