@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.report.class_findings import findings_section
 from autograder.report.figures import figure, png
 from autograder.report.html import STYLE
 from autograder.report.model import Report
@@ -76,6 +77,7 @@ def write_summary(rows, course, path: Path, projects: list[str] | None = None) -
         hardest = sorted(zip(rates, ids))
         body.append("<table><tr><th>check</th><th>passed by</th></tr>" + "".join(
             f"<tr><td class='id'>{html.escape(i)}</td><td>{r:.0%}</td></tr>" for r, i in hardest) + "</table>")
+        body.append(findings_section(rows, path.parent))
     others = [row for row in rows if not row.report]
     if others:
         body.append("<h2>Not graded</h2><table>" + "".join(
