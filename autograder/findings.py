@@ -89,11 +89,12 @@ def _is_numbers(value) -> bool:
         return False
 
 
-def computed(variant: Callable, *args):
-    """``variant(*args)``, or None when the variant cannot be computed on these inputs (it then matches nothing)."""
+def computed(variant: Callable, *args, **kwargs):
+    """``variant(*args, **kwargs)``, or None when the variant cannot be computed on these inputs (it then matches
+    nothing)."""
     try:
         with np.errstate(all="ignore"):
-            return variant(*args)
+            return variant(*args, **kwargs)
     except (ArithmeticError, ValueError, IndexError, TypeError):
         return None
 

@@ -54,13 +54,15 @@ def step(theta, K, reward, rng, beta=0.0, lr=2.0, epochs=1, eps=0.2, weight=orac
 
 
 def _step_with(**changed):
-    """A variant of grpo_step called as (theta, K, reward, rng seed, keyword arguments): a fresh generator each time,
-    so every variant draws the groups the reference drew. ``flip_beta`` negates the case's beta."""
-    def variant(theta, K, reward, seed, kwargs):
-        kwargs = {**kwargs, **changed}
+    """A variant of grpo_step called as the grader's judge calls it, (theta, K, reward, rng seed, keyword arguments),
+    or as the students' checker does, (theta, K, reward, generator, **keyword arguments): a fresh generator each
+    time, so every variant draws the groups the reference drew. ``flip_beta`` negates the case's beta."""
+    def variant(theta, K, reward, seed, kwargs=None, **more):
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        kwargs = {**(kwargs or {}), **more, **changed}
         if kwargs.pop("flip_beta", False):
-            kwargs["beta"] = -kwargs["beta"]
-        return step(theta, K, reward, np.random.default_rng(seed), **kwargs)
+            kwargs["beta"] = -kwargs.get("beta", 0.0)
+        return step(theta, K, reward, rng, **kwargs)
     return variant
 
 
