@@ -10,13 +10,12 @@ from autograder.findings import Finding, Mistake, catalogue, matched, same
 from autograder.projects import PROJECTS
 from mutants import ALL
 
-PROJECT_PACKAGES = {"A": "a_ppo", "B": "b_ablations", "C": "c_diagnosis", "D": "d_grpo"}
-OVERALL, PER_PROJECT = 0.80, 0.70
+OVERALL, PER_PROJECT = 0.80, 0.70  # the targets: the share of planted bugs named by a finding of their own
 
 
 def mistakes_of(pid: str) -> dict[str, Mistake]:
     try:
-        return importlib.import_module(f"autograder.projects.{PROJECT_PACKAGES[pid]}.mistakes").MISTAKES
+        return importlib.import_module(f"{PROJECTS.package(pid)}.mistakes").MISTAKES
     except ModuleNotFoundError:
         return {}
 
@@ -65,3 +64,22 @@ def test_nan_and_inf_match_only_themselves():
 def test_a_catalogue_refuses_an_id_given_twice():
     with pytest.raises(ValueError):
         catalogue(Mistake("Z.a.b", "Z.a", "one"), Mistake("Z.a.b", "Z.a", "two"))
+
+
+def test_on_the_grading_seeds_a_finding_is_the_catalogues_sentence_said_along_a_blind_message(tmp_path):
+    from autograder import paths
+    from autograder.config import load_course
+    from conftest import copy_reference, grade_checks, mutate, write_submission
+
+    overlay = tmp_path / "course.private.yml"  # the instructor's own grading seeds: the report is blind
+    overlay.write_text("seeds: {grading: [4711, 815, 2026]}\n")
+    course = load_course(paths.COURSE_FILE, private=overlay)
+    mutant = next(m for m in ALL if m.name == "leave-one-out divides by K")
+    root = copy_reference(tmp_path / "submission", mutant.folder)
+    reference = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text()
+    write_submission(root, mutate(reference, mutant.old, mutant.new), mutant.folder, mutant.module)
+    result = grade_checks(root, course, checks=[mutant.check], seed_set="grading")[mutant.check]
+    mistake = mistakes_of("D")[mutant.finding]
+    assert result["findings"] == [mistake.finding.model_dump()]
+    assert mistake.text in result["message"] and "returned" not in result["message"]
+    assert not any(str(seed) in result["message"] for seed in course.seeds.grading)
