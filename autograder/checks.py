@@ -128,16 +128,19 @@ class Verdict:
     fraction: float
     message: str
     details: dict = field(default_factory=dict)
+    findings: list = field(default_factory=list)  # the known mistakes recognised (``autograder.findings.Finding``)
 
     @classmethod
-    def of(cls, failures: list[str], total: int, passed_message: str, note: str = "", **details) -> Verdict:
+    def of(cls, failures: list[str], total: int, passed_message: str, note: str = "", findings=(),
+           **details) -> Verdict:
         """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message,
-        after ``note`` (a hint or what did pass, said first and not counted as a failure)."""
+        after ``note`` (a hint or what did pass, said first and not counted as a failure). ``findings`` are kept
+        only for a verdict that failed something."""
         if not failures:
             return cls(1.0, passed_message, details)
         shown = "; ".join(([note] if note else []) + failures[:3])
         shown += f"; and {len(failures) - 3} more" if len(failures) > 3 else ""
-        return cls(max(0.0, 1 - len(failures) / total), shown, details)
+        return cls(max(0.0, 1 - len(failures) / total), shown, details, list(dict.fromkeys(findings)))
 
 
 class Check:

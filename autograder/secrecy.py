@@ -89,6 +89,7 @@ def blind(entry, outcome, pid: str, shown: tuple[str, ...], processes: int):
                 "failed": "failed on the grading seeds"}[entry.outcome]
         details = {key: value for key, value in entry.details.items() if key in shown}
         said += "".join(f" ({details[key]})" for key in SAID_ALONG if isinstance(details.get(key), str))
+        said += "".join(f"; {finding.text}" for finding in entry.findings)  # the catalogue's words, never the child's
         update = first_departure(details)
         if update is not None:  # the grader's own finding, from its replay: no text of the child's
             said += f": update {update} of a run did not follow from your pieces, so the run is not credited"

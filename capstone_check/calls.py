@@ -47,8 +47,34 @@ def _mismatch(got, out: dict) -> str | None:
     return f"returned {fmt(got)}, expected {fmt(want)} ({difference(got, want)})"
 
 
+def _flat(value) -> list[float]:
+    """The student's output as one list of numbers, in the order the recorded mistakes keep theirs."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [x for part in value for x in _flat(part)]
+    return [float(x) for x in np.ravel(np.asarray(value, dtype=float))]
+
+
+def _same(got: list[float], want: list[float]) -> bool:
+    """Equal lengths, NaN where the mistake has NaN, equal infinities, every other entry within 1e-6."""
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
+        return False
+    got, want = got[~np.isnan(want)], want[~np.isnan(want)]
+    with np.errstate(invalid="ignore"):
+        near = np.isfinite(want) & (np.abs(got - want) <= 1e-6 * np.maximum(1, np.abs(want)))
+        return bool(np.all((got == want) | near))
+
+
+def _named(matches: dict[str, bool], spec: dict) -> str:
+    """The sentences of the recorded mistakes every one of whose calls the student's outputs matched."""
+    return "; ".join(f"mistake recognised: {spec['findings'][m]}" for m, hit in matches.items() if hit)
+
+
 def run_calls(student, spec: dict) -> Verdict:
     failed: dict[str, str] = {}
+    matches: dict[str, bool] = {}  # recorded mistake -> whether every call that records it matched so far
     for call in spec["calls"]:
         args, kwargs = decode(call.get("args", [])), decode(call.get("kwargs", {}))
         kept = {i: np.array(args[i], copy=True) for i in call.get("keep", [])}
@@ -57,8 +83,12 @@ def run_calls(student, spec: dict) -> Verdict:
             raised = student.call(call["fn"], call.get("module"), args, kwargs, raises=out["raises"])
             if not raised and call["group"] not in failed:
                 failed[call["group"]] = out["message"]
+            if "mistake" in call:  # a known mistake of its own: returning where it should raise
+                matches[call["mistake"]] = not raised
             continue
         got = _shaped(student.call(call["fn"], call.get("module"), args, kwargs), out, what)
+        for mistake, value in call.get("mistakes", {}).items():
+            matches[mistake] = matches.get(mistake, True) and _same(_flat(got), value)
         for i, before in kept.items():
             if call["group"] not in failed and not np.array_equal(args[i], before):
                 failed[call["group"]] = f"{what}: changed the array it was given; return a new array"
@@ -71,4 +101,7 @@ def run_calls(student, spec: dict) -> Verdict:
             low, high = call["range"]["bounds"]
             if not low <= got <= high:
                 failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
-    return Verdict.of(list(failed.values()), spec["total"], spec["passed"])
+    verdict = Verdict.of(list(failed.values()), spec["total"], spec["passed"])
+    if verdict.fraction < 1 and any(matches.values()):  # said last, after what was expected and found
+        verdict.message = f"{verdict.message}; {_named(matches, spec)}"
+    return verdict

@@ -5,13 +5,15 @@ from typing import NamedTuple
 
 
 class Mutant(NamedTuple):
-    """A bug planted in the reference: ``old`` becomes ``new`` in ``folder/module``; ``check`` must catch it."""
+    """A bug planted in the reference: ``old`` becomes ``new`` in ``folder/module``; ``check`` must catch it, and name
+    it with the finding ``finding`` (an id of the project's catalogue of mistakes) when one is given."""
     name: str
     folder: str
     module: str
     old: str
     new: str
     check: str
+    finding: str | None = None
 
 
 class Equivalent(NamedTuple):

@@ -1,5 +1,6 @@
-"""Every planted bug loses points on the check meant to catch it, on the public seeds and on an unusual seed set alike;
-every correct implementation written differently keeps full marks; and every check has a bug that it catches."""
+"""Every planted bug loses points on the check meant to catch it, on the public seeds and on an unusual seed set alike,
+and is named by its own finding where its project's catalogue of mistakes has one; every correct implementation
+written differently keeps full marks, with no finding; and every check has a bug that it catches."""
 
 import pytest
 
@@ -36,12 +37,15 @@ def test_the_planted_bug_is_caught_on_every_seed(mutant, tmp_path, course, unusu
         assert result["score"] < result["max_score"], f"{mutant.check} did not catch: {mutant.name}"
         assert result["score"] == 0 or not whole, f"{mutant.name} kept part of {mutant.check}"
         assert result["message"] and "not implemented" not in result["message"]
+        if mutant.finding:
+            assert mutant.finding in [f["id"] for f in result.get("findings", [])], (mutant.name, result["message"])
 
 
 @pytest.mark.parametrize("variant", EQUIVALENT, ids=[v.name for v in EQUIVALENT])
 def test_a_correct_implementation_written_differently_keeps_full_marks(variant, tmp_path, course, unusual_course):
     for result in graded(tmp_path, variant, variant.checks, course, unusual_course):
         assert result["passed"], (variant.name, result["id"], result["message"])
+        assert "findings" not in result, (variant.name, result["findings"])
 
 
 @pytest.mark.parametrize("project", sorted(PROJECTS))

@@ -37,6 +37,18 @@ MESSAGE = ("expected the median return over the 3 grading seeds to be above 450 
            "normalized per minibatch in `ppo_update`. ")
 
 
+FOUND = ("A.gae.carries-across-truncation", "D.weights.loo-includes-self")  # recognised in every failed report
+
+
+def findings_of(cid: str, fraction: float) -> dict:
+    """The catalogue's findings of ``cid`` that a report scoring ``fraction`` carries (none when it passed)."""
+    from autograder.projects.a_ppo.mistakes import MISTAKES as A
+    from autograder.projects.d_grpo.mistakes import MISTAKES as D
+
+    found = [{**A, **D}[f].finding.model_dump() for f in FOUND if f.startswith(cid + ".")]
+    return {"findings": found} if found and fraction < 1 else {}
+
+
 def report_of(course, name: str, fraction: float) -> tuple[Report, dict]:
     """A report of every check in the course, each scoring ``fraction`` of its points; and its figures."""
     report = {"submission": name, "seeds": "public", "score": 0.0, "max_score": 0.0, "projects": {}}
@@ -44,7 +56,7 @@ def report_of(course, name: str, fraction: float) -> tuple[Report, dict]:
         checks = [{"id": cid, "name": PROJECTS[pid].checks[cid].name, "score": round(c.points * fraction, 2),
                    "max_score": float(c.points), "passed": fraction == 1, "message": MESSAGE * (1 + len(cid) % 3),
                    "details": PLOTTED.get(cid, {"measured": 0.123456789, "expected": [1.0, 2.0, 3.0]}),
-                   "seconds": 0.5} for cid, c in project.checks.items()]
+                   "seconds": 0.5, **findings_of(cid, fraction)} for cid, c in project.checks.items()]
         report["projects"][pid] = {"score": 0.0, "max_score": 0.0, "checks": checks}
     report = Report.from_json(report)
     return report, figures_for(report)
@@ -139,6 +151,22 @@ def test_the_summary_page_fits_the_window(browser, pages, course):
     assert_fits_and_loads(page, errors)
     assert_rows_readable(page, [cid for project in course.projects.values() for cid in project.checks])
     assert "late" in page.inner_text("body")
+
+
+def test_the_summary_page_lists_the_classs_mistakes_with_counts_and_who(browser, pages):
+    page, errors = opened(browser, pages / "summary.html")
+    rows = page.evaluate("[...document.querySelectorAll('tr.finding-row')].map(r => r.innerText.split('\\t'))")
+    assert [row[1] for row in rows] == sorted(FOUND) and all(row[3] == "4" for row in rows), rows
+    assert all("student0" in row[4] and "student4" not in row[4] for row in rows)
+    assert page.evaluate("document.querySelector('#findings ~ figure img').naturalWidth") > 0
+    lines = (pages / "findings.csv").read_text().splitlines()
+    assert lines[0] == "check,finding,mistake,students,who" and len(lines) == 1 + len(FOUND)
+
+
+def test_the_student_page_names_the_mistakes_recognised(browser, pages):
+    page, errors = opened(browser, pages / "report.html")
+    found = page.evaluate("[...document.querySelectorAll('li.finding')].map(li => li.innerText)")
+    assert len(found) == len(FOUND) and "your leave-one-out mean includes the sample itself" in " ".join(found)
 
 
 @pytest.fixture(scope="module")

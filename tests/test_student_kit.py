@@ -172,6 +172,46 @@ def test_the_bundle_scores_every_planted_bug_as_the_grader_does(bundle, mutant, 
     assert grader == student
 
 
+def kit_message(bundle, root: Path, pid: str, cid: str) -> tuple[str, dict]:
+    """The bundle's message on check ``cid`` of the submission in ``root``, and the check's recorded spec."""
+    from capstone_check.child import run
+
+    expected = bundle / "capstone_check" / "expected" / f"{pid}.json"
+    data = json.loads(expected.read_text())
+    result = run({"expected": str(expected), "check": cid, "folder": str(root / data["folder"]),
+                  "modules": data["modules"]})
+    return result["message"], data["checks"][cid]
+
+
+NAMED = [m for m in ALL if m.finding]
+
+
+@pytest.mark.parametrize("mutant", NAMED, ids=[m.name for m in NAMED])
+def test_the_bundle_names_a_planted_bug_of_a_piece_with_final_gradings_finding(bundle, mutant, tmp_path):
+    """For the checks of single pieces: the recorded values of the catalogue's mistakes let the students' checker
+    say the finding's sentence that final grading says (the bug's own, asserted in tests/test_mutants.py)."""
+    pid = PROJECT_OF[mutant.folder]
+    spec = json.loads((bundle / "capstone_check" / "expected" / f"{pid}.json").read_text())["checks"][mutant.check]
+    if spec["kind"] != "calls":
+        pytest.skip(f"{mutant.check} is not a check of single pieces in the bundle")
+    root = copy_reference(tmp_path, mutant.folder)
+    reference = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text()
+    write_submission(root, mutate(reference, mutant.old, mutant.new), mutant.folder, mutant.module)
+    message, spec = kit_message(bundle, root, pid, mutant.check)
+    assert f"mistake recognised: {spec['findings'][mutant.finding]}" in message, message
+
+
+@pytest.mark.parametrize("pid", ["A", "B", "C", "D"])
+def test_the_bundle_names_no_mistake_on_the_reference_and_records_values_not_code(bundle, pid):
+    data = json.loads((bundle / "capstone_check" / "expected" / f"{pid}.json").read_text())
+    for cid, spec in data["checks"].items():
+        if spec["kind"] == "calls":
+            message, _ = kit_message(bundle, paths.SOLUTIONS.parent / "solutions", pid, cid)
+            assert "mistake recognised" not in message, (cid, message)
+            recorded = [v for call in spec["calls"] for v in call.get("mistakes", {}).values()]
+            assert all(isinstance(x, (int, float)) for values in recorded for x in values)
+
+
 def test_the_search_finds_answers_under_other_names(tmp_path):
     """The search above compares syntax trees: a solution function or an oracle renamed into another file is found."""
     source = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from autograder.findings import Finding
 from autograder.status import Status
 
 # How a check ended, said once here instead of being re-derived from score and details by every view:
@@ -37,6 +38,7 @@ class CheckResult:
     message: str
     details: dict = field(default_factory=dict)
     seconds: float = 0.0
+    findings: list[Finding] = field(default_factory=list)  # known mistakes recognised in a failed check
 
     @property
     def status(self) -> Status | None:
@@ -66,14 +68,18 @@ class CheckResult:
     def to_json(self) -> dict:
         return {"id": self.id, "name": self.name, "score": self.score, "max_score": self.max_score,
                 "passed": self.passed, "outcome": self.outcome, "message": self.message, "details": self.details,
-                "seconds": self.seconds}
+                "seconds": self.seconds, **self._findings_json()}
+
+    def _findings_json(self) -> dict:
+        """Optional in the schema: absent when no known mistake was recognised."""
+        return {"findings": [f.model_dump() for f in self.findings]} if self.findings else {}
 
     @classmethod
     def from_json(cls, data: dict) -> CheckResult:
         """``outcome`` is derived, so a stored one (or its absence, in a report written before it existed) is not
         read back."""
         return cls(data["id"], data["name"], data["score"], data["max_score"], data["passed"], data["message"],
-                   data["details"], data["seconds"])
+                   data["details"], data["seconds"], [Finding(**f) for f in data.get("findings", [])])
 
 
 @dataclass

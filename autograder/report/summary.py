@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.report.class_findings import findings_section
 from autograder.report.figures import figure, png
 from autograder.report.model import Report
 from autograder.report.pages import render
@@ -56,14 +57,15 @@ def write_summary(rows, course, path: Path, projects: list[str] | None = None) -
                       {p: s for p, s in row.report.projects.items() if p in projects})
                for row in rows if row.report]
     maxima = {pid: sum(c.points for c in course.projects[pid].checks.values()) for pid in projects}
-    figures, hardest = [], []
+    figures, hardest, mistakes = [], [], {}
     if reports:
         ids, rates = _pass_rates(reports)
         figures = [("Score distribution per project", _histograms(reports, projects, maxima)),
                    ("Pass rate per check (lowest: what most students missed)", _pass_rate_plot(ids, rates))]
         hardest = sorted(zip(rates, ids))
+        mistakes = findings_section(rows, path.parent)
     page = render("summary.html", styles=["page.css"], students=len(rows), graded=len(reports), projects=projects,
                   points=sum(maxima.values()), similarity=(path.parent / "similarity.html").is_file(),
-                  figures=figures, hardest=hardest, others=[row for row in rows if not row.report])
+                  figures=figures, hardest=hardest, others=[row for row in rows if not row.report], **mistakes)
     path.write_text(page, encoding="utf-8")
     return path

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.checks import Check, ToleranceBar, Verdict, pairs
-
 from autograder.comparisons import apart, close, difference
+from autograder.findings import matched, of_piece
+from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
 from autograder.student import StudentError, as_array, as_float, describe
@@ -53,8 +54,10 @@ class GAE(Check):
                 failed[label] = f"{label} (T = {T}, N = {N}): advantages should equal {what}; {difference(adv, want)}"
             if "returns" not in failed and not close(ret, np.array(adv) + v[:T], tol):
                 failed["returns"] = "returns should be advantages + V(s_t)"
+        cases = [(r, v, term, trunc, gamma, lam) for _, _, gamma, lam, r, v, term, trunc in gae_cases(ctx.seed)]
         return Verdict.of(list(failed.values()), 4, "matches at lambda = 1, lambda = 0 and in general, across "
-                          "terminations, truncations and segment ends")
+                          "terminations, truncations and segment ends",
+                          findings=matched(of_piece(MISTAKES, "gae"), cases, data["out"]))
 
 
 # ------------------------------------------------------------------------------------------------ batch
@@ -120,7 +123,17 @@ class Batch(Check):
                 failures.append(f"'{key}' is not the segment's valid transitions in array[valid] order: "
                                 f"{first_row(data[key], want[key])}{batch_hint(key, data[key], segment)}")
         return Verdict.of(failures, len(BATCH_KEYS), f"{segment.valid.sum()} real transitions, {resets} reset "
-                          "steps dropped")
+                          "steps dropped", findings=batch_findings(data, segment))
+
+
+def batch_findings(data, segment) -> list:
+    """Every array holding a reset step's row, or values one step late."""
+    found = []
+    if all(tuple(data["shapes"][key])[:1] == (segment.valid.size,) for key in BATCH_KEYS):
+        found.append(MISTAKES["A.batch.reset-steps-kept"].finding)
+    if batch_hint("values", data["values"], segment):
+        found.append(MISTAKES["A.batch.next-values"].finding)
+    return found
 
 
 # --------------------------------------------------------------------------------------------- the pieces of the loss
@@ -179,8 +192,10 @@ class ClippedSurrogateGradient(Check):
             if not close(grad, want_grad, ctx.bar.tolerance) or apart(objective, want_objective, ctx.bar.tolerance):
                 failed.setdefault("values", f"{kind}: objective {objective:.6g} (expected {want_objective:.6g}), "
                                             f"gradient {difference(grad, want_grad)}")
+        cases = [case[:5] for case in surrogate_cases(ctx.seed)]
         return Verdict.of(list(failed.values()), 3, "the plain policy gradient at theta_old, zero beyond the clip, "
-                          "and the right objective everywhere")
+                          "and the right objective everywhere",
+                          findings=matched(of_piece(MISTAKES, "clipped_surrogate"), cases, data["out"]))
 
 
 class ValueEntropy(Check):
@@ -211,4 +226,6 @@ class ValueEntropy(Check):
         if not (close(data["entropy"][0], H, ctx.bar.tolerance) and close(data["entropy"][1], dH, ctx.bar.tolerance)):
             failures.append(f"entropy_bonus: expected mean entropy {H:.6g} nats and dH/dz = -pi (log pi + H) / B, "
                             f"found {data['entropy'][0]:.6g} (rows include a near one-hot policy and a uniform one)")
-        return Verdict.of(failures, 2, "both values and both gradients match")
+        findings = (matched(of_piece(MISTAKES, "value_loss"), [(values, returns)], [data["value"]])
+                    + matched(of_piece(MISTAKES, "entropy_bonus"), [(logits,)], [data["entropy"]]))
+        return Verdict.of(failures, 2, "both values and both gradients match", findings=findings)

@@ -9,6 +9,8 @@ from pydantic import Field
 from autograder.cascade import Probe, explained
 from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, require
 from autograder.comparisons import beyond, close, difference
+from autograder.findings import Finding, matched, of_check, of_piece, same
+from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.student import StudentError, as_array
@@ -123,7 +125,20 @@ class Ratio(Check):
                                 "actions and log-probs")
         ratio_right = not failures or not failures[0].startswith("importance_ratio")
         return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch",
-                          note="importance_ratio is right" if ratio_right else "")
+                          note="importance_ratio is right" if ratio_right else "",
+                          findings=matched(of_piece(MISTAKES, "importance_ratio"), [(new, old)], [data["ratio"]])
+                          + ratio_findings(data, ctx.seed))
+
+
+def ratio_findings(data, seed: int) -> list[Finding]:
+    """The first minibatch's stored log-probs taken in batch order, not through the minibatch's indices."""
+    if not data.get("called") or "update_failed" in data:
+        return []
+    logp_old, batch = np.array(data["logp_old"], dtype=float), update_case(seed)[1]
+    in_order = batch["logp"][:len(logp_old)]
+    if same(logp_old, in_order, 1e-9) and not same(first_call(data)[1], batch["actions"][:len(logp_old)], 0):
+        return [MISTAKES["A.ratio.log-probs-not-shuffled"].finding]
+    return []
 
 
 def first_call(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -155,11 +170,13 @@ UPDATE_VARIANTS = {  # a mistake worth naming when the student's parameters matc
 }
 
 
-def reference_update(seed: int, details: dict | None = None, config: dict = UPDATE_CONFIG) -> dict:
-    """The oracle's actor and critic after one update of A.update's case, with Project B's ``details`` switched."""
+def reference_update(seed: int, details: dict | None = None, config: dict | None = None) -> dict:
+    """The oracle's actor and critic after one update of A.update's case, with Project B's ``details`` switched and
+    ``config``'s values in place of UPDATE_CONFIG's."""
     agent, batch = update_case(seed, RETURN_SCALE)
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
-    oracle.ppo_update(agent, optimizer, batch, config, np.random.default_rng(seed), details)
+    oracle.ppo_update(agent, optimizer, batch, {**UPDATE_CONFIG, **(config or {})}, np.random.default_rng(seed),
+                      details)
     return {net: flatten(agent[net]) for net in ("actor", "critic")}
 
 
@@ -220,4 +237,11 @@ class Update(Check):
                 failures.append(f"the {net} after the update differs from the reference's at {where}")
         return Verdict.of(failures, 2, "both networks match the reference after the update; its inputs make the "
                           "joint gradient norm exceed max_grad_norm and ratios leave the clip range",
-                          note=update_hint(data, ctx.seed) if failures else "")
+                          note=update_hint(data, ctx.seed) if failures else "",
+                          findings=update_findings(data, ctx.seed) if failures else [])
+
+
+def update_findings(data, seed: int) -> list[Finding]:
+    """The update mistakes whose parameters are the student's."""
+    return [m.finding for m in of_check(MISTAKES, "A.update")
+            if same_parameters(data, reference_update(seed, *m.variant), 1e-9)]

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from autograder.checks import Check, Malformed, ToleranceBar, Verdict, require
 from autograder.comparisons import close
+from autograder.findings import matched, of_piece
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
 from autograder.projects.b_ablations.crafted import matters_message, score_cases, verdicts
+from autograder.projects.b_ablations.mistakes import MISTAKES
 from autograder.student import StudentError, as_float, describe
 
 
@@ -29,7 +31,7 @@ class Summary(Check):
         setting = student.fn("setting", "ablation")
         as_dict = {name: fields_of(setting(name)) for name in ["baseline", *DETAILS]}
         training_score = student.fn("training_score", "ablation")
-        metric = [as_float(training_score(log), "training_score") for log in log_cases()]
+        metric = [as_float(training_score(log), "training_score", nan=True) for log in log_cases()]
         summary = student.fn("summarize", "ablation")({k: list(v) for k, v in scores.items()})
         matters = student.fn("matters", "ablation")
         return {"setting": as_dict, "metric": metric, "summary": table_of(summary),
@@ -58,7 +60,16 @@ class Summary(Check):
             raise Malformed(f"expected a verdict of matters for each of the {len(factors)} crafted factors")
         if matters != verdicts(scores, factors):
             failures.append(matters_message(scores, factors, matters))
-        return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference")
+        return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference",
+                          findings=summary_findings(scores, factors, metric, summary, matters))
+
+
+def summary_findings(scores: dict, factors: list[str], metric: list, summary: dict, matters: list) -> list:
+    """The statistics' mistakes the student's summary table or verdicts match."""
+    table = [[name, *(row.get(s) for s in ("median", "min", "max"))] for name, row in summary.items()]
+    return (matched(of_piece(MISTAKES, "training_score"), [(log,) for log in log_cases()], metric)
+            + matched(of_piece(MISTAKES, "summarize"), [(scores,)], [table])
+            + matched(of_piece(MISTAKES, "matters"), [(scores, factors)], [matters]))
 
 
 def fields_of(details) -> dict:

@@ -13,7 +13,9 @@ from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, requ
 from autograder.comparisons import all_close
 from autograder.projects._shared.ppo.cases import gae_cases, update_case
 from autograder.projects.b_ablations import oracle
+from autograder.findings import Finding, same
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
+from autograder.projects.b_ablations.mistakes import MISTAKES
 from autograder.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import Segment
 from rlkit.nn import Adam, flatten
@@ -134,9 +136,10 @@ def outputs(seed: int, d: dict, run) -> dict:
     return out
 
 
-def oracle_run(seed: int):
+def oracle_run(seed: int, changed: dict | None = None):
+    """The oracle's implementation for ``outputs``, with the config values of ``changed`` in place of the seed's."""
     def run(kind, d, inputs):
-        c = {**update_config(seed), **optimizer_config(seed)}
+        c = {**update_config(seed), **optimizer_config(seed), **(changed or {})}
         if kind == "init":
             return flatten(list(oracle.init_agent(np.random.default_rng(seed), HIDDEN, d).values()))
         if kind == "optimizer":
@@ -264,4 +267,25 @@ class Switches(Check):
             elif others:
                 failures.append(f"{name}: flipping it also changes {', '.join(others)}, which it should leave alone")
         return Verdict.of(failures, len(DETAILS), "all nine switches do what the reference's do, and only that",
-                          switches_ok=[n for n in DETAILS if not any(f.startswith(n + ":") for f in failures)])
+                          switches_ok=[n for n in DETAILS if not any(f.startswith(n + ":") for f in failures)],
+                          findings=switch_findings(got, want, ctx.seed) if failures else [])
+
+
+def switch_findings(got: dict, want: dict, seed: int) -> list[Finding]:
+    """The switches flipped to no effect, and the wrong configurations the student's outputs match."""
+    found = [MISTAKES[f"B.switches.{name}-ignored"].finding for name in DETAILS
+             if all(same(got[name][k], got["baseline"][k], 1e-12) for k in got[name])]
+    inputs = {"update": update_inputs, "optimizer": lambda s: (fresh_agent(s), adam_gradients(s, fresh_agent(s)))}
+    both = MISTAKES["B.switches.clip-also-drops-normalization"]
+    if same(got["clip_gradients"]["update"], oracle_run(seed)("update", flipped(None) | both.variant,
+                                                              update_inputs(seed)), 1e-9):
+        found.append(both.finding)
+    if same(got["baseline"]["advantages"], want["bootstrap_truncation"]["advantages"], 1e-9):
+        found.append(MISTAKES["B.switches.truncation-never-bootstraps"].finding)
+    for mistake_id, label, kind in (("B.switches.adam-eps-fixed", "baseline", "optimizer"),
+                                    ("B.switches.clip-eps-fixed", "baseline", "update"),
+                                    ("B.switches.value-clip-eps-fixed", "clip_value_loss", "update")):
+        mistake, setting = MISTAKES[mistake_id], flipped(None if label == "baseline" else label)
+        if same(got[label][kind], oracle_run(seed, mistake.variant)(kind, setting, inputs[kind](seed)), 1e-9):
+            found.append(mistake.finding)
+    return found

@@ -7,8 +7,10 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from autograder.checks import Bar, Check, VerdictDetails, Malformed, Verdict, pairs
+from autograder.checks import Bar, Check, Malformed, Verdict, VerdictDetails, pairs
+from autograder.findings import matched, of_piece
 from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan
+from autograder.projects.c_diagnosis.mistakes import MISTAKES
 from autograder.student import StudentError, describe
 
 
@@ -110,9 +112,13 @@ class FreshRuns(Check):
         if not all(isinstance(label, str) and label in run_plan.LABELS for label in labels):
             raise Malformed(f"expected one of {', '.join(run_plan.LABELS)} per run")
         graded = graded_runs(ctx.seeds, ctx.secret)
-        return verdict_of(Counter((run.label, run.severity, label)
-                                  for run, label, kept in zip(planned, labels, graded) if kept),
-                          len(graded) - sum(graded))
+        verdict = verdict_of(Counter((run.label, run.severity, label)
+                                     for run, label, kept in zip(planned, labels, graded) if kept),
+                             len(graded) - sum(graded))
+        if verdict.fraction < 1:  # a rule's mistake over every run, said without telling which run was which
+            logs = [log for seed in ctx.seeds for log in fresh.unbundle(fresh.fresh_logs(seed, ctx.secret))]
+            verdict.findings = matched(of_piece(MISTAKES, "diagnose"), [(log,) for log in logs], labels)
+        return verdict
 
 
 def graded_runs(seeds, secret) -> list[bool]:
@@ -164,5 +170,6 @@ class DiagnoseRules(Check):
         # by name, never by position: feedback must not tell which call of diagnose was which log
         shown = sorted(({"log": b.name, "truth": b.label, "label": label} for b, label in zip(planned, labels)),
                        key=lambda row: row["log"])
+        logs = [(log,) for log in fresh.unbundle(boundary.boundary_logs(ctx.seed, ctx.secret))] if wrong else []
         return Verdict.of(wrong, len(planned), f"all {len(planned)} logs at the course's lines labelled right",
-                          logs=shown)
+                          logs=shown, findings=matched(of_piece(MISTAKES, "diagnose"), logs, labels))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.checks import Check, ToleranceBar, Verdict, pairs
-
 from autograder.comparisons import close_where_defined, difference
+from autograder.findings import matched, of_piece
 from autograder.projects.c_diagnosis import oracle
+from autograder.projects.c_diagnosis.mistakes import MISTAKES
 from autograder.student import StudentError, as_array, describe
 
 
@@ -68,7 +69,12 @@ class Entropy(Check):
                 failed[label] = (f"logit_magnitude, {kind} logits: expected mean_a |z_a - mean z| per row; "
                                  f"{difference(M, want_m)}" + (" (a shift common to all actions must not change it)"
                                                          if kind == "shifted" else ""))
-        return Verdict.of(list(failed.values()), 4, "entropy in nats (one-hot rows included) and logit magnitude match")
+        cases, out = list(entropy_logits_cases(ctx.seed)), data["out"]
+        findings = (matched(of_piece(MISTAKES, "policy_entropy"), [(z,) for _, z in cases], [o[0] for o in out])
+                    + matched(of_piece(MISTAKES, "logit_magnitude"),
+                              [(np.where(np.isinf(z), 0.0, z),) for _, z in cases], [o[1] for o in out]))
+        return Verdict.of(list(failed.values()), 4, "entropy in nats (one-hot rows included) and logit magnitude match",
+                          findings=findings)
 
 
 def ratio_cases(seed: int):
@@ -110,7 +116,11 @@ class KLClip(Check):
             if "clip" not in failed and not close_where_defined(cf, want_cf, tol):
                 failed["clip"] = (f"clip fraction at eps = {eps}: expected the share of |rho - 1| > eps, "
                                   f"{want_cf:.4g}, found {cf:.4g}")
-        return Verdict.of(list(failed.values()), 3, "approximate KL and clip fraction match, 0 for an unchanged policy")
+        cases, out = list(ratio_cases(ctx.seed)), data["out"]
+        findings = (matched(of_piece(MISTAKES, "approx_kl"), [c[:2] for c in cases], [o[0] for o in out])
+                    + matched(of_piece(MISTAKES, "clip_fraction"), cases, [o[1] for o in out]))
+        return Verdict.of(list(failed.values()), 3, "approximate KL and clip fraction match, 0 for an unchanged policy",
+                          findings=findings)
 
 
 # ------------------------------------------------------------------------------------------------ critic diagnostics
@@ -153,7 +163,9 @@ class ExplainedVariance(Check):
                 hint = (" (the ratio is upside down: Var(R - V) goes on top)"
                         if close_where_defined(got, inverted, 1e-9) else "")
                 failed[label] = f"{kind}: expected 1 - Var(R - V) / Var(R) = {want:.6g}, found {got:.6g}{hint}"
-        return Verdict.of(list(failed.values()), 2, "matches, and is NaN for constant returns")
+        cases = [(v, r) for _, v, r in variance_cases(ctx.seed)]
+        return Verdict.of(list(failed.values()), 2, "matches, and is NaN for constant returns",
+                          findings=matched(of_piece(MISTAKES, "explained_variance"), cases, data["out"]))
 
 
 # ---------------------------------------------------------------------------------------------- value-based diagnostics
@@ -196,7 +208,12 @@ class TDAndQ(Check):
                 if label not in failed and not close_where_defined(got, want, tol):
                     failed[label] = (f"{label} at gamma = {gamma}: expected {want:.6g}, found {got:.6g}"
                                      f"{td_hint(key, got, td, q)}")
-        return Verdict.of(list(failed.values()), 6, "TD-error statistics and overestimation match")
+        cases, out = list(td_cases(ctx.seed)), data["out"]
+        findings = (matched(of_piece(MISTAKES, "td_error_stats"), [c[:2] for c in cases],
+                            [[o[0][k] for k in TD_KEYS] for o in out])
+                    + matched(of_piece(MISTAKES, "q_overestimation"), [c[1:] for c in cases],
+                              [[o[1][k] for k in Q_KEYS] for o in out]))
+        return Verdict.of(list(failed.values()), 6, "TD-error statistics and overestimation match", findings=findings)
 
 
 def td_hint(key: str, got: float, td, q) -> str:
@@ -239,4 +256,6 @@ class ReturnDrop(Check):
             label = "ordinary" if kind == "ordinary" else "edge"
             if label not in failed and not close_where_defined(got, want, tol):
                 failed[label] = f"{kind} curve: expected 1 - mean(after the peak) / peak = {want:.6g}, found {got:.6g}"
-        return Verdict.of(list(failed.values()), 2, "matches, gaps, a final peak and an empty curve included")
+        cases = [(curve,) for _, curve in curve_cases(ctx.seed)]
+        return Verdict.of(list(failed.values()), 2, "matches, gaps, a final peak and an empty curve included",
+                          findings=matched(of_piece(MISTAKES, "return_drop"), cases, data["out"]))

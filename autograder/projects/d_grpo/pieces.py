@@ -8,9 +8,10 @@ import numpy as np
 from pydantic import Field
 
 from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, pairs
-
 from autograder.comparisons import beyond, close
+from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
+from autograder.projects.d_grpo.mistakes import MISTAKES
 from autograder.student import as_array
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
 
@@ -66,13 +67,14 @@ class Weights(Check):
             for r in make_groups(ctx.seed, ctx.bar.groups):
                 if name == "leave_one_out_weight" and len(r) < 2:
                     continue
-                outputs.append(as_array(fn(r.copy()), r.shape, f"{name} of a group of {len(r)}"))
+                # NaN crosses to the judge, which fails it: a 0 / 0 is then named with the mistake that made it
+                outputs.append(as_array(fn(r.copy()), r.shape, f"{name} of a group of {len(r)}", finite=False))
             out[name] = outputs
         out["loo_k1_raises"] = student.raises("leave_one_out_weight", ValueError, np.array([1.0]))
         return out
 
     def judge(self, data, ctx):
-        failures = []
+        failures, findings = [], []
         for name, (reference, mistake) in WEIGHTS.items():
             groups = [r for r in make_groups(ctx.seed, ctx.bar.groups)
                       if not (name == "leave_one_out_weight" and len(r) < 2)]
@@ -80,11 +82,14 @@ class Weights(Check):
                 if not close(got, reference(r), ctx.bar.tolerance):
                     hint = f" (hint: {mistake[1]})" if mistake and close(got, mistake[0](r), 1e-9) else ""
                     failures.append(f"{name}({fmt(r)}) returned {fmt(got)}, expected {fmt(reference(r))}{hint}")
+                    findings += matched(of_piece(MISTAKES, name), [(r,) for r in groups], data[name])
                     break
         if not data["loo_k1_raises"]:
             failures.append("leave_one_out_weight of a single sample should raise ValueError: "
                             "with K = 1 there is no other sample to average")
-        return Verdict.of(failures, len(WEIGHTS) + 1, "all three weights match the chapter's definitions")
+            findings.append(MISTAKES["D.weights.loo-single-sample"].finding)
+        return Verdict.of(failures, len(WEIGHTS) + 1, "all three weights match the chapter's definitions",
+                          findings=findings)
 
 
 # ------------------------------------------------------------------------------------------------ KL penalty
@@ -118,7 +123,9 @@ class KLPenalty(Check):
                                 f"expected r - beta*log(p/p_ref) = {fmt(want)}")
         hint = ("hint: every failing case has the penalty's sign flipped; it is subtracted, so responses the policy "
                 "favours over the reference pay") if flipped and all(flipped) else ""  # said once, and only then
-        return Verdict.of(failures, 5, "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged", note=hint)
+        cases = list(kl_cases(ctx.seed))
+        return Verdict.of(failures, 5, "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged", note=hint,
+                          findings=matched(of_piece(MISTAKES, "kl_penalized_reward"), cases, data["out"]))
 
 
 # ------------------------------------------------------------------------------------------------ enumeration
@@ -170,7 +177,22 @@ class Enumeration(Check):
                         ratio = float((u * g).sum() / (g * g).sum())
                         failures.append(f"{key} weights, K = {K}, {label}: the expected update should be {what} "
                                         f"the exact gradient; it is {ratio:.4f} of it (max |error| {error:.2e})")
-        return Verdict.of(failures, tests, "the expected updates match (K-1)/K and 1 times the exact gradient")
+        return Verdict.of(failures, tests, "the expected updates match (K-1)/K and 1 times the exact gradient",
+                          findings=enumerated_findings(data, ctx) if failures else [])
+
+
+def enumerated_findings(data, ctx) -> list:
+    """The weight mistakes every enumerated group's weights match, for either weight function."""
+    found = []
+    for key, piece in (("centered", "group_centered_weight"), ("loo", "leave_one_out_weight")):
+        cases, got = [], []
+        for c, (_, _, R) in enumerate(enumeration_cases(ctx.seed)):
+            for K in ctx.bar.ks:
+                groups = list(itertools.product(range(N_RESPONSES), repeat=K))
+                cases += [(R[x, list(g)],) for x in range(N_PROMPTS) for g in groups]
+                got += [w for per_prompt in data[f"{key}/{c}/{K}"] for w in per_prompt]
+        found += matched(of_piece(MISTAKES, piece), cases, got)
+    return found
 
 
 # ------------------------------------------------------------------------------------------------ clipping
@@ -218,4 +240,6 @@ class GroupClippedGradient(Check):
                 rho = pi[ys] / old[ys]
                 wrong[region] = (f"{region} (ratio {fmt(rho)}, advantage {fmt(A)}, eps {eps}): "
                                  f"returned {fmt(got)}, expected {fmt(want)}")
-        return Verdict.of(list(wrong.values()), len(REGIONS), "right in all four regions of the clipped surrogate")
+        cases = [case[1:] for case in clip_cases(ctx.seed, ctx.bar.cases)]
+        return Verdict.of(list(wrong.values()), len(REGIONS), "right in all four regions of the clipped surrogate",
+                          findings=matched(of_piece(MISTAKES, "clipped_surrogate_gradient"), cases, data["out"]))

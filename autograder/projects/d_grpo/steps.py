@@ -9,7 +9,9 @@ from pydantic import Field
 from autograder.cascade import Probe, explained
 from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, pairs
 from autograder.comparisons import close
+from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
+from autograder.projects.d_grpo.mistakes import MISTAKES
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
 from autograder.student import as_array, as_float
 from rlkit.toy import CONTAINS_ANSWER, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF, policy
@@ -131,7 +133,15 @@ class GrpoStep(Check):
                 failures.append(f"{setting(case)}: {first_entry(got, want)}")
                 mistakes.append(step_mistake(ctx.seed, i, theta, got, kwargs))
         return Verdict.of(failures, len(STEP_CASES), "matches the chapter's step, its clipped multi-epoch form, any "
-                          "weight and beta > 0", note=hint(mistakes))
+                          "weight and beta > 0", note=hint(mistakes),
+                          findings=step_findings(data, ctx.seed) if failures else [])
+
+
+def step_findings(data, seed: int) -> list:
+    """The step mistakes whose every case's theta is the student's."""
+    cases = [(theta, case[0], REWARDS[case[1]], seed + i, step_kwargs(case))
+             for i, (case, theta) in enumerate(zip(STEP_CASES, step_inputs(seed)))]
+    return matched(of_piece(MISTAKES, "grpo_step"), cases, data["out"][::2])
 
 
 def hint(mistakes: list[str | None]) -> str:
@@ -261,4 +271,5 @@ class PriceExploit(Check):
                                 f"returned {got:.6g}, expected {want:.6g}{price_hint(logits, rewards, exploit, got)}")
                 break
         return Verdict.of(failures, 3, f"threshold {toy[2]:.4g} on the toy, and right on unseen rows, binding floors "
-                          "included", toy_thresholds=toy)
+                          "included", toy_thresholds=toy,
+                          findings=matched(of_piece(MISTAKES, "price_exploit"), cases, data["out"]))

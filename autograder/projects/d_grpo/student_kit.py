@@ -8,6 +8,7 @@ import numpy as np
 
 from autograder.projects.d_grpo import oracle, pieces, steps
 from autograder.projects._shared.encode import call, encode, out_array, out_float, reward, rng, weight
+from autograder.projects.d_grpo.mistakes import MISTAKES
 from capstone_check import grpo_runs
 from rlkit.toy import N_PROMPTS, N_RESPONSES, policy
 
@@ -18,14 +19,15 @@ def weights(ctx) -> dict:
         for r in pieces.make_groups(ctx.seed, ctx.bar.groups):
             if name == "leave_one_out_weight" and len(r) < 2:
                 continue
-            calls.append(call(name, [r.copy()], out_array(reference(r), ctx.bar.tolerance),
-                              f"{name} of a group of {len(r)}", name))
+            calls.append(call(name, [r.copy()], out_array(reference(r), ctx.bar.tolerance, finite=False),
+                              f"{name} of a group of {len(r)}", name))  # NaN is compared, so its cause is named
     calls.append(call("leave_one_out_weight", [np.array([1.0])],
                       {"raises": "ValueError", "message": "leave_one_out_weight of a single sample should raise "
                        "ValueError: with K = 1 there is no other sample to average"}, "leave_one_out_weight([1])",
-                      "loo_k1"))
+                      "loo_k1", mistake="D.weights.loo-single-sample"))
     return {"kind": "calls", "calls": calls, "total": len(pieces.WEIGHTS) + 1,
-            "passed": "all three weights match the chapter's definitions"}
+            "passed": "all three weights match the chapter's definitions",
+            "findings": {"D.weights.loo-single-sample": MISTAKES["D.weights.loo-single-sample"].text}}
 
 
 def kl_penalty(ctx) -> dict:

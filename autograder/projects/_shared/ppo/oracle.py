@@ -117,7 +117,7 @@ def ppo_update(agent, optimizer, batch, c, rng, details=None, surrogate=None):
                 d_logits -= ent_coef * entropy_bonus(logits)[1]
             if d["clip_value_loss"]:
                 v = clipped_value_loss(values[:, 0].astype(float), batch["values"][i], batch["returns"][i],
-                                       c["clip_eps"])
+                                       c.get("value_clip_eps", c["clip_eps"]))  # apart only in a known mistake
             else:
                 v = value_loss(values[:, 0].astype(float), batch["returns"][i])
             grads = flatten(mlp_backward(agent["actor"], a_cache, d_logits))

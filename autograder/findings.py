@@ -1,0 +1,115 @@
+"""Known mistakes, named: each project keeps a catalogue of the wrong variants of its pieces (``mistakes.py`` beside
+its checks), and a judge whose check fails compares the student's outputs with what each variant gives on the same
+inputs. A match is a finding: a stable id and one sentence naming the mistake, never the corrected code.
+
+The variants run in the grader's process only, on the grader's inputs; the students' kit receives their outputs on
+the public inputs as values (``projects._shared.encode``), never their code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+
+class Finding(BaseModel):
+    """A known mistake the grader recognised in a failed check: its id and the sentence that names it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One known wrong variant of a piece.
+
+    ``piece`` is the student function whose outputs it is matched on (None when the check matches it by other means,
+    e.g. a configuration of the oracle's update); ``variant`` is what the check's judge computes it with: for a piece,
+    a callable taking the piece's own arguments.
+    """
+
+    id: str
+    check: str
+    text: str
+    piece: str | None = None
+    variant: Any = None
+
+    @property
+    def finding(self) -> Finding:
+        return Finding(id=self.id, text=self.text)
+
+
+def catalogue(*mistakes: Mistake) -> dict[str, Mistake]:
+    """The mistakes by id; an id given twice is the catalogue's bug."""
+    found = {m.id: m for m in mistakes}
+    if len(found) != len(mistakes):
+        raise ValueError("a mistake id is listed twice")
+    return found
+
+
+def of_check(mistakes: dict[str, Mistake], check: str) -> list[Mistake]:
+    return [m for m in mistakes.values() if m.check == check]
+
+
+def of_piece(mistakes: dict[str, Mistake], piece: str) -> list[Mistake]:
+    """The variants of one student function, whichever check they were catalogued under (a check that calls the
+    piece on inputs of its own recognises them too)."""
+    return [m for m in mistakes.values() if m.piece == piece and m.variant is not None]
+
+
+def same(got, want, tolerance: float = 1e-6) -> bool:
+    """Whether ``got`` is ``want``: the same shape, NaN exactly where ``want`` has NaN, every other entry within
+    ``tolerance`` (absolute below 1, relative above). Lists and tuples compare entry by entry, text by equality."""
+    if isinstance(want, str) or isinstance(got, str):
+        return got == want
+    if isinstance(want, (list, tuple)) and not _is_numbers(want):
+        return isinstance(got, (list, tuple)) and len(got) == len(want) and all(
+            same(g, w, tolerance) for g, w in zip(got, want))
+    try:
+        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
+        return False
+    got, want = got[~np.isnan(want)], want[~np.isnan(want)]
+    with np.errstate(invalid="ignore"):  # an infinite entry matches only itself
+        near = np.isfinite(want) & (np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want)))
+        return bool(np.all((got == want) | near))
+
+
+def _is_numbers(value) -> bool:
+    try:
+        return np.asarray(value).dtype.kind in "biuf"
+    except (TypeError, ValueError):
+        return False
+
+
+def computed(variant: Callable, *args, **kwargs):
+    """``variant(*args, **kwargs)``, or None when the variant cannot be computed on these inputs (it then matches
+    nothing)."""
+    try:
+        with np.errstate(all="ignore"):
+            return variant(*args, **kwargs)
+    except (ArithmeticError, ValueError, IndexError, TypeError):
+        return None
+
+
+def matched(mistakes: Iterable[Mistake], cases: list[tuple], got: list, tolerance: float = 1e-6) -> list[Finding]:
+    """The findings of the ``mistakes`` (each a piece's variant) whose outputs on every one of ``cases`` (the piece's
+    arguments) are the student's outputs ``got``."""
+    found = []
+    for mistake in mistakes:
+        wants = [computed(mistake.variant, *args) for args in cases]
+        if cases and all(w is not None and same(g, w, tolerance) for g, w in zip(got, wants)):
+            found.append(mistake.finding)
+    return found
+
+
+def named(findings: Iterable[Finding]) -> str:
+    """The findings as one clause of a message: their sentences, joined."""
+    return "; ".join(f.text for f in findings)
