@@ -47,12 +47,13 @@ def _mismatch(got, out: dict) -> str | None:
     return f"returned {fmt(got)}, expected {fmt(want)} ({difference(got, want)})"
 
 
-def _flat(value) -> list[float]:
-    """The student's output as one list of numbers, in the order the recorded mistakes keep theirs."""
+def flat(value) -> list[float]:
+    """A piece's output as one list of numbers, whatever its form (a number, an array, a pair, a list): how the kit
+    records a known mistake's values at release and how this checker compares the student's output with them."""
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, (list, tuple)):
-        return [x for part in value for x in _flat(part)]
+        return [x for part in value for x in flat(part)]
     return [float(x) for x in np.ravel(np.asarray(value, dtype=float))]
 
 
@@ -88,7 +89,7 @@ def run_calls(student, spec: dict) -> Verdict:
             continue
         got = _shaped(student.call(call["fn"], call.get("module"), args, kwargs), out, what)
         for mistake, value in call.get("mistakes", {}).items():
-            matches[mistake] = matches.get(mistake, True) and _same(_flat(got), value)
+            matches[mistake] = matches.get(mistake, True) and _same(flat(got), value)
         for i, before in kept.items():
             if call["group"] not in failed and not np.array_equal(args[i], before):
                 failed[call["group"]] = f"{what}: changed the array it was given; return a new array"

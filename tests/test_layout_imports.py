@@ -22,6 +22,7 @@ ENTRY_POINTS = {"autograder.__main__"}  # ``python -m autograder``: the one modu
 IMPORTS_BY_NAME = {
     "autograder.projects": "the registry: each project package, when first asked (the one arrow up)",
     "autograder.student_kit": "a project's student_kit module, found through the registry",
+    "autograder.student_kit.mistakes": "a project's catalogue of known mistakes, found through the registry",
     "autograder.projects._shared.audits": "in an audit's own process, the replay function its check names",
     "autograder.report": "its own modules, when one of their names is first used (PEP 562)",
 }
@@ -30,7 +31,7 @@ IMPORTS_BY_NAME = {
 LAYERS = [  # bottom to top; a module of autograder/ itself is a command unless named here
     ("core", {"autograder", "autograder.paths", "autograder.status", "autograder.config", "autograder.checks",
               "autograder.student", "autograder.proctree", "autograder.submission_budget", "autograder.cascade",
-              "autograder.comparisons", "autograder.project", "autograder.grading_run",
+              "autograder.comparisons", "autograder.findings", "autograder.project", "autograder.grading_run",
               "autograder.command_common", "autograder.progress"}),
     ("report", {"autograder.report"}),
     ("projects", {"autograder.projects"}),

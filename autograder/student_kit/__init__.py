@@ -25,7 +25,7 @@ from autograder.config import load_course
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.release import for_students
-from autograder.projects._shared.encode import recorded_mistakes
+from autograder.student_kit.mistakes import catalogue_of, recorded_mistakes
 
 NAME, VERSION = "rl-capstone-student", "0.1.0"
 COMMON_KINDS = {"calls": run_calls}  # checks of single pieces: the student's functions called on recorded inputs
@@ -53,16 +53,6 @@ def kit_module(pid: str):
 def _specs(pid: str) -> dict:
     """Check id -> ``spec(ctx)`` for the checks this kit runs."""
     return getattr(kit_module(pid), "SPECS", {})
-
-
-def _mistakes(pid: str) -> dict:
-    """The project's catalogue of known mistakes (``mistakes.py`` beside its checks), or none."""
-    from importlib import import_module
-
-    try:
-        return import_module(f"{PROJECTS.package(pid)}.mistakes").MISTAKES
-    except ModuleNotFoundError:
-        return {}
 
 
 def final_grading(pid: str) -> dict:
@@ -116,7 +106,7 @@ def expected_values(course, pid: str) -> dict:
                        "wall_seconds": limits.wall_seconds * shards, "cost": item.check.cost * shards,
                        **spec, **runner(pid, spec["kind"]), **final.get(cid, {})}
         if checks[cid].get("kind") == "calls":
-            checks[cid] = recorded_mistakes(checks[cid], _mistakes(pid))
+            checks[cid] = recorded_mistakes(checks[cid], catalogue_of(pid))
     return {"project": pid, "title": project.title, "folder": project.folder, "modules": list(project.modules),
             "seeds": course.seeds_for("public"), "memory_mb": course.limits.memory_mb, "checks": checks}
 

@@ -50,33 +50,3 @@ def out_float(want, tol: float, compare: str = "close", finite: bool = True) -> 
 def call(fn: str, args: list, out: dict, what: str, group: str, module: str | None = None, **extra) -> dict:
     return {"fn": fn, "module": module, "args": encode(list(args)), "out": out, "what": what, "group": group,
             **extra}
-
-
-def flat(value) -> list[float]:
-    """A piece's output as one list of numbers, whatever its form (a number, an array, a pair, a list): how a
-    recorded mistake's value is kept and how the checker compares the student's output with it."""
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        return [x for part in value for x in flat(part)]
-    return [float(x) for x in np.ravel(np.asarray(value, dtype=float))]
-
-
-def recorded_mistakes(spec: dict, mistakes: dict) -> dict:
-    """``spec`` (a check of calls) with, on each call, the values each known mistake of its piece gives on its
-    inputs, and the mistakes' sentences: values, never the variants' code. A mistake is recorded only where it can
-    be computed on every call of its piece."""
-    from capstone_check.values import decode
-    from autograder.findings import computed, of_piece
-
-    recorded = {}
-    for piece in {c["fn"] for c in spec["calls"] if "raises" not in c["out"]}:
-        calls = [c for c in spec["calls"] if c["fn"] == piece and "raises" not in c["out"]]
-        for mistake in of_piece(mistakes, piece):
-            values = [computed(mistake.variant, *decode(c["args"]), **decode(c.get("kwargs", {}))) for c in calls]
-            if any(v is None for v in values):
-                continue
-            for c, value in zip(calls, values):
-                c.setdefault("mistakes", {})[mistake.id] = flat(value)
-            recorded[mistake.id] = mistake.text
-    return {**spec, "findings": {**spec.get("findings", {}), **recorded}} if recorded else spec
