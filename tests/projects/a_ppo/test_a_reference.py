@@ -70,3 +70,8 @@ def test_grading_twice_in_fresh_processes_gives_the_same_report(tmp_path):
     checks = {c["id"]: c for c in again["projects"]["A"]["checks"]}
     assert set(checks) == set(PROJECTS["A"].checks)
     assert len(checks["A.bar"]["details"]["curves"]) == 3  # judged on the replayed runs of every seed, not refused
+
+
+def test_the_reference_carries_no_finding(reference_report):
+    """A known mistake is named only where a check fails: the reference, on the grading seeds, carries none."""
+    assert not [c["id"] for c in reference_report["projects"]["A"]["checks"] if "findings" in c]

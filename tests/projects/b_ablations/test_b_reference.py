@@ -104,3 +104,8 @@ def test_grading_twice_in_fresh_processes_gives_the_same_report(tmp_path):
     checks = {c["id"]: c for c in again["projects"]["B"]["checks"]}
     assert set(checks) == {"B.defaults", "B.switches", "B.summary", "B.table", "B.bar"}
     assert checks["B.bar"]["details"]["scores"]  # judged on the re-run's replayed episodes, not refused
+
+
+def test_the_reference_carries_no_finding(reference_report):
+    """A known mistake is named only where a check fails: the reference, on the grading seeds, carries none."""
+    assert not [c["id"] for c in reference_report["projects"]["B"]["checks"] if "findings" in c]

@@ -282,3 +282,8 @@ def test_a_fresh_run_inside_a_gap_between_the_readmes_lines_is_not_graded(monkey
     monkeypatch.setattr(lines, "in_a_gap", lambda log: "q_values" in log and lines.worst_late_td(log) < 0.05)
     verdict = fresh_runs.judge({"labels": wrong_dqn}, ctx)
     assert verdict.fraction == 1 and "(1 more run lay between two of the README's lines, not graded)" in verdict.message
+
+
+def test_the_reference_carries_no_finding(reference_report):
+    """A known mistake is named only where a check fails: the reference, on the grading seeds, carries none."""
+    assert not [c["id"] for c in reference_report["projects"]["C"]["checks"] if "findings" in c]

@@ -72,3 +72,8 @@ def test_the_html_report_embeds_the_figures(tmp_path, reference_report):
     figures = {"D": [("a caption", b"\x89PNG fake")]}
     page = write_html(Report.from_json(reference_report), figures, tmp_path / "r.html", {"D": "GRPO"}).read_text()
     assert "data:image/png;base64," in page and "a caption" in page and "<script" not in page
+
+
+def test_the_reference_carries_no_finding(reference_report):
+    """A known mistake is named only where a check fails: the reference, on the grading seeds, carries none."""
+    assert not [c["id"] for c in reference_report["projects"]["D"]["checks"] if "findings" in c]
