@@ -68,9 +68,21 @@ def _same(got: list[float], want: list[float]) -> bool:
         return bool(np.all((got == want) | near))
 
 
-def _named(matches: dict[str, bool], spec: dict) -> str:
-    """The sentences of the recorded mistakes every one of whose calls the student's outputs matched."""
-    return "; ".join(f"mistake recognised: {spec['findings'][m]}" for m, hit in matches.items() if hit)
+def recognised(spec: dict, got, ids=None) -> list[str]:
+    """The ids of the check's recorded mistakes (``spec["mistakes"]``: id -> values, or only those of ``ids``) whose
+    values are the student's output ``got``, flattened."""
+    values = flat(got)
+    return [mid for mid, want in spec.get("mistakes", {}).items()
+            if (ids is None or mid in ids) and not isinstance(want, dict) and _same(values, want)]
+
+
+def with_findings(verdict: Verdict, spec: dict, ids) -> Verdict:
+    """``verdict``, its message ending with the sentence of each recognised mistake when the check failed: said
+    last, after what was expected and found."""
+    ids = list(dict.fromkeys(ids))
+    if verdict.fraction < 1 and ids:
+        verdict.message = f"{verdict.message}; " + "; ".join(f"mistake recognised: {spec['findings'][m]}" for m in ids)
+    return verdict
 
 
 def run_calls(student, spec: dict) -> Verdict:
@@ -102,7 +114,5 @@ def run_calls(student, spec: dict) -> Verdict:
             low, high = call["range"]["bounds"]
             if not low <= got <= high:
                 failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
-    verdict = Verdict.of(list(failed.values()), spec["total"], spec["passed"])
-    if verdict.fraction < 1 and any(matches.values()):  # said last, after what was expected and found
-        verdict.message = f"{verdict.message}; {_named(matches, spec)}"
-    return verdict
+    return with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"]), spec,
+                         [m for m, hit in matches.items() if hit])

@@ -50,3 +50,14 @@ def out_float(want, tol: float, compare: str = "close", finite: bool = True) -> 
 def call(fn: str, args: list, out: dict, what: str, group: str, module: str | None = None, **extra) -> dict:
     return {"fn": fn, "module": module, "args": encode(list(args)), "out": out, "what": what, "group": group,
             **extra}
+
+
+def mistakes_as_values(catalogue: dict, outputs: dict) -> dict:
+    """What the students' checker needs to name known mistakes on a check whose outputs are not single calls:
+    ``outputs`` maps a mistake's id to what it gives on the check's public inputs, kept as flat numbers
+    (``capstone_check.calls.flat``) beside the catalogue's sentence, never the variant's code. A check that also
+    names mistakes by a rule of its own lists their sentences in ``findings`` with no recorded values."""
+    from capstone_check.calls import flat
+
+    return {"mistakes": {mid: flat(value) for mid, value in outputs.items()},
+            "findings": {mid: catalogue[mid].text for mid in outputs}}
