@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from capstone_check.calls import recognised, with_findings
 from capstone_check.student import StudentError, describe
 from capstone_check.values import close, decode, difference
 from capstone_check.verdict import Verdict
@@ -40,9 +41,17 @@ def batch(student, spec: dict) -> Verdict:
         wrong.append(key)
     verdict = Verdict.of(failures, len(spec["keys"]), f"{int(segment.valid.sum())} real transitions, "
                          f"{spec['resets']} reset steps dropped")
+    with_findings(verdict, spec, batch_findings(spec, got, segment.valid.size))
     if "trained_on" in spec:  # a key the update does not read leaves the training's updates as they are
         verdict.basis = not set(wrong) & set(spec["trained_on"])
     return verdict
+
+
+def batch_findings(spec: dict, got: dict, steps: int) -> list[str]:
+    """The batch's known mistakes: a row for every step of the segment in each array (the reset steps kept, told by
+    this rule), or values recorded as one step late."""
+    kept = all(np.shape(np.asarray(got[key], dtype=float))[:1] == (steps,) for key in spec["keys"])
+    return ["A.batch.reset-steps-kept"] * kept + recognised(spec, got["values"])
 
 
 def config(student, values: dict):
@@ -90,6 +99,14 @@ def ratio(student, spec: dict) -> Verdict:
     got = as_array(student.fn("importance_ratio")(new.copy(), old.copy()), (50,), "importance_ratio")
     if not close(got, decode(spec["want"]), spec["tol"]):
         failures.append(f"importance_ratio should be exp(logp_new - logp_old); {difference(got, decode(spec['want']))}")
+    found = recognised(spec, got, ["A.ratio.inverted"])
+    verdict = first_minibatch(student, spec, failures, found)
+    return with_findings(verdict, spec, found)
+
+
+def first_minibatch(student, spec: dict, failures: list[str], found: list[str]) -> Verdict:
+    """The ratio on ppo_update's first minibatch, after ``failures`` of the ratio itself; the batch-order log-probs
+    this call shows go into ``found``."""
     agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
     try:
         seen = first_surrogate_call(student, agent, batch_, spec["config"])
@@ -106,6 +123,8 @@ def ratio(student, spec: dict) -> Verdict:
             or not np.all(np.isin(actions, range(N_ACTIONS))):
         return Verdict(0.0, "the recorded clipped_surrogate call does not have a minibatch's shapes")
     actions = actions.astype(int)
+    if close(logp_old, batch_["logp"][:B], 1e-9) and not np.array_equal(actions, batch_["actions"][:B]):
+        found.append("A.ratio.log-probs-not-shuffled")
     deviation = float(np.abs(np.exp(log_prob(logits, actions) - logp_old) - 1).max())
     if not deviation <= spec["first_tol"]:
         failures.append(f"on the first minibatch of the first epoch every ratio should be 1 (the policy has not "
@@ -127,26 +146,27 @@ def first_difference(got, want, tolerance) -> str | None:
     return None
 
 
-def updated(student, spec: dict, values: dict, want) -> list[str]:
-    """Where the student's ppo_update on the recorded case, configured with ``values``, departs from ``want``."""
+def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict]:
+    """Where the student's ppo_update on the recorded case, configured with ``values``, departs from ``want``, and
+    the networks' parameters it left."""
     agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=spec["lr"])
     student.fn("ppo_update")(agent, optimizer, batch_, config(student, values), np.random.default_rng(spec["seed"]))
-    failures = []
+    failures, got = [], {}
     for net in ("actor", "critic"):
-        got = [np.asarray(p, dtype=float) for p in flatten(agent[net])]
-        where = first_difference(got, want[net], spec["tol"])
+        got[net] = [np.asarray(p, dtype=float) for p in flatten(agent[net])]
+        where = first_difference(got[net], want[net], spec["tol"])
         if where:
             failures.append(f"the {net} after the update differs from the reference's at {where}")
-    return failures
+    return failures, got
 
 
 def update(student, spec: dict) -> Verdict:
-    failures = updated(student, spec, spec["config"], decode(spec["want"]))
+    failures, got = updated(student, spec, spec["config"], decode(spec["want"]))
     verdict = Verdict.of(failures, 2, "both networks match the reference after the update")
     if failures and "trained" in spec:  # the same update, configured as the course's runs are
         try:
-            verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))
+            verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))[0]
         except StudentError:
             verdict.basis = False
-    return verdict
+    return with_findings(verdict, spec, recognised(spec, got) if failures else [])

@@ -188,7 +188,9 @@ def kit_message(bundle, root: Path, pid: str, cid: str) -> tuple[str, dict]:
 PIECE_CALLS = {"A.gae", "A.clip_gradient", "A.value_entropy", "C.entropy", "C.kl_clip", "C.explained_variance",
                "C.td_q", "C.return_drop", "D.weights", "D.kl_penalty", "D.clip_gradient", "D.grpo_step",
                "D.price_exploit"}
-NAMED = [m for m in ALL if m.finding and m.check in PIECE_CALLS]
+# the checks of more than one call whose recorded mistakes' values (or the checker's own rules) name mistakes too
+NAMED_BEYOND_CALLS = {"A.batch", "A.ratio", "A.update"}
+NAMED = [m for m in ALL if m.finding and m.check in PIECE_CALLS | NAMED_BEYOND_CALLS]
 
 
 def test_the_checks_of_single_pieces_are_the_bundles_calls(bundle):
@@ -200,8 +202,8 @@ def test_the_checks_of_single_pieces_are_the_bundles_calls(bundle):
 
 @pytest.mark.parametrize("mutant", NAMED, ids=[m.name for m in NAMED])
 def test_the_bundle_names_a_planted_bug_of_a_piece_with_final_gradings_finding(bundle, mutant, tmp_path):
-    """For the checks of single pieces: the recorded values of the catalogue's mistakes let the students' checker
-    say the finding's sentence that final grading says (the bug's own, asserted in tests/test_mutants.py)."""
+    """The recorded values of the catalogue's mistakes (and, for a few, the checker's own rules) let the students'
+    checker say the finding's sentence that final grading says (the bug's own, asserted in tests/test_mutants.py)."""
     pid = PROJECT_OF[mutant.folder]
     root = copy_reference(tmp_path, mutant.folder)
     reference = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text()
@@ -214,10 +216,11 @@ def test_the_bundle_names_a_planted_bug_of_a_piece_with_final_gradings_finding(b
 def test_the_bundle_names_no_mistake_on_the_reference_and_records_values_not_code(bundle, pid):
     data = json.loads((bundle / "capstone_check" / "expected" / f"{pid}.json").read_text())
     for cid, spec in data["checks"].items():
-        if spec["kind"] == "calls":
+        if spec["kind"] == "calls" or "findings" in spec:
             message, _ = kit_message(bundle, paths.SOLUTIONS.parent / "solutions", pid, cid)
             assert "mistake recognised" not in message, (cid, message)
-            recorded = [v for call in spec["calls"] for v in call.get("mistakes", {}).values()]
+            recorded = [v for call in spec.get("calls", []) for v in call.get("mistakes", {}).values()]
+            recorded += list(spec.get("mistakes", {}).values())
             assert all(isinstance(x, (int, float)) for values in recorded for x in values)
 
 

@@ -9,7 +9,9 @@ from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases, update_case
 from autograder.projects.a_ppo import pieces, update
-from autograder.projects._shared.encode import call, encode, out_array, out_float
+from autograder.findings import computed, of_check
+from autograder.projects._shared.encode import call, encode, mistakes_as_values, out_array, out_float
+from autograder.projects.a_ppo.mistakes import MISTAKES
 from capstone_check import ppo_pieces, ppo_training
 
 
@@ -37,18 +39,24 @@ TRAINED = {key: getattr(Hyperparameters(), key) for key in update.UPDATE_CONFIG}
 
 def batch(ctx) -> dict:
     segment, adv, ret = pieces.segment_case(ctx.seed)
+    # a batch that keeps the reset steps is told by its arrays' length, a rule of the checker's own
+    named = mistakes_as_values(MISTAKES, {"A.batch.next-values": segment.values[1:][segment.valid]})
+    named["findings"]["A.batch.reset-steps-kept"] = MISTAKES["A.batch.reset-steps-kept"].text
     return {"kind": "a_batch", "args": encode([segment, adv, ret]), "keys": BATCH_KEYS,
             "want": encode(expected_batch(segment, adv, ret)), "resets": int((~segment.valid).sum()),
-            "trained_on": list(UPDATE_READS)}
+            "trained_on": list(UPDATE_READS), **named}
 
 
 def ratio(ctx) -> dict:
     rng = np.random.default_rng(ctx.seed)
     new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
     agent, batch_ = update_case(ctx.seed)
+    # the stored log-probs taken in batch order are told by the first minibatch's call, a rule of the checker's own
+    named = mistakes_as_values(MISTAKES, {"A.ratio.inverted": computed(MISTAKES["A.ratio.inverted"].variant, new, old)})
+    named["findings"]["A.ratio.log-probs-not-shuffled"] = MISTAKES["A.ratio.log-probs-not-shuffled"].text
     return {"kind": "a_ratio", "new": encode(new), "old": encode(old), "want": encode(np.exp(new - old)),
             "agent": encode(agent), "batch": encode(batch_), "config": update.UPDATE_CONFIG,
-            "tol": ctx.bar.tolerance, "first_tol": ctx.bar.first_minibatch_tolerance}
+            "tol": ctx.bar.tolerance, "first_tol": ctx.bar.first_minibatch_tolerance, **named}
 
 
 def clip_gradient(ctx) -> dict:
@@ -93,7 +101,9 @@ def update_check(ctx) -> dict:
     return {"kind": "a_update", "agent": encode(agent), "batch": encode(batch_), "config": update.UPDATE_CONFIG,
             "lr": update.UPDATE_LR, "seed": ctx.seed, "want": encode({net: list(want[net]) for net in want}),
             "tol": ctx.bar.tolerance,
-            "trained": {"config": TRAINED, "want": encode({net: list(want_trained[net]) for net in want_trained})}}
+            "trained": {"config": TRAINED, "want": encode({net: list(want_trained[net]) for net in want_trained})},
+            **mistakes_as_values(MISTAKES, {m.id: update.reference_update(ctx.seed, *m.variant)
+                                            for m in of_check(MISTAKES, "A.update")})}
 
 
 def bar(ctx) -> dict:
