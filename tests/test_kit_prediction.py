@@ -236,3 +236,58 @@ def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(tmp_path, 
             sys.modules.pop(name, None)
         sys.path.remove(str((root / "B_ablations").resolve()))
     assert verdict.fraction < 1 and verdict.basis is basis, verdict.message
+
+
+# ---------------------------------------------------- what B's rows left to final grading are predicted from
+
+
+@pytest.fixture(scope="module")
+def b_expected(tmp_path_factory) -> dict:
+    kit = build(paths.KIT_ROOT, tmp_path_factory.mktemp("prediction") / "kit", ["B"])
+    return json.loads((kit / "capstone_check" / "expected" / "B.json").read_text())
+
+
+def _wrong_summary(text: str) -> str:
+    table = json.loads(text)
+    table["summary"]["baseline"]["median"] += 1.0
+    return json.dumps(table)
+
+
+@pytest.mark.parametrize("check, mutant, share", [
+    ("B.table", None, 1.0),
+    ("B.table", "a Config whose step size is not the course's", 0.0),   # final grading refuses the runs
+    ("B.table", "a results table with a made-up run", 0.25),            # the baseline's row, and the form with it
+    ("B.table", "a summary that is not the table's own", 0.75),         # the form's summary case alone
+    ("B.table", "medians taken over the wrong axis", 1.0),              # results.json was not written by this code
+    ("B.bar", None, 1.0),
+    ("B.bar", "a conclusion naming a factor that does not meet the bar", 0.5),
+    ("B.bar", "matters compares the means", 1.0),                       # the bar is the grader's, on its replay
+])
+def test_b_s_rows_left_to_final_grading_are_predicted_from_the_folder_as_final_grading_reads_it(
+        b_expected, tmp_path, check, mutant, share):
+    """B.table reads results.json and the runs of runs.npz as they are, with the course's hyperparameters; B.bar
+    measures the chapter's bar on its own re-run of the public seeds, whose scores results.json holds. The shares
+    are those final grading gave the planted bugs' folders (benchmarks/kit_prediction.py), and for the edited summary
+    what B.table's judge counts: the form's summary case lost, the replayed rows kept."""
+    from capstone_check.ablation_evidence import bar, table
+    from capstone_check.student import Student
+
+    root = copy_reference(tmp_path, "B_ablations")
+    folder = root / "B_ablations"
+    if mutant == "a summary that is not the table's own":
+        (folder / "results.json").write_text(_wrong_summary((folder / "results.json").read_text()))
+    elif mutant is not None:
+        planted = next(m for m in ALL if m.name.startswith(mutant))
+        path = folder / planted.module
+        path.write_text(mutate(path.read_text(), planted.old, planted.new))
+    modules = b_expected["modules"]
+    for name in modules:
+        sys.modules.pop(name, None)
+    try:
+        probe = b_expected["checks"][check]["probe"]
+        verdict = {"b_table_evidence": table, "b_bar_evidence": bar}[probe["kind"]](Student(folder, modules), probe)
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+        sys.path.remove(str(folder.resolve()))
+    assert verdict.fraction == share, verdict.message

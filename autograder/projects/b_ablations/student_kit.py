@@ -8,7 +8,7 @@ from autograder.projects.b_ablations.summary import log_cases
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.comparisons import all_close
 from autograder.projects._shared.encode import encode
-from capstone_check import ablations as checker
+from capstone_check import ablation_evidence, ablations as checker
 
 
 def defaults(ctx) -> dict:
@@ -43,17 +43,33 @@ def summary(ctx) -> dict:
             "matters": [oracle.matters(scores, f) for f in factors], "tol": ctx.bar.tolerance}
 
 
-# the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
-KINDS = {"b_defaults": checker.defaults, "b_switches": checker.switches, "b_summary": checker.summary}
+def table_evidence(ctx) -> dict:
+    """What B.table is predicted from: the course's hyperparameters, against which the student's Config() is read,
+    and the public seeds results.json holds a score for."""
+    return {"probe": {"kind": "b_table_evidence", "hyperparameters": ctx.bar.hyperparameters.model_dump(),
+                      "seeds": list(ctx.seeds)}}
+
+
+def bar_evidence(ctx) -> dict:
+    return {"probe": {"kind": "b_bar_evidence", "seeds": list(ctx.seeds)}}
+
+
+# the checker's function that runs each kind of check SPECS and the probes make (a "calls" check runs the student's
+# functions)
+KINDS = {"b_defaults": checker.defaults, "b_switches": checker.switches, "b_summary": checker.summary,
+         "b_table_evidence": ablation_evidence.table, "b_bar_evidence": ablation_evidence.bar}
 
 SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": summary}
-PIECES = ("B.defaults", "B.switches", "B.summary")
-# what final grading adds that this kit cannot check (it holds no reference to replay a run against), and the rows
-# it credits them on: the replay and the table use the student's training, switches and statistics
+# What final grading adds that this kit cannot check (it holds no reference to replay a run against), the rows it
+# credits them on and the public evidence each is predicted from. The runs are trained by the student's `train` and
+# switches; the statistics (B.summary) score nothing there: the table's scores were written by whatever code made
+# results.json, which final grading compares with its replay, and the bar is measured on the grader's own replay
+# (benchmarks/kit_prediction.py measured summary bugs whose folders keep B.table and B.bar).
+TRAINING = ("B.defaults", "B.switches")
 FINAL_GRADING = {
     "B.table": {"adds": "left to final grading, which replays the runs of your runs.npz update by update against the "
                         "reference (not in this kit) and credits the table only if they follow from pieces that pass",
-                "builds_on": PIECES},
+                "builds_on": TRAINING, "probe": table_evidence},
     "B.bar": {"adds": "left to final grading, which re-runs your ablation with its own seeds, replays every update "
                       "against the reference (not in this kit) and credits the bar only if the runs follow from "
-                      "pieces that pass", "builds_on": PIECES}}
+                      "pieces that pass", "builds_on": TRAINING, "probe": bar_evidence}}

@@ -1,0 +1,115 @@
+"""Project B's rows left to final grading, predicted from what the folder holds: final grading reads results.json
+and replays runs.npz as they are, with the course's hyperparameters (B.table), and re-runs the ablation on the same
+public seeds, whose scores results.json already holds (B.bar). This kit has no reference to replay a run against, so
+it trusts the table's scores; final grading does not."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from capstone_check.ablations import config_with
+from capstone_check.student import StudentError, describe
+from capstone_check.verdict import Verdict
+
+TABLE, RUNS = "results.json", "runs.npz"
+
+
+def _choices(student) -> tuple[list[str], list[str]]:
+    ablated, named = student.fn("ablated", "ablation")(), student.fn("conclusion", "ablation")()
+    for what, value in (("ablated()", ablated), ("conclusion()", named)):
+        if not isinstance(value, (tuple, list)) or not all(isinstance(v, str) for v in value):
+            raise StudentError(f"{what} should return a tuple of detail names, found {describe(value)}", "invalid")
+    return list(dict.fromkeys(ablated)), list(dict.fromkeys(named))
+
+
+def _scores(student) -> dict:
+    """results.json's scores, or a StudentError saying what is missing."""
+    path = student.folder / TABLE
+    if not path.is_file():
+        raise StudentError(f"expected {TABLE} beside ablation.py (run `python ablation.py` to write it)", "missing")
+    try:
+        table = json.loads(path.read_text()[:1_000_000])
+    except ValueError as exc:
+        raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
+    if not isinstance(table, dict) or not isinstance(table.get("scores"), dict):
+        raise StudentError(f"{TABLE} should hold 'scores': {{setting: [score per seed]}}, as save_results writes",
+                           "invalid")
+    return table
+
+
+def _row(scores: dict, name: str, seeds: int) -> list[float] | None:
+    """A setting's scores when they are one finite number per seed, else None."""
+    row = scores.get(name)
+    if not isinstance(row, list) or len(row) != seeds:
+        return None
+    try:
+        row = [float(x) for x in row]
+    except (TypeError, ValueError):
+        return None
+    return row if all(math.isfinite(x) for x in row) else None
+
+
+def _summarizes(summary, scores: dict) -> bool:
+    """Whether the table's summary is each setting's median, min and max of its own scores."""
+    if not isinstance(summary, dict) or set(summary) != set(scores):
+        return False
+    try:
+        return all(np.allclose([float(summary[k][s]) for s in ("median", "min", "max")],
+                               [np.median(v), np.min(v), np.max(v)], rtol=1e-9, atol=1e-9) for k, v in scores.items())
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def table(student, spec: dict) -> Verdict:
+    """B.table as final grading counts it, if each graded row of results.json is what its run scored: its share of
+    the graded rows (baseline and named), and the form's two cases when every graded row is whole. A Config() off
+    the course's hyperparameters, or no runs.npz, earns nothing there."""
+    config = config_with(student)
+    changed = [f"{k} {getattr(config, k, None)!r} (the course's: {v!r})" for k, v in spec["hyperparameters"].items()
+               if getattr(config, k, None) != v]
+    if changed:
+        return Verdict(0.0, "final grading replays your runs with the course's hyperparameters, and your Config() "
+                       f"differs: {'; '.join(changed)}")
+    if not (student.folder / RUNS).is_file():
+        return Verdict(0.0, f"no {RUNS} beside ablation.py, so final grading has no run to replay")
+    results, (ablated, named) = _scores(student), _choices(student)
+    scores, seeds = results["scores"], len(spec["seeds"])
+    graded = ["baseline", *named]
+    whole = {name: row for name in graded if (row := _row(scores, name, seeds)) is not None}
+    wrong = [name for name in graded if name not in whole]
+    form = [name for name in ["baseline", *ablated] if name not in scores]
+    rows = {name: r for name in scores if (r := _row(scores, name, seeds)) is not None}
+    summary_right = len(rows) == len(scores) and _summarizes(results.get("summary"), rows)
+    credited = len(whole) + (0 if wrong else 2 - bool(form) - (not summary_right))
+    said = [f"{name} does not hold one finite score per public seed ({seeds})" for name in wrong]
+    said += [f"no scores for {', '.join(form)}"] * bool(form)
+    said += ["its summary is not the median, min and max of its own scores"] * (not summary_right)
+    return Verdict(credited / (len(graded) + 2), f"your {TABLE}: " + ("; ".join(said) if said else
+                   "every graded row holds a score per public seed and the summary matches them") +
+                   " (final grading also checks each score against its replay of your runs)")
+
+
+def bar(student, spec: dict) -> Verdict:
+    """B.bar as final grading counts it, if its re-run on the public seeds scores what results.json holds: whether
+    an ablated detail clears the chapter's bar (its median moves beyond the larger seed spread of the two settings),
+    and whether every detail conclusion() names does."""
+    scores, seeds = _scores(student)["scores"], len(spec["seeds"])
+    ablated, named = _choices(student)
+    rows = {name: r for name in ["baseline", *ablated] if (r := _row(scores, name, seeds)) is not None}
+    if "baseline" not in rows:
+        return Verdict(0.0, f"your {TABLE} holds no baseline score per public seed to measure the bar against")
+    clearing = [f for f in ablated if f in rows and _clears(rows, f)]
+    failures = ["no ablated detail clears the bar in it"] * (not clearing)
+    missed = [f for f in named if f not in clearing]
+    failures += [f"conclusion() names {', '.join(missed)}, which does not clear the bar there"] * bool(missed)
+    return Verdict(1 - len(failures) / 2, f"by the scores of your {TABLE}: " + (
+        "; ".join(failures) if failures else f"{', '.join(named)} clears the bar") +
+        " (final grading re-runs and replays the ablation itself)")
+
+
+def _clears(scores: dict, name: str) -> bool:
+    change = np.median(scores[name]) - np.median(scores["baseline"])
+    return bool(abs(change) > max(np.ptp(scores[name]), np.ptp(scores["baseline"])))
