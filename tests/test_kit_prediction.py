@@ -291,3 +291,29 @@ def test_b_s_rows_left_to_final_grading_are_predicted_from_the_folder_as_final_g
             sys.modules.pop(name, None)
         sys.path.remove(str(folder.resolve()))
     assert verdict.fraction == share, verdict.message
+
+
+@pytest.mark.parametrize("mutant, basis", [
+    ("the surrogate's clip half-width hard-coded, so details.train parts from ppo.train off the defaults", True),
+    ("annealing one update early, so the defaults no longer train as Project A", False),
+])
+def test_b_defaults_tells_whether_the_course_s_runs_train_as_project_a(b_expected, tmp_path, mutant, basis):
+    """B.defaults trains off every default, so a value hard-coded at its default fails there; the course's runs
+    train with its hyperparameters, where such a details.py is ppo.train (final grading credited its table and bar)."""
+    from capstone_check.ablations import defaults
+    from capstone_check.student import Student
+
+    folder = copy_reference(tmp_path, "B_ablations") / "B_ablations"
+    planted = next(m for m in ALL if m.name == mutant)
+    path = folder / planted.module
+    path.write_text(mutate(path.read_text(), planted.old, planted.new))
+    modules = b_expected["modules"]
+    for name in modules:
+        sys.modules.pop(name, None)
+    try:
+        verdict = defaults(Student(folder, modules), b_expected["checks"]["B.defaults"])
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+        sys.path.remove(str(folder.resolve()))
+    assert verdict.fraction < 1 and verdict.basis is basis, verdict.message
