@@ -13,7 +13,7 @@ import numpy as np
 
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import COMPARE, decode, difference, fmt
-from capstone_check.verdict import Verdict
+from capstone_check.verdict import RECOGNISED, Verdict
 
 
 def _shaped(value, out: dict, what: str):
@@ -81,7 +81,7 @@ def with_findings(verdict: Verdict, spec: dict, ids) -> Verdict:
     last, after what was expected and found."""
     ids = list(dict.fromkeys(ids))
     if verdict.fraction < 1 and ids:
-        verdict.message = f"{verdict.message}; " + "; ".join(f"mistake recognised: {spec['findings'][m]}" for m in ids)
+        verdict.message = f"{verdict.message}; " + "; ".join(f"{RECOGNISED}{spec['findings'][m]}" for m in ids)
     return verdict
 
 

@@ -1,5 +1,6 @@
 """Project C's fresh runs: ``diagnose`` on the public seeds' runs (recorded at release), counted as final grading
-counts them: never by position, so a message does not say which call was which run."""
+counts them: never by position, so a message does not say which call was which run. A known mistake of ``diagnose``
+is named when the student's labels are all the ones it gives (recorded at release), as final grading names it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from capstone_check.calls import recognised, with_findings
 from capstone_check.student import StudentError, describe
 from capstone_check.verdict import Verdict
 
@@ -33,8 +35,13 @@ def fresh_runs(student, spec: dict) -> Verdict:
                     if label != truth)
     failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
                 for (truth, severity, label), n in sorted(wrong.items())]
-    return Verdict(1 - sum(wrong.values()) / len(labels), "; ".join(failures) or
-                   f"all {len(labels)} fresh runs labelled right")
+    return with_findings(Verdict(1 - sum(wrong.values()) / len(labels), "; ".join(failures) or
+                                 f"all {len(labels)} fresh runs labelled right"), spec, _mistakes(spec, labels))
+
+
+def _mistakes(spec: dict, labels: list[str]) -> list[str]:
+    """The recorded mistakes of ``diagnose`` whose labels of the check's logs are ``labels``."""
+    return recognised(spec, [spec["labels"].index(label) for label in labels])
 
 
 def _labelled(student, logs: list[dict], labels: list[str], what: str) -> list[str]:
@@ -52,8 +59,8 @@ def at_the_lines(student, spec: dict) -> Verdict:
     """The public seed's logs at the course's lines, labelled by ``diagnose``: how many are right (by count alone)."""
     labels = _labelled(student, logs_of(Path(spec["_dir"]) / spec["logs"]), spec["labels"], "log at the lines")
     right = sum(label == truth for label, truth in zip(labels, spec["truth"]))
-    return Verdict(right / len(labels), f"`diagnose` labels {right} of the public seed's {len(labels)} logs at the "
-                   "course's lines right")
+    return with_findings(Verdict(right / len(labels), f"`diagnose` labels {right} of the public seed's {len(labels)} "
+                                 "logs at the course's lines right"), spec, _mistakes(spec, labels))
 
 
 def own_labels(student, spec: dict) -> Verdict:

@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 
+from capstone_check.calls import recognised, with_findings
 from capstone_check.student import as_array
 from capstone_check.values import decode
 from capstone_check.verdict import Verdict
@@ -43,7 +44,18 @@ def enumeration(student, spec: dict) -> Verdict:
                     ratio = float((u * g).sum() / (g * g).sum())
                     failures.append(f"{key} weights, K = {K}, {case['label']}: the expected update should be {what} "
                                     f"the exact gradient; it is {ratio:.4f} of it (max |error| {error:.2e})")
-    return Verdict.of(failures, tests, "the expected updates match (K-1)/K and 1 times the exact gradient")
+    return with_findings(Verdict.of(failures, tests, "the expected updates match (K-1)/K and 1 times the exact "
+                                    "gradient"), spec, _weight_mistakes(fns, spec) if failures else [])
+
+
+def _weight_mistakes(fns: dict, spec: dict) -> list[str]:
+    """The recorded mistakes of either weight whose weights of every enumerated reward group (``spec["groups"]``,
+    each once) are the student's."""
+    found = []
+    for key, fn in fns.items():
+        got = [as_array(fn(np.array(r)), (len(r),), f"group_{key} weight") for r in spec["groups"]]
+        found += recognised(spec, got, spec["mistakes_of"].get(key, []))
+    return found
 
 
 def _expected(pi_x, groups, w, chance):

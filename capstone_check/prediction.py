@@ -4,6 +4,8 @@ what the rows it builds on already say here."""
 
 from __future__ import annotations
 
+from capstone_check.verdict import RECOGNISED
+
 
 def names(checks) -> str:
     checks = list(checks)
@@ -57,6 +59,12 @@ def foreseen(row, spec: dict) -> float:
     return round(row.points * share, 2)
 
 
+def recognised(row) -> str:
+    """The known mistakes the row's evidence names (said last in it), for a prediction that leaves the evidence out."""
+    _, found, named = row.evidence.partition(RECOGNISED)
+    return f"; {RECOGNISED}{named}" if found else ""
+
+
 def said(row, spec: dict, rows: dict) -> str:
     """What final grading adds to ``row`` and what this run already tells of it ('' for a row it adds nothing to)."""
     if "adds" not in spec:
@@ -71,7 +79,8 @@ def said(row, spec: dict, rows: dict) -> str:
         return f"{text}; run every check of {row.check[0]} to see whether they do"
     if failed:
         verb = "fails" if len(failed) == 1 else "fail"
-        return f"{text}: {names(failed)} {verb} here, so final grading will not credit this (predicted 0/{points})"
+        return (f"{text}: {names(failed)} {verb} here, so final grading will not credit this{recognised(row)} "
+                f"(predicted 0/{points})")
     worth = f"{foreseen(row, spec):g}" if row.final_only else f"{row.score:g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
     return f"{text}: {they} here{aside(spec, rows)}{evidence} (predicted {worth}/{points})"

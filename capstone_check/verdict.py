@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+RECOGNISED = "mistake recognised: "  # what a known mistake's sentence follows in a failed check's message
+
 
 @dataclass
 class Verdict:

@@ -1,4 +1,5 @@
-"""Shared fixtures: the kit's course, and a way to grade a submission built from text in a temporary folder."""
+"""Shared fixtures: the kit's course, the students' bundle, and a way to grade a submission built from text in a
+temporary folder."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import yaml
 from autograder import paths
 from autograder.config import load_course
 from autograder.grading import grade
+from student_bundle import bundle  # noqa: F401 - a fixture: one students' bundle per session, whichever module asks
 
 REFERENCE_D = paths.SOLUTIONS / "D_grpo" / "grpo.py"
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.projects._shared.encode import call, out_array, out_float
+from autograder.findings import computed, of_piece
+from autograder.projects._shared.encode import call, mistakes_as_values, out_array, out_float
 from autograder.projects.c_diagnosis import boundary, fresh, lines, oracle, pieces, run_plan
+from autograder.projects.c_diagnosis.mistakes import MISTAKES
 from capstone_check import diagnoses
 
 
@@ -80,7 +82,7 @@ def fresh_runs(ctx) -> dict:
                 truth.append([run.label, run.severity])
     arrays = {f"run_{i}/{key}": value for i, log in enumerate(logs) for key, value in log.items()}
     return {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",
-            "_files": {"C.fresh_runs.npz": arrays}}
+            "_files": {"C.fresh_runs.npz": arrays}, **labelled_by_mistakes(logs)}
 
 
 def at_the_lines(ctx) -> dict:
@@ -89,8 +91,21 @@ def at_the_lines(ctx) -> dict:
     logs = fresh.unbundle(boundary.boundary_logs(ctx.seed, None))
     arrays = {f"run_{i}/{key}": value for i, log in enumerate(logs) for key, value in log.items()}
     return {"probe": {"kind": "c_at_the_lines", "labels": list(run_plan.LABELS),
-                      "truth": [b.label for b in boundary.plan(ctx.seed, None)], "logs": "C.diagnose_rules.npz"},
+                      "truth": [b.label for b in boundary.plan(ctx.seed, None)], "logs": "C.diagnose_rules.npz",
+                      **labelled_by_mistakes(logs)},
             "_files": {"C.diagnose_rules.npz": arrays}}
+
+
+def labelled_by_mistakes(logs: list[dict]) -> dict:
+    """What each known mistake of ``diagnose`` labels ``logs``, as indices into the labels (final grading names one
+    when the student's labels are all its own), with the mistakes' sentences; a mistake that cannot label every log
+    is left out."""
+    outputs = {}
+    for mistake in of_piece(MISTAKES, "diagnose"):
+        labels = [computed(mistake.variant, log) for log in logs]
+        if all(label in run_plan.LABELS for label in labels):
+            outputs[mistake.id] = [run_plan.LABELS.index(label) for label in labels]
+    return mistakes_as_values(MISTAKES, outputs)
 
 
 def own_labels(ctx) -> dict:
