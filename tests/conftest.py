@@ -39,6 +39,14 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 @pytest.fixture(scope="session")
+def bundle(tmp_path_factory) -> Path:
+    """The students' bundle, built once for every module that reads it (``kit_bundle.built_bundle``)."""
+    from kit_bundle import built_bundle
+
+    return built_bundle(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
 def course():
     """The kit's own course.yml with its bundled seeds, whatever overlay this machine may hold."""
     return load_course(paths.COURSE_FILE, private=False)

@@ -23,25 +23,13 @@ import yaml
 
 import rlkit
 from autograder import paths
-from autograder.student_kit import build
 from autograder.student_kit import wheel as build_wheel
 from conftest import copy_reference, mutate, quick_course_data, write_submission
+from kit_bundle import OVERLAY_SECRET, OVERLAY_SEEDS, PROJECT_OF, PROJECT_OF_FOLDER, kit_message
 from mutants import ALL
 from student_kit_verdicts import TRAINING, bundle_scores, cached, digest, grader_scores, public_checks
 
-OVERLAY_SEEDS = [4_711_001, 81_500_213, 20_260_117]
-OVERLAY_SECRET = "overlay-secret-5b1f0c9e-not-for-students"
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS")
-
-
-@pytest.fixture(scope="session")
-def bundle(tmp_path_factory) -> Path:
-    course = tmp_path_factory.mktemp("course")
-    shutil.copy(paths.COURSE_FILE, course / "course.yml")
-    shutil.copytree(paths.ASSIGNMENTS, course / "assignments")
-    (course / "course.private.yml").write_text(json.dumps({"seeds": {"grading": OVERLAY_SEEDS},
-                                                           "secret": OVERLAY_SECRET}))
-    return build(course, tmp_path_factory.mktemp("student") / "kit")
 
 
 def _body(node) -> str:
@@ -121,10 +109,6 @@ def test_the_bundle_holds_no_solution_marker_grading_seed_or_secret(bundle):
 
 # ------------------------------------------------------------------------------------------------ the verdicts
 
-PROJECT_OF = {"A_ppo": "A", "B_ablations": "B", "C_diagnosis": "C", "D_grpo": "D"}
-PROJECT_OF_FOLDER = {pid: folder for folder, pid in PROJECT_OF.items()}
-
-
 def both(bundle: Path, root: Path, pid: str, checks: list[str], cache) -> tuple[dict, dict]:
     """The grader's and the bundle's scores of ``checks``, each cached under a digest of its code and the
     submission."""
@@ -170,17 +154,6 @@ def test_the_bundle_scores_every_planted_bug_as_the_grader_does(bundle, mutant, 
     checks = [c for c in in_bundle(bundle, pid) if c not in TRAINING or c == mutant.check]
     grader, student = both(bundle, root, pid, checks, request.config.cache)
     assert grader == student
-
-
-def kit_message(bundle, root: Path, pid: str, cid: str) -> tuple[str, dict]:
-    """The bundle's message on check ``cid`` of the submission in ``root``, and the check's recorded spec."""
-    from capstone_check.child import run
-
-    expected = bundle / "capstone_check" / "expected" / f"{pid}.json"
-    data = json.loads(expected.read_text())
-    result = run({"expected": str(expected), "check": cid, "folder": str(root / data["folder"]),
-                  "modules": data["modules"]})
-    return result["message"], data["checks"][cid]
 
 
 # the checks the bundle runs as calls of single pieces, whose recorded values name mistakes (held against the bundle
