@@ -7,6 +7,7 @@ import dataclasses
 
 import numpy as np
 
+from capstone_check.calls import recognised_parts, with_findings
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import close, decode
 from capstone_check.verdict import Verdict
@@ -120,7 +121,13 @@ def switches(student, spec: dict) -> Verdict:
     if failures:
         flipped = flipped_in_runs(student)
         verdict.basis = flipped is not None and not wrong & flipped
-    return verdict
+    return with_findings(verdict, spec, _ignored(spec, got) + recognised_parts(spec, got))
+
+
+def _ignored(spec: dict, got: dict) -> list[str]:
+    """The mistakes of the switches whose flipping changes none of the outputs."""
+    return [mid for name, mid in spec["ignored"].items()
+            if all(_all_close(got[name][k], got["baseline"][k], 1e-12) for k in got[name])]
 
 
 BASELINE_DIFFERS = "with Details() differs from the reference (Project A's behaviour), so the switch cannot be judged"
@@ -171,7 +178,7 @@ def summary(student, spec: dict) -> Verdict:
             raise StudentError(f"setting() should return a Details, found {describe(details)}", "invalid")
         fields[name] = {f.name: getattr(details, f.name) for f in dataclasses.fields(details)}
     score = student.fn("training_score", "ablation")
-    metric = [as_float(score(log), "training_score") for log in spec["logs"]]
+    metric = [as_float(score(log), "training_score", nan=True) for log in spec["logs"]]
     scores = spec["scores"]
     table = _table(student.fn("summarize", "ablation")({k: list(v) for k, v in scores.items()}))
     matters = student.fn("matters", "ablation")
@@ -193,4 +200,7 @@ def summary(student, spec: dict) -> Verdict:
     if decided != spec["matters"]:
         failures.append(f"matters: expected {spec['matters']} for {spec['factors']} on crafted scores (the bar "
                         "compares the change of the median with the larger of the two settings' max - min, strictly)")
-    return Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the reference")
+    got = {"training_score": metric, "summarize": [[table[k][s] for s in ("median", "min", "max")] for k in table],
+           "matters": decided}
+    return with_findings(Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the "
+                                                 "reference"), spec, recognised_parts(spec, got))

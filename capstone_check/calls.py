@@ -9,6 +9,9 @@ The first failure of each group is reported; the check scores the share of group
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
+
 import numpy as np
 
 from capstone_check.student import StudentError, as_array, as_float, describe
@@ -74,6 +77,13 @@ def recognised(spec: dict, got, ids=None) -> list[str]:
     values = flat(got)
     return [mid for mid, want in spec.get("mistakes", {}).items()
             if (ids is None or mid in ids) and not isinstance(want, dict) and _same(values, want)]
+
+
+def recognised_parts(spec: dict, got: dict) -> list[str]:
+    """The ids of the check's mistakes recorded on one part of its output (``spec["parts"]``: id -> the keys that lead
+    to that part of ``got``) whose values are that part of the student's output."""
+    return [mid for mid, keys in spec.get("parts", {}).items()
+            if recognised(spec, reduce(operator.getitem, keys, got), [mid])]
 
 
 def with_findings(verdict: Verdict, spec: dict, ids) -> Verdict:

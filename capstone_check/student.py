@@ -134,11 +134,13 @@ def as_array(value, shape, what: str, finite: bool = True) -> np.ndarray:
     return array
 
 
-def as_float(value, what: str) -> float:
+def as_float(value, what: str, nan: bool = False) -> float:
+    """A real number; NaN (unless ``nan``: the check then fails it and may name its cause) and non-numbers are a
+    StudentError."""
     try:
         number = float(np.asarray(value, dtype=float).item())
     except (TypeError, ValueError):
         raise StudentError(f"{what}: expected one number, found {describe(value)}", "invalid") from None
-    if np.isnan(number):
+    if np.isnan(number) and not nan:
         raise StudentError(f"{what}: expected a number, found NaN", "invalid")
     return number

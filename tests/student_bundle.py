@@ -11,10 +11,12 @@ import pytest
 
 from autograder import paths
 from autograder.student_kit import build
+from conftest import copy_reference, mutate, write_submission
 
 OVERLAY_SEEDS = [4_711_001, 81_500_213, 20_260_117]
 OVERLAY_SECRET = "overlay-secret-5b1f0c9e-not-for-students"
 PROJECT_OF = {"A_ppo": "A", "B_ablations": "B", "C_diagnosis": "C", "D_grpo": "D"}
+PROJECT_OF_FOLDER = {pid: folder for folder, pid in PROJECT_OF.items()}
 
 
 @pytest.fixture(scope="session")
@@ -59,3 +61,10 @@ def kit_line(bundle: Path, root: Path, pid: str, cid: str) -> str:
     rows = {c: _row(c, specs[c], kit_result(bundle, root, pid, c), 0.0)
             for c in [*specs[cid].get("builds_on", ()), cid]}
     return row_line(rows[cid], specs[cid], rows)
+
+
+def planted(root: Path, mutant) -> Path:
+    """A submission in ``root``: the reference's project folder with ``mutant``'s bug planted."""
+    copy_reference(root, mutant.folder)
+    reference = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text()
+    return write_submission(root, mutate(reference, mutant.old, mutant.new), mutant.folder, mutant.module)

@@ -26,7 +26,7 @@ from autograder import paths
 from autograder.student_kit import wheel as build_wheel
 from conftest import copy_reference, mutate, quick_course_data, write_submission
 from mutants import ALL
-from student_bundle import OVERLAY_SECRET, OVERLAY_SEEDS, PROJECT_OF, kit_message
+from student_bundle import OVERLAY_SECRET, OVERLAY_SEEDS, PROJECT_OF, PROJECT_OF_FOLDER, kit_message
 from student_kit_verdicts import TRAINING, bundle_scores, cached, digest, grader_scores, public_checks
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS")
@@ -108,9 +108,6 @@ def test_the_bundle_holds_no_solution_marker_grading_seed_or_secret(bundle):
 
 
 # ------------------------------------------------------------------------------------------------ the verdicts
-
-PROJECT_OF_FOLDER = {pid: folder for folder, pid in PROJECT_OF.items()}
-
 
 def both(bundle: Path, root: Path, pid: str, checks: list[str], cache) -> tuple[dict, dict]:
     """The grader's and the bundle's scores of ``checks``, each cached under a digest of its code and the

@@ -61,3 +61,11 @@ def mistakes_as_values(catalogue: dict, outputs: dict) -> dict:
 
     return {"mistakes": {mid: flat(value) for mid, value in outputs.items()},
             "findings": {mid: catalogue[mid].text for mid in outputs}}
+
+
+def mistakes_by_part(catalogue: dict, outputs: dict) -> dict:
+    """``mistakes_as_values`` for mistakes each shown by one part of a check's output: ``outputs`` maps a mistake's id
+    to (the keys that lead to that part of the output, what the part is under the mistake); the checker compares
+    that part alone (``capstone_check.calls.recognised_parts``)."""
+    return {**mistakes_as_values(catalogue, {mid: value for mid, (_, value) in outputs.items()}),
+            "parts": {mid: list(keys) for mid, (keys, _) in outputs.items()}}

@@ -4,10 +4,12 @@ switches' outputs under every setting on the grader's fixed inputs, and the stat
 from __future__ import annotations
 
 from autograder.projects.b_ablations import crafted, oracle, switches
-from autograder.projects.b_ablations.summary import log_cases
+from autograder.projects.b_ablations.summary import log_cases, piece_cases
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
+from autograder.projects.b_ablations.mistakes import MISTAKES
 from autograder.comparisons import all_close
-from autograder.projects._shared.encode import encode
+from autograder.findings import computed, of_piece
+from autograder.projects._shared.encode import encode, mistakes_by_part
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from capstone_check import ablation_evidence, ablations as checker
 
@@ -33,7 +35,16 @@ def switch_settings(ctx) -> dict:
                  "lam": switches.LAM}
     return {"kind": "b_switches", "seed": seed, "settings": [[label, d] for label, d in switches.settings()],
             "want": encode(want), "kinds": kinds, "where": WHERE, "inputs": encode(inputs), "constants": constants,
-            "tol": ctx.bar.tolerance}
+            "tol": ctx.bar.tolerance, **switch_mistakes(want, seed)}
+
+
+def switch_mistakes(want: dict, seed: int) -> dict:
+    """B.switches' known mistakes: each wrong configuration's output on the one setting and function that shows it;
+    and, for each switch, the mistake the checker sees by itself when flipping the switch changes nothing."""
+    recorded = mistakes_by_part(MISTAKES, switches.wrong_configurations(want, seed))
+    ignored = {name: f"B.switches.{name}-ignored" for name in DETAILS}
+    return {**recorded, "ignored": ignored,
+            "findings": {**{mid: MISTAKES[mid].text for mid in ignored.values()}, **recorded["findings"]}}
 
 
 def summary(ctx) -> dict:
@@ -43,7 +54,27 @@ def summary(ctx) -> dict:
             "settings": {name: flipped(None if name == "baseline" else name) for name in ["baseline", *DETAILS]},
             "logs": logs, "metric": [oracle.training_score([e["episode_return"] for e in log]) for log in logs],
             "scores": scores, "factors": factors, "summary": oracle.summarize(scores),
-            "matters": [oracle.matters(scores, f) for f in factors], "tol": ctx.bar.tolerance}
+            "matters": [oracle.matters(scores, f) for f in factors], "tol": ctx.bar.tolerance,
+            **summary_mistakes(scores, factors)}
+
+
+def summary_mistakes(scores: dict, factors: list[str]) -> dict:
+    """The statistics' known mistakes: each one's outputs on its piece's cases, where it can be computed on all."""
+    found = {}
+    for piece, cases in piece_cases(scores, factors).items():
+        for mistake in of_piece(MISTAKES, piece):
+            values = [computed(mistake.variant, *args) for args in cases]
+            if all(value is not None for value in values):
+                found[mistake.id] = ([piece], without_names(values))
+    return mistakes_by_part(MISTAKES, found)
+
+
+def without_names(value):
+    """``value`` with the settings' names left out of its lists (a summary's rows): the checker compares numbers,
+    in the order of the rows."""
+    if isinstance(value, (list, tuple)):
+        return [without_names(v) for v in value if not isinstance(v, str)]
+    return value
 
 
 def table_evidence(ctx) -> dict:

@@ -67,9 +67,16 @@ class Summary(Check):
 def summary_findings(scores: dict, factors: list[str], metric: list, summary: dict, matters: list) -> list:
     """The statistics' mistakes the student's summary table or verdicts match."""
     table = [[name, *(row.get(s) for s in ("median", "min", "max"))] for name, row in summary.items()]
-    return (matched(of_piece(MISTAKES, "training_score"), [(log,) for log in log_cases()], metric)
-            + matched(of_piece(MISTAKES, "summarize"), [(scores,)], [table])
-            + matched(of_piece(MISTAKES, "matters"), [(scores, factors)], [matters]))
+    got = {"training_score": metric, "summarize": [table], "matters": [matters]}
+    return [finding for piece, cases in piece_cases(scores, factors).items()
+            for finding in matched(of_piece(MISTAKES, piece), cases, got[piece])]
+
+
+def piece_cases(scores: dict, factors: list[str]) -> dict:
+    """Each statistic's cases, as its known mistakes are matched on them: piece -> the arguments of each call whose
+    output the check collects (``matters`` is called once over all the factors)."""
+    return {"training_score": [(log,) for log in log_cases()], "summarize": [(scores,)],
+            "matters": [(scores, factors)]}
 
 
 def fields_of(details) -> dict:

@@ -275,17 +275,22 @@ def switch_findings(got: dict, want: dict, seed: int) -> list[Finding]:
     """The switches flipped to no effect, and the wrong configurations the student's outputs match."""
     found = [MISTAKES[f"B.switches.{name}-ignored"].finding for name in DETAILS
              if all(same(got[name][k], got["baseline"][k], 1e-12) for k in got[name])]
+    return found + [MISTAKES[mistake_id].finding for mistake_id, ((label, kind), value)
+                    in wrong_configurations(want, seed).items() if same(got[label][kind], value, 1e-9)]
+
+
+def wrong_configurations(want: dict, seed: int) -> dict:
+    """Mistake id -> (the setting and function whose output shows it, what that output is under the mistake on
+    ``seed``'s inputs), for the mistakes that are a wrong configuration of the oracle (``want``: its outputs)."""
     inputs = {"update": update_inputs, "optimizer": lambda s: (fresh_agent(s), adam_gradients(s, fresh_agent(s)))}
     both = MISTAKES["B.switches.clip-also-drops-normalization"]
-    if same(got["clip_gradients"]["update"], oracle_run(seed)("update", flipped(None) | both.variant,
-                                                              update_inputs(seed)), 1e-9):
-        found.append(both.finding)
-    if same(got["baseline"]["advantages"], want["bootstrap_truncation"]["advantages"], 1e-9):
-        found.append(MISTAKES["B.switches.truncation-never-bootstraps"].finding)
+    found = {both.id: (("clip_gradients", "update"),
+                       oracle_run(seed)("update", flipped(None) | both.variant, update_inputs(seed))),
+             "B.switches.truncation-never-bootstraps": (("baseline", "advantages"),
+                                                        want["bootstrap_truncation"]["advantages"])}
     for mistake_id, label, kind in (("B.switches.adam-eps-fixed", "baseline", "optimizer"),
                                     ("B.switches.clip-eps-fixed", "baseline", "update"),
                                     ("B.switches.value-clip-eps-fixed", "clip_value_loss", "update")):
         mistake, setting = MISTAKES[mistake_id], flipped(None if label == "baseline" else label)
-        if same(got[label][kind], oracle_run(seed, mistake.variant)(kind, setting, inputs[kind](seed)), 1e-9):
-            found.append(mistake.finding)
+        found[mistake_id] = ((label, kind), oracle_run(seed, mistake.variant)(kind, setting, inputs[kind](seed)))
     return found
