@@ -213,10 +213,15 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
     ("a gradient-clipping switch that does nothing", True),
     ("flipping gradient clipping also drops advantage normalization", True),
     ("clipped value loss with the plain gradient everywhere", False),
+    ("value-loss clip half-width hard-coded at the default", True),
+    ("Adam's large epsilon hard-coded at the default", True),
+    ("the surrogate's clip half-width hard-coded at the default", True),
 ])
 def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(tmp_path, mutant, basis):
     """The reference ablates normalize_advantages, clip_value_loss, orthogonal_init, anneal_lr and multiple_epochs;
-    gradient clipping stays on in every run it makes, so final grading's replays never reach a broken clip switch."""
+    gradient clipping stays on in every run it makes, so final grading's replays never reach a broken clip switch.
+    A clip half-width or Adam epsilon hard-coded at its default fails the check's own values, not the course's, with
+    which every graded run trains (final grading credited those folders' table and bar)."""
     from capstone_check.ablations import switches
     from capstone_check.student import Student
 

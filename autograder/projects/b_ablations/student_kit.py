@@ -35,7 +35,25 @@ def switch_settings(ctx) -> dict:
                  "lam": switches.LAM}
     return {"kind": "b_switches", "seed": seed, "settings": [[label, d] for label, d in switches.settings()],
             "want": encode(want), "kinds": kinds, "where": WHERE, "inputs": encode(inputs), "constants": constants,
-            "tol": ctx.bar.tolerance, **switch_mistakes(want, seed)}
+            "tol": ctx.bar.tolerance, "trained": at_the_course(seed, kinds), **switch_mistakes(want, seed)}
+
+
+CONFIGURED = ("optimizer", "update")  # the outputs the clip half-width and Adam's epsilon reach
+
+
+def at_the_course(seed: int, kinds: dict) -> dict:
+    """The switches' outputs that depend on the clip half-width and Adam's epsilon, with the course's values (which
+    every graded run trains with) in place of the check's: the baseline's, and each switch's own where it is one of
+    them. A switch that hard-codes one at its default fails the check but not the course's runs."""
+    course = Hyperparameters()
+    values = {"clip_eps": course.clip_eps, "adam_eps": course.adam_eps}
+    run, want = switches.oracle_run(seed, values), {}
+    for label, d in switches.settings():
+        shown = CONFIGURED if label == "baseline" else [k for k in CONFIGURED if kinds[label] == k]
+        if shown:
+            out = switches.outputs(seed, d, run)
+            want[label] = {k: out[k] for k in shown}
+    return {"values": values, "want": encode(want)}
 
 
 def switch_mistakes(want: dict, seed: int) -> dict:
