@@ -185,6 +185,25 @@ def test_the_bundle_names_a_planted_bug_of_a_piece_with_final_gradings_finding(b
     assert f"mistake recognised: {spec['findings'][mutant.finding]}" in message, message
 
 
+def test_the_students_checker_names_the_share_of_planted_bugs_final_grading_does():
+    """Each check counted here names every planted bug of its own with final grading's finding (the test above, and
+    tests/test_kit_names_b.py and test_kit_names_cd.py): together at least 80 % of all planted bugs and 70 % of each
+    project's, the targets final grading's catalogues meet (tests/test_findings.py)."""
+    from test_findings import OVERALL, PER_PROJECT
+    from test_kit_names_b import CHECKS as B_CHECKS
+    from test_kit_names_cd import CHECKS as CD_CHECKS
+
+    named_on = PIECE_CALLS | NAMED_BEYOND_CALLS | set(B_CHECKS) | set(CD_CHECKS)
+
+    def share(mutants) -> float:
+        return sum(1 for m in mutants if m.finding and m.check in named_on) / len(mutants)
+
+    assert share(ALL) >= OVERALL, f"{share(ALL):.1%} of {len(ALL)}"
+    for pid in "ABCD":
+        mutants = [m for m in ALL if m.check.startswith(pid + ".")]
+        assert share(mutants) >= PER_PROJECT, f"{pid}: {share(mutants):.1%} of {len(mutants)}"
+
+
 @pytest.mark.parametrize("pid", ["A", "B", "C", "D"])
 def test_the_bundle_names_no_mistake_on_the_reference_and_records_values_not_code(bundle, pid):
     data = json.loads((bundle / "capstone_check" / "expected" / f"{pid}.json").read_text())
