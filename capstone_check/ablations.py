@@ -118,10 +118,10 @@ def switches(student, spec: dict) -> Verdict:
             failures.append(f"{name}: {problem}")
             wrong.add("baseline" if problem.endswith(BASELINE_DIFFERS) else name)
     verdict = Verdict.of(failures, len(spec["kinds"]), "all nine switches do what the reference's do, and only that")
-    if failures:
-        flipped = flipped_in_runs(student)
-        verdict.basis = flipped is not None and (not wrong & flipped or not fails_in_the_courses_runs(student, spec,
-                                                                                                   flipped))
+    if failures:  # per row that grades runs: whether the switches its runs flip (and the baseline) all pass
+        verdict.basis = {cid: flipped is not None and (not wrong & flipped or
+                                                       not fails_in_the_courses_runs(student, spec, flipped))
+                         for cid, flipped in flipped_in_runs(student).items()}
     return with_findings(verdict, spec, _ignored(spec, got) + recognised_parts(spec, got))
 
 
@@ -166,16 +166,21 @@ def _switch_problem(spec: dict, got: dict, want: dict, name: str, kind: str) -> 
     return None
 
 
-def flipped_in_runs(student) -> set[str] | None:
-    """What the student's runs flip, as far as final grading's replays go (the baseline and the details their
-    ``ablated()`` names; a switch no run flips is never replayed), or None where ``ablated()`` does not say."""
+def flipped_in_runs(student) -> dict[str, set[str] | None]:
+    """Per row of final grading, what the runs it grades flip (a switch no run flips is never replayed): B.table's
+    the baseline and the details ``conclusion()`` names, B.bar's the baseline and those ``ablated()`` names; None
+    where the function does not say."""
+    return {"B.table": _with_baseline(student, "conclusion"), "B.bar": _with_baseline(student, "ablated")}
+
+
+def _with_baseline(student, function: str) -> set[str] | None:
     try:
-        ablated = student.fn("ablated", "ablation")()
+        names = student.fn(function, "ablation")()
     except StudentError:
         return None
-    if not isinstance(ablated, (list, tuple)) or not all(isinstance(name, str) for name in ablated):
+    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
         return None
-    return {"baseline", *ablated}
+    return {"baseline", *names}
 
 
 def _table(summary) -> dict:

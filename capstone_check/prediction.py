@@ -17,23 +17,27 @@ def waiting(spec: dict, rows: dict, wanted: list[str]) -> bool:
     return any(cid in wanted and cid not in rows for cid in spec.get("builds_on", ()))
 
 
-def holds(row) -> bool:
-    """Whether what the course's training uses of ``row``'s piece passes: the row passes, or its check found it fails
-    only in what the training does not use (A.update's entropy bonus, which every graded run sets to 0)."""
-    return row.passed if row.basis is None else row.basis
+def holds(row, by: str) -> bool:
+    """Whether what the course's training uses of ``row``'s piece passes, for the runs row ``by`` grades: the row
+    passes, or its check found it fails only in what those runs do not use (A.update's entropy bonus, which every
+    graded run sets to 0; a switch of B that only B.bar's runs flip)."""
+    basis = row.basis.get(by) if isinstance(row.basis, dict) else row.basis
+    return row.passed if basis is None else basis
 
 
-def failing(spec: dict, rows: dict) -> list[str] | None:
-    """The rows ``spec`` builds on whose failure here reaches the training; None when one of them was not run."""
+def failing(spec: dict, rows: dict, by: str) -> list[str] | None:
+    """The rows ``spec`` (row ``by``'s) builds on whose failure here reaches its runs; None when one of them was not
+    run."""
     builds_on = spec.get("builds_on", ())
     if any(cid not in rows for cid in builds_on):
         return None
-    return [cid for cid in builds_on if not holds(rows[cid])]
+    return [cid for cid in builds_on if not holds(rows[cid], by)]
 
 
-def aside(spec: dict, rows: dict) -> str:
-    """The rows ``spec`` builds on that fail here only in what the training does not use, said as such."""
-    spared = [cid for cid in spec.get("builds_on", ()) if cid in rows and not rows[cid].passed and holds(rows[cid])]
+def aside(spec: dict, rows: dict, by: str) -> str:
+    """The rows ``spec`` (row ``by``'s) builds on that fail here only in what its runs do not use, said as such."""
+    spared = [cid for cid in spec.get("builds_on", ())
+              if cid in rows and not rows[cid].passed and holds(rows[cid], by)]
     if not spared:
         return ""
     verb = "fails" if len(spared) == 1 else "fail"
@@ -43,7 +47,7 @@ def aside(spec: dict, rows: dict) -> str:
 def predicted(row, spec: dict, rows: dict) -> float | None:
     """The points final grading will give ``row`` on the public seeds, as far as this kit can tell (None: a row it
     builds on was not run). A row left to final grading is predicted whole when everything it builds on passes."""
-    failed = failing(spec, rows)
+    failed = failing(spec, rows, row.check)
     if failed is None:
         return None
     if failed:
@@ -74,7 +78,7 @@ def said(row, spec: dict, rows: dict) -> str:
     if not spec["builds_on"]:
         return f"{spec['adds']}{evidence} (predicted {foreseen(row, spec):g}/{points})"
     text = f"{spec['adds']} {names(spec['builds_on'])}"
-    failed = failing(spec, rows)
+    failed = failing(spec, rows, row.check)
     if failed is None:
         return f"{text}; run every check of {row.check[0]} to see whether they do"
     if failed:
@@ -83,4 +87,4 @@ def said(row, spec: dict, rows: dict) -> str:
                 f"(predicted 0/{points})")
     worth = f"{foreseen(row, spec):g}" if row.final_only else f"{row.score:g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
-    return f"{text}: {they} here{aside(spec, rows)}{evidence} (predicted {worth}/{points})"
+    return f"{text}: {they} here{aside(spec, rows, row.check)}{evidence} (predicted {worth}/{points})"

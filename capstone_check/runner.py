@@ -47,7 +47,7 @@ class Row:
     message: str
     seconds: float
     final_only: bool = False  # not run here: it needs the reference at run time
-    basis: bool | None = None  # whether what training uses of the piece passes, where a check tells (prediction.py)
+    basis: bool | dict | None = None  # whether what training uses of the piece passes, where its check tells
     foreseen: float | None = None  # a row left to final grading: the share its public evidence predicts
     evidence: str = ""  # and what that evidence says
 

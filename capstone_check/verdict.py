@@ -12,7 +12,8 @@ class Verdict:
     fraction: float
     message: str
     details: dict = field(default_factory=dict)
-    basis: bool | None = None  # whether what the course's training runs use of the piece passes (None: as the verdict)
+    basis: bool | dict | None = None  # whether what the course's training runs use of the piece passes (per row
+    # that builds on it, where their runs differ; None: as the verdict)
 
     @classmethod
     def of(cls, failures: list[str], total: int, passed: str, note: str = "") -> Verdict:

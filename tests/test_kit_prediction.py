@@ -110,6 +110,20 @@ def test_a_piece_that_fails_only_where_training_does_not_reach_leaves_the_run_pr
     assert predicted(found["A.bar"], SPECS["A.bar"], found) == 0
 
 
+def test_a_piece_that_fails_only_in_the_runs_of_one_row_is_held_against_that_row_alone():
+    """B.switches fails on a switch only B.bar's runs flip: B.table, whose runs do not flip it, is predicted whole."""
+    switches = Row("B.switches", "switches", 6, 5.33, False, "clip_value_loss: ...", 1.0,
+                   basis={"B.table": True, "B.bar": False})
+    specs = {cid: {"adds": "left to final grading, which credits it only if", "builds_on": ("B.switches",)}
+             for cid in ("B.table", "B.bar")}
+    found = {"B.switches": switches, **{cid: Row(cid, cid, 3, 0, False, FINAL_ONLY, 0.0, final_only=True)
+                                        for cid in specs}}
+    assert predicted(found["B.table"], specs["B.table"], found) == 3
+    assert predicted(found["B.bar"], specs["B.bar"], found) == 0
+    assert "B.switches fails only in what the course's runs do not use" in row_line(found["B.table"],
+                                                                                   specs["B.table"], found)
+
+
 # ------------------------------------------------------------------ what A's piece checks tell of the training
 
 
@@ -210,28 +224,28 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
 
 
 @pytest.mark.parametrize("mutant, basis", [
-    ("a gradient-clipping switch that does nothing", True),
-    ("flipping gradient clipping also drops advantage normalization", True),
-    ("clipped value loss with the plain gradient everywhere", False),
-    ("value-loss clip half-width hard-coded at the default", True),
-    ("Adam's large epsilon hard-coded at the default", True),
-    ("the surrogate's clip half-width hard-coded at the default", True),
+    ("a gradient-clipping switch that does nothing", {"B.table": True, "B.bar": True}),
+    ("flipping gradient clipping also drops advantage normalization", {"B.table": True, "B.bar": True}),
+    ("clipped value loss with the plain gradient everywhere", {"B.table": True, "B.bar": False}),
+    ("value-loss clip half-width hard-coded at the default", {"B.table": True, "B.bar": True}),
+    ("Adam's large epsilon hard-coded at the default", {"B.table": True, "B.bar": True}),
+    ("the surrogate's clip half-width hard-coded at the default", {"B.table": True, "B.bar": True}),
 ])
-def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(tmp_path, mutant, basis):
-    """The reference ablates normalize_advantages, clip_value_loss, orthogonal_init, anneal_lr and multiple_epochs;
-    gradient clipping stays on in every run it makes, so final grading's replays never reach a broken clip switch.
+def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(b_expected, tmp_path, mutant, basis):
+    """The reference ablates normalize_advantages, clip_value_loss, orthogonal_init, anneal_lr and multiple_epochs
+    (B.bar's runs) and names multiple_epochs (B.table's runs, with the baseline); gradient clipping stays on in every
+    run it makes, so final grading's replays never reach a broken clip switch, and only B.bar's reach the value clip.
     A clip half-width or Adam epsilon hard-coded at its default fails the check's own values, not the course's, with
     which every graded run trains (final grading credited those folders' table and bar)."""
     from capstone_check.ablations import switches
     from capstone_check.student import Student
 
-    kit = build(paths.KIT_ROOT, tmp_path / "kit", ["B"])
-    spec = json.loads((kit / "capstone_check" / "expected" / "B.json").read_text())["checks"]["B.switches"]
+    spec = b_expected["checks"]["B.switches"]
     root = copy_reference(tmp_path, "B_ablations")
     planted = next(m for m in ALL if m.name == mutant)
     path = root / "B_ablations" / planted.module
     path.write_text(mutate(path.read_text(), planted.old, planted.new))
-    modules = json.loads((kit / "capstone_check" / "expected" / "B.json").read_text())["modules"]
+    modules = b_expected["modules"]
     for name in modules:
         sys.modules.pop(name, None)
     try:
@@ -240,7 +254,7 @@ def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(tmp_path, 
         for name in modules:
             sys.modules.pop(name, None)
         sys.path.remove(str((root / "B_ablations").resolve()))
-    assert verdict.fraction < 1 and verdict.basis is basis, verdict.message
+    assert verdict.fraction < 1 and verdict.basis == basis, verdict.message
 
 
 # ---------------------------------------------------- what B's rows left to final grading are predicted from
