@@ -95,15 +95,19 @@ def table(student, spec: dict) -> Verdict:
 def bar(student, spec: dict) -> Verdict:
     """B.bar as final grading counts it, if its re-run on the public seeds scores what results.json holds: whether
     an ablated detail clears the chapter's bar (its median moves beyond the larger seed spread of the two settings),
-    and whether every detail conclusion() names does."""
-    scores, seeds = _scores(student)["scores"], len(spec["seeds"])
+    and whether every detail conclusion() names does. Final grading's re-run does not read results.json: where a row
+    there is not one score per public seed, nothing is predicted from it."""
     ablated, named = _choices(student)
+    try:
+        scores, seeds = _scores(student)["scores"], len(spec["seeds"])
+    except StudentError as exc:
+        return Verdict(1.0, f"{exc}: nothing to predict the bar from")
     rows = {name: r for name in ["baseline", *ablated] if (r := _row(scores, name, seeds)) is not None}
     if "baseline" not in rows:
-        return Verdict(0.0, f"your {TABLE} holds no baseline score per public seed to measure the bar against")
+        return Verdict(1.0, f"your {TABLE} holds no baseline score per public seed: nothing to predict the bar from")
     clearing = [f for f in ablated if f in rows and _clears(rows, f)]
-    failures = ["no ablated detail clears the bar in it"] * (not clearing)
-    missed = [f for f in named if f not in clearing]
+    failures = ["no ablated detail clears the bar in it"] * (not clearing and set(ablated) <= set(rows))
+    missed = [f for f in named if f in rows and f not in clearing]
     failures += [f"conclusion() names {', '.join(missed)}, which does not clear the bar there"] * bool(missed)
     return Verdict(1 - len(failures) / 2, f"by the scores of your {TABLE}: " + (
         "; ".join(failures) if failures else f"{', '.join(named)} clears the bar") +

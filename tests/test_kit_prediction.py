@@ -280,6 +280,7 @@ def _wrong_summary(text: str) -> str:
     ("B.table", "medians taken over the wrong axis", 1.0),              # results.json was not written by this code
     ("B.bar", None, 1.0),
     ("B.bar", "a conclusion naming a factor that does not meet the bar", 0.5),
+    ("B.bar", "a results table with a made-up run", 1.0),                # the re-run does not read the table
     ("B.bar", "matters compares the means", 1.0),                       # the bar is the grader's, on its replay
 ])
 def test_b_s_rows_left_to_final_grading_are_predicted_from_the_folder_as_final_grading_reads_it(
