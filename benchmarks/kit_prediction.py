@@ -8,6 +8,7 @@ prediction above the grader's stays within the points of the rows the checker ma
     .venv/bin/python benchmarks/kit_prediction.py --tables A.json D.json     # the table of earlier runs
     .venv/bin/python benchmarks/kit_prediction.py --projects A --again A.json --failing A.update --out A2.json
     .venv/bin/python benchmarks/kit_prediction.py --projects B --skip 5 --out B2.json    # go on after case 5
+    .venv/bin/python benchmarks/kit_prediction.py --projects B --cases "a results table;reference" --out B4.json
 
 ``--again`` runs only the cases of an earlier run whose row ``--failing`` did not earn full marks in the checker's
 output (the cases a change to how that row is predicted can reach); in ``--tables`` a later file's case replaces an
@@ -124,6 +125,7 @@ def main() -> None:
     parser.add_argument("--tables", type=Path, nargs="+", help="print the table of earlier --out files, run nothing")
     parser.add_argument("--again", type=Path, help="an earlier --out file: run only its cases --failing names")
     parser.add_argument("--failing", help="with --again: the check whose row did not earn full marks there")
+    parser.add_argument("--cases", help="run only the cases whose names start with one of these (';'-separated)")
     parser.add_argument("--skip", type=int, default=0,
                         help="leave out each project's first SKIP cases (the reference is the first), to go on from "
                              "an earlier run")
@@ -140,6 +142,8 @@ def main() -> None:
         results = []
         for pid in chosen:
             cases = ([None] + [m for m in ALL if m.folder == PROJECTS[pid].folder])[args.skip:]
+            if args.cases:
+                cases = [m for m in cases if (m.name if m else "reference").startswith(tuple(args.cases.split(";")))]
             if args.again:
                 cases = [m for m in cases if (m.name if m else "reference") in failing(args.again, args.failing)]
             for mutant in cases:
