@@ -25,8 +25,8 @@ import rlkit
 from autograder import paths
 from autograder.student_kit import wheel as build_wheel
 from conftest import copy_reference, mutate, quick_course_data, write_submission
-from mutants import ALL
-from student_bundle import OVERLAY_SECRET, OVERLAY_SEEDS, PROJECT_OF, PROJECT_OF_FOLDER, kit_message
+from mutants import ALL, EQUIVALENT
+from student_bundle import OVERLAY_SECRET, OVERLAY_SEEDS, PROJECT_OF, PROJECT_OF_FOLDER, kit_message, kit_result
 from student_kit_verdicts import TRAINING, bundle_scores, cached, digest, grader_scores, public_checks
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS")
@@ -183,6 +183,19 @@ def test_the_bundle_names_a_planted_bug_of_a_piece_with_final_gradings_finding(b
     write_submission(root, mutate(reference, mutant.old, mutant.new), mutant.folder, mutant.module)
     message, spec = kit_message(bundle, root, pid, mutant.check)
     assert f"mistake recognised: {spec['findings'][mutant.finding]}" in message, message
+
+
+@pytest.mark.parametrize("variant", EQUIVALENT, ids=[v.name for v in EQUIVALENT])
+def test_the_bundle_passes_a_correct_implementation_written_differently_and_names_no_mistake(bundle, variant, tmp_path):
+    """The correct rewrites of tests/ keep every row they touch whole here, as in final grading, and no recorded
+    mistake matches them (a row left to final grading: its prediction from the public evidence)."""
+    pid = PROJECT_OF[variant.folder]
+    root = copy_reference(tmp_path, variant.folder)
+    reference = (paths.SOLUTIONS / variant.folder / variant.module).read_text()
+    write_submission(root, mutate(reference, variant.old, variant.new), variant.folder, variant.module)
+    for cid in variant.checks:
+        result = kit_result(bundle, root, pid, cid)
+        assert result["fraction"] == 1 and "mistake recognised" not in result["message"], (cid, result["message"])
 
 
 def test_the_students_checker_names_the_share_of_planted_bugs_final_grading_does():
