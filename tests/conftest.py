@@ -24,22 +24,6 @@ REFERENCE_D = paths.SOLUTIONS / "D_grpo" / "grpo.py"
 # graded, an environment installed, a course built) are made once, as each worker holds fixtures of its own. The
 # modules of planted bugs, whose tests each grade a submission of their own, are spread test by test.
 SPREAD = {"tests/test_mutants.py", "tests/test_precision.py", "tests/test_student_kit.py"}
-# The modules whose fixtures and tests take a minute or more (the suite's --durations): handed out first, and the
-# spread modules' single tests last, so that no long module starts while the other worker is left with nothing to do.
-LONGEST_FIRST = ("tests/test_nbgrader.py", "tests/test_seeds.py", "tests/test_readme.py",
-                 "tests/projects/b_ablations/test_b_reference.py", "tests/test_classroom.py", "tests/test_docs.py",
-                 "tests/test_gradescope.py", "tests/test_dask.py", "tests/test_release.py", "tests/test_robustness.py")
-
-
-def pytest_collection_modifyitems(session, config, items):
-    """The longest modules first and the spread ones last (a stable sort: each module keeps its own order)."""
-    def rank(item) -> int:
-        module = item.nodeid.split("::")[0]
-        if module in LONGEST_FIRST:
-            return LONGEST_FIRST.index(module)
-        return len(LONGEST_FIRST) + (module in SPREAD)
-
-    items.sort(key=rank)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -53,7 +37,6 @@ def pytest_xdist_make_scheduler(config, log):
             module = nodeid.split("::")[0]
             return nodeid if module in SPREAD else module
 
-    config.option.loadscopereorder = False  # hand modules out in the collection's order (pytest_collection_modifyitems)
     return ModulesTogether(config, log)
 
 
