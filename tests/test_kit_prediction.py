@@ -223,6 +223,30 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
     assert (verdict.fraction == 1.0) == (mutant is None), verdict.message
 
 
+def b_folder(tmp_path: Path, mutant: str | None = None) -> Path:
+    """A copy of B's reference folder, with the planted bug whose name starts with ``mutant``."""
+    folder = copy_reference(tmp_path, "B_ablations") / "B_ablations"
+    if mutant is not None:
+        planted = next(m for m in ALL if m.name.startswith(mutant))
+        path = folder / planted.module
+        path.write_text(mutate(path.read_text(), planted.old, planted.new))
+    return folder
+
+
+def b_verdict(check, folder: Path, modules: list[str], spec: dict):
+    """``check`` (a function of the students' checker) on ``folder``, its modules imported afresh and forgotten."""
+    from capstone_check.student import Student
+
+    for name in modules:
+        sys.modules.pop(name, None)
+    try:
+        return check(Student(folder, modules), spec)
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+        sys.path.remove(str(folder.resolve()))
+
+
 @pytest.mark.parametrize("mutant, basis", [
     ("a gradient-clipping switch that does nothing", {"B.table": True, "B.bar": True}),
     ("flipping gradient clipping also drops advantage normalization", {"B.table": True, "B.bar": True}),
@@ -238,22 +262,8 @@ def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(b_expected
     A clip half-width or Adam epsilon hard-coded at its default fails the check's own values, not the course's, with
     which every graded run trains (final grading credited those folders' table and bar)."""
     from capstone_check.ablations import switches
-    from capstone_check.student import Student
 
-    spec = b_expected["checks"]["B.switches"]
-    root = copy_reference(tmp_path, "B_ablations")
-    planted = next(m for m in ALL if m.name == mutant)
-    path = root / "B_ablations" / planted.module
-    path.write_text(mutate(path.read_text(), planted.old, planted.new))
-    modules = b_expected["modules"]
-    for name in modules:
-        sys.modules.pop(name, None)
-    try:
-        verdict = switches(Student(root / "B_ablations", modules), spec)
-    finally:
-        for name in modules:
-            sys.modules.pop(name, None)
-        sys.path.remove(str((root / "B_ablations").resolve()))
+    verdict = b_verdict(switches, b_folder(tmp_path, mutant), b_expected["modules"], b_expected["checks"]["B.switches"])
     assert verdict.fraction < 1 and verdict.basis == basis, verdict.message
 
 
@@ -290,26 +300,13 @@ def test_b_s_rows_left_to_final_grading_are_predicted_from_the_folder_as_final_g
     are those final grading gave the planted bugs' folders (benchmarks/kit_prediction.py), and for the edited summary
     what B.table's judge counts: the form's summary case lost, the replayed rows kept."""
     from capstone_check.ablation_evidence import bar, table
-    from capstone_check.student import Student
 
-    root = copy_reference(tmp_path, "B_ablations")
-    folder = root / "B_ablations"
+    folder = b_folder(tmp_path, None if mutant == "a summary that is not the table's own" else mutant)
     if mutant == "a summary that is not the table's own":
         (folder / "results.json").write_text(_wrong_summary((folder / "results.json").read_text()))
-    elif mutant is not None:
-        planted = next(m for m in ALL if m.name.startswith(mutant))
-        path = folder / planted.module
-        path.write_text(mutate(path.read_text(), planted.old, planted.new))
-    modules = b_expected["modules"]
-    for name in modules:
-        sys.modules.pop(name, None)
-    try:
-        probe = b_expected["checks"][check]["probe"]
-        verdict = {"b_table_evidence": table, "b_bar_evidence": bar}[probe["kind"]](Student(folder, modules), probe)
-    finally:
-        for name in modules:
-            sys.modules.pop(name, None)
-        sys.path.remove(str(folder.resolve()))
+    probe = b_expected["checks"][check]["probe"]
+    verdict = b_verdict({"b_table_evidence": table, "b_bar_evidence": bar}[probe["kind"]], folder,
+                        b_expected["modules"], probe)
     assert verdict.fraction == share, verdict.message
 
 
@@ -321,19 +318,6 @@ def test_b_defaults_tells_whether_the_course_s_runs_train_as_project_a(b_expecte
     """B.defaults trains off every default, so a value hard-coded at its default fails there; the course's runs
     train with its hyperparameters, where such a details.py is ppo.train (final grading credited its table and bar)."""
     from capstone_check.ablations import defaults
-    from capstone_check.student import Student
 
-    folder = copy_reference(tmp_path, "B_ablations") / "B_ablations"
-    planted = next(m for m in ALL if m.name == mutant)
-    path = folder / planted.module
-    path.write_text(mutate(path.read_text(), planted.old, planted.new))
-    modules = b_expected["modules"]
-    for name in modules:
-        sys.modules.pop(name, None)
-    try:
-        verdict = defaults(Student(folder, modules), b_expected["checks"]["B.defaults"])
-    finally:
-        for name in modules:
-            sys.modules.pop(name, None)
-        sys.path.remove(str(folder.resolve()))
+    verdict = b_verdict(defaults, b_folder(tmp_path, mutant), b_expected["modules"], b_expected["checks"]["B.defaults"])
     assert verdict.fraction < 1 and verdict.basis is basis, verdict.message
