@@ -1,14 +1,17 @@
 """Benchmark: grading the reference, as a whole command, wall time and peak memory of the process tree.
 
     .venv/bin/python benchmarks/grade.py [--projects A,D] [--runs 5] [--seeds grading] [--jobs 1] [--isolation uid]
-                                         [--vs DIR]
+                                         [--vs DIR | --floor]
 
 Without --projects it grades every registered project, which is the figure to hold against Gradescope's default
 container (10 minutes, 768 MB, run with --jobs 1). Prints each run and the median. Peak memory is the largest sum of
 resident memory over the grader and all its children, sampled every 20 ms (psutil), so it is what a container's
 memory limit would see. CPU seconds are the whole tree's, sandboxed children included where a cgroup can count them
 (``cpu_meter``). ``--vs DIR`` grades another checkout of the kit (an export of an earlier commit) in turn with this
-one, run for run, and prints the ratio of each pair, so that both see the same load.
+one, run for run, and prints the ratio of each pair, so that both see the same load. ``--floor`` does the same with
+an export of this commit (HEAD) whose judge replays nothing (``replay.audit`` returns at once, so the proofs of
+learning are not checked and their checks fail): the no-audit floor, what any grading that keeps the chapter's bars
+costs; it prints the grader's own CPU, this kit's less the floor's, as a share of the floor.
 """
 
 import argparse
@@ -63,7 +66,10 @@ def main() -> None:
     parser.add_argument("--isolation", choices=["auto", "bubblewrap", "uid"],
                         help="grade with this limits.isolation (a copy of course.yml), e.g. to price bubblewrap")
     parser.add_argument("--vs", help="another checkout of the kit to grade in turn with this one (before/after)")
+    parser.add_argument("--floor", action="store_true", help="grade in turn an export of HEAD that audits nothing")
     args = parser.parse_args()
+    if args.floor:
+        args.vs = str(floor_export())
     kits = [KIT] + ([Path(args.vs).resolve()] if args.vs else [])
     commands = {kit: command_for(kit, args) for kit in kits}
     figures = {kit: {"wall": [], "peak": [], "cpu": []} for kit in kits}
@@ -86,6 +92,30 @@ def main() -> None:
             ratios = [a / b for a, b in zip(figures[KIT][name], figures[kits[1]][name])]
             print(f"{name} ratio this kit / {kits[1]}: median {statistics.median(ratios):.2f} "
                   f"(min {min(ratios):.2f}, max {max(ratios):.2f}) over {len(ratios)} pairs")
+    if args.floor:
+        shares = [(a - b) / b for a, b in zip(figures[KIT]["cpu"], figures[kits[1]]["cpu"])]
+        print(f"the grader's own CPU (this kit's less the floor's) as a share of the floor: median "
+              f"{statistics.median(shares):.0%} (min {min(shares):.0%}, max {max(shares):.0%}) "
+              f"over {len(shares)} pairs")
+
+
+NO_AUDIT = """
+
+def audit(*args, **kwargs) -> list:  # the floor (benchmarks/grade.py --floor): no update is replayed
+    return []
+"""
+
+
+def floor_export() -> Path:
+    """An export of HEAD whose ``replay.audit`` returns at once (defined again at the end of its module, so every
+    importer of the name takes this one)."""
+    where = Path(tempfile.mkdtemp()) / "floor"
+    where.mkdir()
+    archive = subprocess.run(["git", "-C", str(KIT), "archive", "HEAD"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
+    module = where / "autograder" / "projects" / "_shared" / "replay.py"
+    module.write_text(module.read_text() + NO_AUDIT)
+    return where
 
 
 def command_for(kit: Path, args) -> list[str]:
