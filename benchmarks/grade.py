@@ -1,7 +1,7 @@
 """Benchmark: grading the reference, as a whole command, wall time and peak memory of the process tree.
 
     .venv/bin/python benchmarks/grade.py [--projects A,D] [--runs 5] [--seeds grading] [--jobs 1] [--isolation uid]
-                                         [--vs DIR | --floor]
+                                         [--vs DIR | --floor] [--warm-up]
 
 Without --projects it grades every registered project, which is the figure to hold against Gradescope's default
 container (10 minutes, 768 MB, run with --jobs 1). Prints each run and the median. Peak memory is the largest sum of
@@ -11,7 +11,8 @@ memory limit would see. CPU seconds are the whole tree's, sandboxed children inc
 one, run for run, and prints the ratio of each pair, so that both see the same load. ``--floor`` does the same with
 an export of this commit (HEAD) whose judge replays nothing (``replay.audit`` returns at once, so the proofs of
 learning are not checked and their checks fail): the no-audit floor, what any grading that keeps the chapter's bars
-costs; it prints the grader's own CPU, this kit's less the floor's, as a share of the floor.
+costs; it prints the grader's own CPU, this kit's less the floor's, as a share of the floor. A kit's first grading
+trains C's fresh runs into its run cache; ``--warm-up`` grades each kit once, untimed, before the timed runs.
 """
 
 import argparse
@@ -67,12 +68,16 @@ def main() -> None:
                         help="grade with this limits.isolation (a copy of course.yml), e.g. to price bubblewrap")
     parser.add_argument("--vs", help="another checkout of the kit to grade in turn with this one (before/after)")
     parser.add_argument("--floor", action="store_true", help="grade in turn an export of HEAD that audits nothing")
+    parser.add_argument("--warm-up", action="store_true", help="grade each kit once, untimed, first (run caches)")
     args = parser.parse_args()
     if args.floor:
         args.vs = str(floor_export())
     kits = [KIT] + ([Path(args.vs).resolve()] if args.vs else [])
     commands = {kit: command_for(kit, args) for kit in kits}
     figures = {kit: {"wall": [], "peak": [], "cpu": []} for kit in kits}
+    if args.warm_up:
+        for kit in kits:
+            subprocess.run(commands[kit], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=kit)
     for run in range(args.runs):
         for kit in kits:  # interleaved, so that both see the same load
             wall, peak, cpu, how = measure(commands[kit], kit)
