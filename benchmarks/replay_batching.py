@@ -92,7 +92,7 @@ def stacked_update(actor, critic, moments, data, c, rng) -> None:
             rho = np.exp(np.take_along_axis(logp, a[..., None], -1)[..., 0] - old)
             live = ~(((adv > 0) & (rho > 1 + eps)) | ((adv < 0) & (rho < 1 - eps)))
             edge = np.where(adv > 0, 1 + eps, 1 - eps)
-            np.flatnonzero((np.abs(rho - edge) <= EDGE * edge) & (adv != 0))
+            np.flatnonzero((np.abs(rho - edge) <= EDGE * edge) & (adv != 0))  # the edge search the judge pays for
             onehot = -np.exp(logp)
             np.put_along_axis(onehot, a[..., None], np.take_along_axis(onehot, a[..., None], -1) + 1.0, -1)
             d_logits = -(live * rho * adv)[..., None] * onehot / size
