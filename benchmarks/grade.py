@@ -66,8 +66,9 @@ def main() -> None:
     parser.add_argument("--projects", default=",".join(PROJECTS), help="comma-separated project ids (default: all)")
     parser.add_argument("--isolation", choices=["auto", "bubblewrap", "uid"],
                         help="grade with this limits.isolation (a copy of course.yml), e.g. to price bubblewrap")
-    parser.add_argument("--vs", help="another checkout of the kit to grade in turn with this one (before/after)")
-    parser.add_argument("--floor", action="store_true", help="grade in turn an export of HEAD that audits nothing")
+    other = parser.add_mutually_exclusive_group()
+    other.add_argument("--vs", help="another checkout of the kit to grade in turn with this one (before/after)")
+    other.add_argument("--floor", action="store_true", help="grade in turn an export of HEAD that audits nothing")
     parser.add_argument("--warm-up", action="store_true", help="grade each kit once, untimed, first (run caches)")
     args = parser.parse_args()
     if args.floor:
