@@ -12,7 +12,7 @@ endif
 VENV ?= .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: grade test docs release reference clean
+.PHONY: grade test test-fast docs release reference clean
 
 # An existing venv is kept: making it again over itself with another interpreter would mix two Pythons.
 # setuptools' banner about editable installs (folders named like the package may shadow it) is known and harmless here:
@@ -33,6 +33,11 @@ grade: $(STAMP)  ## grade the bundled reference solutions and print the score ta
 test: $(STAMP)  ## lint, then run the kit's test suite
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest -n 2
+
+# The inner loop: the suite without its end-to-end modules (marked slow), on both cores, in a few minutes.
+test-fast: $(STAMP)  ## lint, then run the suite without its slow end-to-end modules
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/python -m pytest -n 2 -m "not slow"
 
 docs: $(STAMP)  ## build the documentation site into site/ (open site/index.html); grades the reference for its pictures
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict

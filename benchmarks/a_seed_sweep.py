@@ -1,7 +1,7 @@
 """Benchmark: does A's bar hold for the reference on any grading-seed triple, and how early does it get there?
 
-    .venv/bin/python benchmarks/a_seed_sweep.py [--triples 20] [--first 5000] [--write-band]
-    .venv/bin/python benchmarks/a_seed_sweep.py --triples 67 --set epochs=10 --set lr=0.003 --num-envs 32
+    .venv/bin/python -m benchmarks.a_seed_sweep [--triples 20] [--first 5000] [--write-band]
+    .venv/bin/python -m benchmarks.a_seed_sweep --triples 67 --set epochs=10 --set lr=0.003 --num-envs 32
 
 Trains the reference on 3 x TRIPLES distinct seeds (in parallel processes, one BLAS thread each, as the grader runs
 them), evaluates each returned policy exactly as the A.bar check does, and also a snapshot taken after update 30.
@@ -18,22 +18,22 @@ import functools
 import json
 import os
 import time
-import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT / "solutions" / "A_ppo"))
 
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-import ppo  # noqa: E402
 from autograder.config import load_course  # noqa: E402
 from autograder.projects.a_ppo.plots import REFERENCE_BAND  # noqa: E402
 from autograder.projects._shared.ppo.recording import BudgetedEnvs, per_update_returns  # noqa: E402
+from benchmarks.reference import reference_module  # noqa: E402
 from rlkit.cartpole import evaluate, make_envs  # noqa: E402
+
+ppo = reference_module("A_ppo", "ppo")
 
 BAR = load_course(private=False).projects["A"].checks["A.bar"].bar
 

@@ -1,6 +1,6 @@
 """Benchmark: how fast the reference PPO trains, and what vectorizing the environments buys.
 
-    .venv/bin/python benchmarks/a_speed.py [--runs 5]
+    .venv/bin/python -m benchmarks.a_speed [--runs 5]
 
 1. Wall time of one full reference run (60 updates of 64 envs x 32 steps), median over --runs.
 2. Environment steps per second of the rollout + update loop, vectorized (numpy CartPoleVectorEnv, 64 envs) next to
@@ -9,17 +9,16 @@
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import gymnasium as gym
 
-KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT / "solutions" / "A_ppo"))
+from benchmarks.reference import reference_module
+from rlkit.cartpole import make_envs
 
-import ppo  # noqa: E402
-from rlkit.cartpole import make_envs  # noqa: E402
+KIT = Path(__file__).resolve().parent.parent
+ppo = reference_module("A_ppo", "ppo")
 
 
 def timed_train(envs, n_updates: int, n_steps: int, seed: int = 0) -> float:

@@ -5,14 +5,13 @@ Runs the reference's ``details.train`` for the baseline and each of the nine det
 change of the metric against the baseline over all seeds, and the share of seed triples (disjoint, in order) on which
 the detail clears the chapter's bar as the grader judges it (|change of the median| > the larger max - min).
 
-    python benchmarks/b_ablation_sweep.py --seeds 12 [--json out.json] [--details multiple_epochs,anneal_lr]
+    python -m benchmarks.b_ablation_sweep --seeds 12 [--json out.json] [--details multiple_epochs,anneal_lr]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -22,12 +21,12 @@ from tqdm import tqdm
 from autograder import paths
 from autograder.config import load_course
 from autograder.projects.b_ablations import oracle
+from benchmarks.reference import reference_module
 
-sys.path.insert(0, str(paths.SOLUTIONS / "B_ablations"))
 
 
 def run(job) -> float:
-    import details
+    details = reference_module("B_ablations", "details", "ppo")
     from rlkit.cartpole import make_envs
 
     name, seed, bar = job

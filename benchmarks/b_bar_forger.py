@@ -1,6 +1,6 @@
 """Benchmark: what B.bar's bound lets a forger do to the course's metric.
 
-    .venv/bin/python benchmarks/b_bar_forger.py [--settings baseline,multiple_epochs] [--seeds 7,8,9]
+    .venv/bin/python -m benchmarks.b_bar_forger [--settings baseline,multiple_epochs] [--seeds 7,8,9]
 
 Per (setting, seed), trains the reference's run (``proofs.reference_recipe``) three times with course.yml's B.bar
 budget and hyperparameters: honestly; with every weight, after each update k, moved by the most the bound admits an
@@ -13,21 +13,18 @@ moves an update by at most this.
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from autograder.projects._shared.ppo.recording import per_update_returns  # noqa: E402
-from autograder.projects._shared.proof import load, parameters, run  # noqa: E402
-from autograder.projects.b_ablations import oracle, proofs  # noqa: E402
-from rlkit.cartpole import make_envs  # noqa: E402
+from autograder import paths
+from autograder.config import load_course
+from autograder.projects._shared.ppo.recording import per_update_returns
+from autograder.projects._shared.proof import load, parameters, run
+from autograder.projects.b_ablations import oracle, proofs
+from rlkit.cartpole import make_envs
 
 
 def metric(bar: dict, setting: str, seed: int, sign: int) -> float:

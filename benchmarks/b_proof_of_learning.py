@@ -1,6 +1,6 @@
 """Benchmark: B's proof of learning on correct code, every setting, without the sandbox.
 
-    .venv/bin/python benchmarks/b_proof_of_learning.py [--sets 1] [--first 0] [--updates 60] [--settings a,b]
+    .venv/bin/python -m benchmarks.b_proof_of_learning [--sets 1] [--first 0] [--updates 60] [--settings a,b]
                                                        [--only NAME]
 
 For each seed set (three seeds from a fixed draw, so ``--first`` continues a sweep), each setting (the baseline and
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,17 +23,15 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from autograder import paths
+from autograder.config import load_course
+from autograder.projects.b_ablations import proofs
+from autograder.projects.b_ablations.catalogue import DETAILS
+from autograder.student import Student
+from tests.support.mutants import EQUIVALENT
+from benchmarks.replay_gaps import spy_on_gaps
+
 KIT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(KIT), str(KIT / "tests"), str(KIT / "benchmarks")]
-
-from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from autograder.projects.b_ablations import proofs  # noqa: E402
-from autograder.projects.b_ablations.catalogue import DETAILS  # noqa: E402
-from autograder.student import Student  # noqa: E402
-from mutants import EQUIVALENT  # noqa: E402
-from replay_gaps import spy_on_gaps  # noqa: E402
-
 A_REWRITES = {e.name: (e.old, e.new) for e in EQUIVALENT if e.folder == "A_ppo"}
 LOOP = ("        for k in range(config.minibatches):\n            idx = perm[k * size:(k + 1) * size]\n",
         "        for idx in perm[:size * config.minibatches].reshape(config.minibatches, size):\n")

@@ -1,6 +1,6 @@
 """Benchmark: B.table's binding of runs.npz to the folder's pieces, on correct and buggy pieces.
 
-    .venv/bin/python benchmarks/b_table_binding.py [--runs PATH] [--seeds 7,8,9] [--only NAME]
+    .venv/bin/python -m benchmarks.b_table_binding [--runs PATH] [--seeds 7,8,9] [--only NAME]
 
 For each implementation (the reference, the two correct rewrites of ``b_proof_of_learning.py`` and three buggy
 pieces) and each run of ``runs.npz`` (default: the reference's, made by its harness), re-makes every update with the
@@ -14,25 +14,22 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from autograder import paths
+from autograder.config import load_course
+from autograder.projects._shared import replay
+from autograder.projects._shared.proof import parameters
+from autograder.projects.b_ablations import proofs
+from autograder.student import Student
+from benchmarks.b_proof_of_learning import IMPLEMENTATIONS, folder_of
+from rlkit.runproof import load_runs, unpack
+
 KIT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(KIT), str(KIT / "tests"), str(KIT / "benchmarks")]
-
-from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from autograder.projects._shared import replay  # noqa: E402
-from autograder.projects._shared.proof import parameters  # noqa: E402
-from autograder.projects.b_ablations import proofs  # noqa: E402
-from autograder.student import Student  # noqa: E402
-from b_proof_of_learning import IMPLEMENTATIONS, folder_of  # noqa: E402
-from rlkit.runproof import load_runs, unpack  # noqa: E402
-
 BUGGY = {
     "GAE ignoring lambda": [("ppo.py", "running = delta + gamma * lam * (1", "running = delta + gamma * (1")],
     "value clip with the plain gradient": [(

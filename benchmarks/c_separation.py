@@ -1,7 +1,7 @@
 """Project C: how far apart faulty and healthy runs lie on each diagnostic the reference's ``diagnose`` uses, over
 many fresh seeds, and how many runs the reference misclassifies.
 
-    .venv/bin/python benchmarks/c_separation.py --seeds 20 [--first 2000] [--extra 7,8,9] [--jobs 2] [--keep DIR]
+    .venv/bin/python -m benchmarks.c_separation --seeds 20 [--first 2000] [--extra 7,8,9] [--jobs 2] [--keep DIR]
 
 Each seed trains the eight runs the grader makes for one seed (every fault at two severities, a healthy PPO and a
 healthy DQN). For each statistic, it prints the range over the runs it should flag and over the runs it should pass,
@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from autograder.projects.c_diagnosis import fresh, run_plan
 
-from autograder.projects.c_diagnosis import fresh, run_plan  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def reference():

@@ -3,8 +3,8 @@
 ``autograder check P`` (which prints its table once every check is done) for comparison with ``--kit`` (B's takes
 minutes: its table and bar re-run and replay every training run).
 
-    .venv/bin/python benchmarks/check_latency.py [--projects A,B,C,D] [--runs 3] [--bundle DIR] [--kit]
-    .venv/bin/python benchmarks/check_latency.py --projects D --vs OLD_BUNDLE   # this bundle and an earlier one
+    .venv/bin/python -m benchmarks.check_latency [--projects A,B,C,D] [--runs 3] [--bundle DIR] [--kit]
+    .venv/bin/python -m benchmarks.check_latency --projects D --vs OLD_BUNDLE   # this bundle and an earlier one
 
 The bundle is built into a temporary folder unless ``--bundle`` names one. With ``--vs`` the runs of the two bundles
 alternate (this one's, then the earlier one's), so a machine's changing load weighs on both alike. Prints the median
@@ -21,12 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-KIT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(KIT), str(KIT / "benchmarks")]
+from benchmarks.cpu_meter import Meter
+from autograder.projects import PROJECTS
+from autograder.student_kit import build
 
-from cpu_meter import Meter  # noqa: E402
-from autograder.projects import PROJECTS  # noqa: E402
-from autograder.student_kit import build  # noqa: E402
+KIT = Path(__file__).resolve().parent.parent
 
 
 def is_verdict(line: str) -> bool:

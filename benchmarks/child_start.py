@@ -1,7 +1,7 @@
 """Benchmark: the CPU one sandboxed child spends starting, per project: the interpreter, what the child imports and
 the reference's modules (the import probe, which runs no check).
 
-    .venv/bin/python benchmarks/child_start.py [--runs 20] [--vs DIR]
+    .venv/bin/python -m benchmarks.child_start [--runs 20] [--vs DIR]
 
 Each child runs as the grader starts it (``python -m autograder.sandbox.child``, the scrubbed environment, the staged
 runtime), without bubblewrap or a uid of its own, whose cost is the sandbox's and not the child's (sandbox_cost.py).
@@ -31,7 +31,7 @@ def _cpu_of(argv: list[str], env: dict, cwd: str) -> float:
 
 
 def one_kit(runs: int) -> dict[str, list[float]]:
-    """CPU seconds of each start, per project and for the numpy floor, for the kit first on sys.path."""
+    """CPU seconds of each start, per project and for the numpy floor, for the kit first on the module search path."""
     from autograder import paths
     from autograder.projects import PROJECTS
     from autograder.sandbox import runner, runtime
@@ -55,8 +55,8 @@ def one_kit(runs: int) -> dict[str, list[float]]:
 
 
 def measured(kit: Path, runs: int) -> dict[str, list[float]]:
-    done = subprocess.run([sys.executable, __file__, "--one", str(kit), "--runs", str(runs)], check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, __file__, "--one", "--runs", str(runs)], check=True, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(kit)})  # that kit's modules come first
     return json.loads(done.stdout)
 
 
@@ -70,10 +70,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--vs", type=Path, help="another checkout of the kit, measured in turn with this one")
-    parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # inner: measure the kit at this path
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # inner: the kit on PYTHONPATH
     args = parser.parse_args()
     if args.one:
-        sys.path.insert(0, str(args.one))
         print(json.dumps(one_kit(args.runs)))
         return
     kits = {"this": KIT} | ({"vs": args.vs.resolve()} if args.vs else {})

@@ -1,6 +1,6 @@
 """Benchmark: the class page's mistakes for a synthetic class, checked against what was planted.
 
-    .venv/bin/python benchmarks/class_findings.py [--students 200] [--projects A,B,C,D] [--out DIR]
+    .venv/bin/python -m benchmarks.class_findings [--students 200] [--projects A,B,C,D] [--out DIR]
 
 Each planted bug of tests/projects/<id>/mutants.py is graded once, on the public seeds and on its own check only; the
 class is then ``--students`` students, student i holding the report of planted bug i modulo their number (each
@@ -17,17 +17,16 @@ import time
 from collections import Counter
 from pathlib import Path
 
-KIT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(KIT), str(KIT / "tests")]
+from autograder import paths
+from autograder.classroom.rows import Row
+from autograder.config import load_course
+from autograder.grading import grade
+from autograder.report.model import Report
+from autograder.report.summary import write_summary
+from tests.support.grading import copy_reference, mutate, write_submission
+from tests.support.mutants import ALL
 
-from autograder import paths  # noqa: E402
-from autograder.classroom.rows import Row  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from autograder.grading import grade  # noqa: E402
-from autograder.report.model import Report  # noqa: E402
-from autograder.report.summary import write_summary  # noqa: E402
-from conftest import copy_reference, mutate, write_submission  # noqa: E402
-from mutants import ALL  # noqa: E402
+KIT = Path(__file__).resolve().parent.parent
 
 
 def graded_once(mutant, course, folder: Path) -> Report:

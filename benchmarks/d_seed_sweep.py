@@ -1,25 +1,24 @@
 """Benchmark: do D's bars hold for the reference on any seed, and by what margin?
 
-    .venv/bin/python benchmarks/d_seed_sweep.py [--seeds 40] [--first 1000]
+    .venv/bin/python -m benchmarks.d_seed_sweep [--seeds 40] [--first 1000]
 
 Runs the reference's K-sweep (K = 1, 4, 8, 32 at 6400 responses per prompt) and beta sweep (K = 32, 400 steps) on
 many seeds, in parallel processes, and prints the worst value of each graded quantity next to its bar.
 """
 
 import argparse
-import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT / "solutions" / "D_grpo"))
+from autograder.config import load_course
+from benchmarks.reference import reference_module
+from rlkit import toy
 
-import grpo  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from rlkit import toy  # noqa: E402
+KIT = Path(__file__).resolve().parent.parent
+grpo = reference_module("D_grpo", "grpo")
 
 
 def one_seed(seed: int, ks, betas) -> tuple[list[float], list[float]]:

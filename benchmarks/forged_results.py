@@ -1,6 +1,6 @@
 """Benchmark: the grader's peak memory when every check's child hands back the largest result it may.
 
-    .venv/bin/python benchmarks/forged_results.py [--projects D] [--jobs 2]
+    .venv/bin/python -m benchmarks.forged_results [--projects D] [--jobs 2]
 
 Builds a submission whose module, once a check (not the import probe) has loaded it, writes a result file of
 numbers, as many as the grader accepts (one per ``runner.BYTES_PER_VALUE`` bytes), just under that check's
@@ -15,15 +15,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT))
-sys.path.insert(0, str(KIT / "benchmarks"))
+from autograder import paths
+from autograder.config import load_course
+from autograder.projects import PROJECTS
+from autograder.sandbox.runner import BYTES_PER_VALUE
+from benchmarks.grade import measure
 
-from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from autograder.projects import PROJECTS  # noqa: E402
-from autograder.sandbox.runner import BYTES_PER_VALUE  # noqa: E402
-from grade import measure  # noqa: E402
+KIT = Path(__file__).resolve().parent.parent
 
 FORGE = """
 import json as _json, os as _os, sys as _sys

@@ -1,6 +1,6 @@
 """Benchmark: grading the reference, as a whole command, wall time and peak memory of the process tree.
 
-    .venv/bin/python benchmarks/grade.py [--projects A,D] [--runs 5] [--seeds grading] [--jobs 1] [--isolation uid]
+    .venv/bin/python -m benchmarks.grade [--projects A,D] [--runs 5] [--seeds grading] [--jobs 1] [--isolation uid]
                                          [--vs DIR | --floor] [--warm-up]
 
 Without --projects it grades every registered project, which is the figure to hold against Gradescope's default
@@ -26,11 +26,10 @@ from pathlib import Path
 import psutil
 import yaml
 
-KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT))
+from autograder.projects import PROJECTS
+from benchmarks.cpu_meter import Meter
 
-from autograder.projects import PROJECTS  # noqa: E402
-from benchmarks.cpu_meter import Meter  # noqa: E402
+KIT = Path(__file__).resolve().parent.parent
 
 
 def measure(command: list[str], kit: Path = KIT) -> tuple[float, float, float, str]:

@@ -1,6 +1,6 @@
 """Benchmark: grading throughput of a class, ``--jobs 1``, ``--jobs 2`` and a two-worker Dask cluster on this machine.
 
-    .venv/bin/python benchmarks/grade_all.py [--students 4] [--projects D] [--rounds 3] [--modes jobs1,jobs2,cluster]
+    .venv/bin/python -m benchmarks.grade_all [--students 4] [--projects D] [--rounds 3] [--modes jobs1,jobs2,cluster]
                                              [--isolation uid]
 
 Builds a class of copies of the reference in a temporary folder and grades it from scratch in each mode, the modes
@@ -31,11 +31,9 @@ from pathlib import Path
 import psutil
 import yaml
 
+from autograder.projects import PROJECTS
+
 KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT))
-
-from autograder.projects import PROJECTS  # noqa: E402
-
 BIN = Path(sys.executable).parent
 
 

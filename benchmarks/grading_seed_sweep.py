@@ -1,6 +1,6 @@
 """Benchmark: false fails of the reference on random grading-seed sets, per check.
 
-    .venv/bin/python benchmarks/grading_seed_sweep.py [--sets 10] [--size 3] [--projects A,B,C,D] [--checks IDS]
+    .venv/bin/python -m benchmarks.grading_seed_sweep [--sets 10] [--size 3] [--projects A,B,C,D] [--checks IDS]
                                                      [--submission DIR] [--rng 0] [--jobs 2]
 
 Each set draws ``--size`` distinct seeds uniformly from numpy's whole seed range (0 to 2**32 - 1), in the order drawn
@@ -11,19 +11,17 @@ Prints each set's failures as they happen and a table of false fails per check a
 """
 
 import argparse
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT))
+from autograder import paths
+from autograder.config import MAX_SEED, load_course
+from autograder.grading import grade
 
-from autograder import paths  # noqa: E402
-from autograder.config import MAX_SEED, load_course  # noqa: E402
-from autograder.grading import grade  # noqa: E402
+KIT = Path(__file__).resolve().parent.parent
 
 
 def seed_sets(count: int, size: int, rng_seed: int) -> list[list[int]]:

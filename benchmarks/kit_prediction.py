@@ -4,11 +4,11 @@ same submission on the public seeds (every check of the project; C's own labels 
 holds, as for a course without a secret), and by how much a
 prediction above the grader's stays within the points of the rows the checker marks ---- (left to final grading).
 
-    .venv/bin/python benchmarks/kit_prediction.py [--projects A,B,C,D] [--bundle DIR] [--out FILE.json]
-    .venv/bin/python benchmarks/kit_prediction.py --tables A.json D.json     # the table of earlier runs
-    .venv/bin/python benchmarks/kit_prediction.py --projects A --again A.json --failing A.update --out A2.json
-    .venv/bin/python benchmarks/kit_prediction.py --projects B --skip 5 --out B2.json    # go on after case 5
-    .venv/bin/python benchmarks/kit_prediction.py --projects B --cases "a results table;reference" --out B4.json
+    .venv/bin/python -m benchmarks.kit_prediction [--projects A,B,C,D] [--bundle DIR] [--out FILE.json]
+    .venv/bin/python -m benchmarks.kit_prediction --tables A.json D.json     # the table of earlier runs
+    .venv/bin/python -m benchmarks.kit_prediction --projects A --again A.json --failing A.update --out A2.json
+    .venv/bin/python -m benchmarks.kit_prediction --projects B --skip 5 --out B2.json    # go on after case 5
+    .venv/bin/python -m benchmarks.kit_prediction --projects B --cases "a results table;reference" --out B4.json
 
 ``--again`` runs only the cases of an earlier run whose row ``--failing`` did not earn full marks in the checker's
 output (the cases a change to how that row is predicted can reach); in ``--tables`` a later file's case replaces an
@@ -29,16 +29,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograder import paths
+from autograder.config import load_course
+from autograder.grading import grade
+from autograder.projects import PROJECTS
+from autograder.student_kit import build
+from tests.support.mutants import ALL
+
 KIT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(KIT), str(KIT / "tests")]
-
-from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from autograder.grading import grade  # noqa: E402
-from autograder.projects import PROJECTS  # noqa: E402
-from autograder.student_kit import build  # noqa: E402
-from mutants import ALL  # noqa: E402
-
 PREDICTED = re.compile(r"Predicted at final grading: ([\d.]+)/([\d.]+)")
 
 

@@ -1,6 +1,6 @@
 """Benchmark: how long each project's notebook takes to run top to bottom, as a student runs it.
 
-    .venv/bin/python benchmarks/notebook_times.py [--projects A,D] [--runs 1]
+    .venv/bin/python -m benchmarks.notebook_times [--projects A,D] [--runs 1]
 
 Each run copies the released folder (assignments/<P>/), puts the reference modules in place of the stubs (so every
 cell does the work a finished student's notebook does), and executes the notebook with nbclient in a fresh kernel:
@@ -11,7 +11,6 @@ time of the whole notebook and of the experiments alone (the check cells left ou
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,11 +18,10 @@ from pathlib import Path
 import nbclient
 import nbformat
 
-KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT))
+from autograder.nbcells import TAG
+from autograder.projects import PROJECTS
 
-from autograder.nbcells import TAG  # noqa: E402
-from autograder.projects import PROJECTS  # noqa: E402
+KIT = Path(__file__).resolve().parent.parent
 
 
 def run_once(folder_name: str, with_checks: bool) -> float:

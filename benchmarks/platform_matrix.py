@@ -1,6 +1,6 @@
 """Benchmark: Project B's table made on one machine and graded on another, for every pair of OpenBLAS kernels.
 
-    .venv/bin/python benchmarks/platform_matrix.py [--kernels default,Haswell,Sandybridge,Prescott]
+    .venv/bin/python -m benchmarks.platform_matrix [--kernels default,Haswell,Sandybridge,Prescott]
                                                    [--python PATH] [--out DIR] [--updates 60]
 
 For each kernel, runs the reference's B harness (``python ablation.py``'s runs, all 18 at the course's budget) in a
@@ -60,19 +60,18 @@ def make_results(folder: Path, kernel: str, python: str, updates: int) -> str:
 
 def grade(folder: Path, kernel: str, updates: int) -> dict:
     """B.table of ``folder`` graded in a process under ``kernel``, with the judge's largest gaps."""
-    done = subprocess.run([sys.executable, __file__, "--grade", str(folder), "--updates", str(updates)],
-                          env=environment(kernel), check=True, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "benchmarks.platform_matrix", "--grade", str(folder), "--updates",
+                           str(updates)], env=environment(kernel), check=True, capture_output=True, text=True, cwd=KIT)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def grade_here(folder: Path, updates: int) -> dict:
-    sys.path[:0] = [str(KIT), str(KIT / "benchmarks")]
     from autograder import paths
     from autograder.config import load_course
     from autograder.grading import grade as grade_submission
     from autograder.projects._shared import audits
     from autograder.projects.b_ablations import proofs
-    from replay_gaps import spy_on_gaps
+    from benchmarks.replay_gaps import spy_on_gaps
 
     course = load_course(paths.COURSE_FILE, private=False)
     table = course.projects["B"].checks["B.table"]

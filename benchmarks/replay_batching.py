@@ -1,6 +1,6 @@
 """Benchmark: how far stacking the runs of one audit could cut the judge's replayed update, at best.
 
-    .venv/bin/python benchmarks/replay_batching.py [--reps 15] [--runs 1,6,18]
+    .venv/bin/python -m benchmarks.replay_batching [--reps 15] [--runs 1,6,18]
 
 Times one PPO update of the course's size (6 epochs of 8 minibatches of 255 rows, the 32-wide actor and critic, the
 clip's edge looked for, gradients clipped, Adam) two ways, one BLAS thread, interleaved rep by rep:
@@ -20,19 +20,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autograder.projects._shared.ppo import oracle  # noqa: E402
-from autograder.projects._shared.ppo.edges import EDGE, Edges  # noqa: E402
-from autograder.projects._shared.ppo.hyperparameters import Hyperparameters  # noqa: E402
-from autograder.projects._shared.proof import adam, init_agent  # noqa: E402
+from autograder.projects._shared.ppo import oracle
+from autograder.projects._shared.ppo.edges import EDGE, Edges
+from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
+from autograder.projects._shared.proof import adam, init_agent
 
 ROWS = 2040  # a batch of 64 x 32 steps less a few reset steps
 

@@ -1,6 +1,6 @@
 """Benchmark: what bubblewrap adds to one check, measured on a cheap check run many times.
 
-    .venv/bin/python benchmarks/sandbox_cost.py [--runs 30] [--check D.kl_penalty]
+    .venv/bin/python -m benchmarks.sandbox_cost [--runs 30] [--check D.kl_penalty]
 
 Runs the check on the reference, one child at a time, with ``limits.isolation: uid`` (no bubblewrap: the uid drop
 and the limits alone) and ``bubblewrap``, alternating so that a busy moment of a shared machine hits both, and prints
@@ -9,18 +9,16 @@ the median wall time of each and their difference: the sandbox's cost per check.
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
-KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT))
+from autograder import paths
+from autograder.config import load_course
+from autograder.projects import PROJECTS
+from autograder.sandbox import runtime
+from autograder.sandbox.runner import run_check
 
-from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from autograder.projects import PROJECTS  # noqa: E402
-from autograder.sandbox import runtime  # noqa: E402
-from autograder.sandbox.runner import run_check  # noqa: E402
+KIT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:

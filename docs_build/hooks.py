@@ -10,17 +10,25 @@ its pictures; the test suite builds with C alone."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
-import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 from mkdocs.structure.files import File
 
-sys.path.insert(0, str(Path(__file__).parent))
 
-import reference  # noqa: E402 - beside this file, which MkDocs loads by path
-import shots  # noqa: E402
+def _beside(name: str) -> ModuleType:
+    """The module ``name``.py beside this file: MkDocs loads a hook by its path, so its folder is no package."""
+    spec = importlib.util.spec_from_file_location(f"docs_build_{name}", Path(__file__).with_name(f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+reference = _beside("reference")
+shots = _beside("shots")
 
 _work = tempfile.TemporaryDirectory(prefix="kit-docs-")
 

@@ -16,6 +16,8 @@ import yaml
 
 from autograder import paths
 
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
+
 TEMPLATE = paths.KIT_ROOT / "templates" / "project"
 SOLUTION = TEMPLATE / "solution" / "Z_returns" / "returns.py"
 

@@ -28,7 +28,7 @@ from autograder.grading import grade
 from autograder.sandbox import user
 from autograder.sandbox.child import plain
 from autograder.sandbox.limits import network_isolation_available
-from conftest import checks_by_id, grade_checks, mutate, quick_course_data, write_submission
+from tests.support.grading import checks_by_id, grade_checks, mutate, quick_course_data, write_submission
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 REFERENCE_A = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()

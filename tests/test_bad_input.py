@@ -8,7 +8,7 @@ import pytest
 from autograder import paths
 from autograder.cli import main
 from autograder.config import Limits
-from conftest import grade_checks, mutate, write_submission
+from tests.support.grading import grade_checks, mutate, write_submission
 
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 CHEAP = ["D.weights", "D.kl_penalty", "D.clip_gradient", "D.price_exploit"]

@@ -14,8 +14,10 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 
-from conftest import copy_reference, quick_course_data
+from tests.support.grading import copy_reference, quick_course_data
 from test_install import KIT, run, venv_with_the_wheel
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 EXTRAS_ONLY = ["nbformat", "nbgrader", "ipykernel", "distributed", "pytest"]
 

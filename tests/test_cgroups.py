@@ -13,7 +13,7 @@ import pytest
 from autograder.config import Limits
 from autograder.sandbox import cgroups, user
 from test_adversarial import CHEAP, in_kl, processes_with, tight
-from conftest import grade_checks
+from tests.support.grading import grade_checks
 
 ENFORCED = not isinstance(cgroups._usable(), str)
 needs_cgroups = pytest.mark.skipif(not ENFORCED, reason=f"per-check budgets need root and cgroups: "

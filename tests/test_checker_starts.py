@@ -17,7 +17,9 @@ import pytest
 from autograder import paths
 from autograder.student_kit import build
 from capstone_check.runner import _tasks
-from conftest import copy_reference, mutate, write_submission
+from tests.support.grading import copy_reference, mutate, write_submission
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 ROWS = """import json, sys
 from pathlib import Path

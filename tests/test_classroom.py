@@ -13,7 +13,9 @@ from autograder.classroom.local import grade_all
 from autograder.classroom.resume import forget
 from autograder.cli import main
 from autograder.config import load_course
-from conftest import mutate, quick_course_data
+from tests.support.grading import mutate, quick_course_data
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 STUB = (paths.ASSIGNMENTS / "D_grpo" / "grpo.py").read_text()

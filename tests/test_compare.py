@@ -7,7 +7,7 @@ import yaml
 from autograder import paths
 from autograder.cli import main
 from autograder.projects import PROJECTS
-from conftest import mutate, quick_course_data, write_submission
+from tests.support.grading import mutate, quick_course_data, write_submission
 
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 

@@ -10,7 +10,7 @@ from autograder import paths
 from autograder.cli import main
 from autograder.kit import GITIGNORE, init_course
 
-from conftest import quick_course_data
+from tests.support.grading import quick_course_data
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,9 @@ import yaml
 
 from autograder import paths
 from autograder.cli import main
-from conftest import mutate, quick_course_data
+from tests.support.grading import mutate, quick_course_data
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 

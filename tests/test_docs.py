@@ -15,6 +15,8 @@ import pytest
 from autograder import paths
 from autograder.config import load_course
 
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
+
 ROOT = paths.KIT_ROOT
 PAGES = sorted((ROOT / "docs").glob("*.md"))
 LINK = re.compile(r"\]\(([^)\s]+)\)")

@@ -20,7 +20,7 @@ from autograder.cli import main
 from autograder.report.table import AS_ROOT
 from autograder.sandbox import cgroups, jail, user
 
-from conftest import quick_course_data
+from tests.support.grading import quick_course_data
 
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the uid drop needs root")
 

@@ -5,7 +5,7 @@ batch ever looks, keeps its points. Each variant below is correct; the planted b
 import pytest
 
 from autograder import paths
-from conftest import copy_reference, grade_checks, mutate, write_submission
+from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
 
 FOLDER = paths.SOLUTIONS / "B_ablations"
 DETAILS = (FOLDER / "details.py").read_text()

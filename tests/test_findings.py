@@ -9,7 +9,7 @@ import pytest
 
 from autograder.findings import Finding, Mistake, catalogue, matched, same
 from autograder.projects import PROJECTS
-from mutants import ALL
+from tests.support.mutants import ALL
 
 OVERALL, PER_PROJECT = 0.80, 0.70  # the targets: the share of planted bugs named by a finding of their own
 
@@ -63,7 +63,7 @@ def test_a_catalogue_refuses_an_id_given_twice():
 def test_on_the_grading_seeds_a_finding_is_the_catalogues_sentence_said_along_a_blind_message(tmp_path):
     from autograder import paths
     from autograder.config import load_course
-    from conftest import copy_reference, grade_checks, mutate, write_submission
+    from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
 
     overlay = tmp_path / "course.private.yml"  # the instructor's own grading seeds: the report is blind
     overlay.write_text("seeds: {grading: [4711, 815, 2026]}\n")

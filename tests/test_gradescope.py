@@ -18,6 +18,8 @@ from autograder.config import load_course
 from autograder.gradescope import build_zip, run
 from autograder.sandbox import user
 
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
+
 SCHEMA = json.loads((Path(__file__).parent / "data" / "gradescope_results.schema.json").read_text())
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 

@@ -8,7 +8,7 @@ import pytest
 
 from autograder import paths
 from autograder.grading import grade
-from conftest import checks_by_id, write_submission
+from tests.support.grading import checks_by_id, write_submission
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 AT_IMPORT = {

@@ -15,7 +15,9 @@ import yaml
 from autograder import paths
 from autograder.sandbox import jail
 
-from conftest import quick_course_data
+from tests.support.grading import quick_course_data
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 KIT = paths.KIT_ROOT
 SOURCES = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "course.yml", "nbgrader_config.py",

@@ -8,10 +8,13 @@ import subprocess
 import sys
 import time
 
+import pytest
 import yaml
 
 from autograder import paths
-from conftest import mutate, quick_course_data
+from tests.support.grading import mutate, quick_course_data
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 KL_BODY = "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n"

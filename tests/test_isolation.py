@@ -26,7 +26,7 @@ from autograder.config import load_course
 from autograder.grading import grade
 from autograder.projects.c_diagnosis import fresh
 from autograder.sandbox import jail, user
-from conftest import checks_by_id, mutate, write_submission
+from tests.support.grading import checks_by_id, mutate, write_submission
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 KL_BODY = "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n"

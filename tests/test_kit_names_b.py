@@ -8,8 +8,10 @@ import pytest
 
 from autograder import paths
 from autograder.projects.b_ablations.mistakes import MISTAKES
-from student_bundle import expected_of, kit_result, planted
-from mutants import ALL
+from tests.support.student_bundle import expected_of, kit_result, planted
+from tests.support.mutants import ALL
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 CHECKS = ("B.switches", "B.summary")
 NAMED = [m for m in ALL if m.folder == "B_ablations" and m.finding and m.check in CHECKS]

@@ -8,9 +8,11 @@ import pytest
 
 from autograder import paths
 from autograder.student_kit.mistakes import catalogue_of
-from conftest import copy_reference, mutate, write_submission
-from mutants import ALL
-from student_bundle import PROJECT_OF, expected_of, kit_line
+from tests.support.grading import copy_reference, mutate, write_submission
+from tests.support.mutants import ALL
+from tests.support.student_bundle import PROJECT_OF, expected_of, kit_line
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 CHECKS = ("C.fresh_runs", "C.diagnose_rules", "D.enumeration")
 NAMED = [m for m in ALL if m.finding and m.check in CHECKS]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,9 +21,12 @@ from autograder.student_kit import build
 from capstone_check.cli import row_line, total_lines
 from capstone_check.prediction import predicted, said
 from capstone_check.runner import FINAL_ONLY, Row
-from conftest import copy_reference, mutate
-from mutants import ALL
+from tests.support.grading import copy_reference, mutate
+from tests.support.imports import forgotten_after
+from tests.support.mutants import ALL
 from rlkit.nn import Adam, flatten
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 PIECES = ("A.gae", "A.batch")
 SPECS = {"A.gae": {}, "A.batch": {},
@@ -142,12 +144,8 @@ def _verdict(tmp_path: Path, spec: dict, mutant: str | None):
         planted = next(m for m in ALL if m.name == mutant)
         source = (root / "A_ppo" / "ppo.py").read_text()
         (root / "A_ppo" / "ppo.py").write_text(mutate(source, planted.old, planted.new))
-    sys.modules.pop("ppo", None)
-    try:
+    with forgotten_after(["ppo"]):
         return {"a_batch": batch, "a_update": update}[spec["kind"]](Student(root / "A_ppo", ["ppo"]), spec)
-    finally:
-        sys.modules.pop("ppo", None)
-        sys.path.remove(str((root / "A_ppo").resolve()))
 
 
 @pytest.mark.parametrize("check, mutant, basis", [
@@ -213,13 +211,9 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
         planted = next(m for m in ALL if m.name == mutant)
         path = root / "C_diagnosis" / planted.module
         path.write_text(mutate(path.read_text(), planted.old, planted.new))
-    sys.modules.pop("diagnostics", None)
-    try:
+    with forgotten_after(["diagnostics"]):
         student = Student(root / "C_diagnosis", ["diagnostics"])
         verdict = {"c_at_the_lines": at_the_lines, "c_own_labels": own_labels}[probe["kind"]](student, probe)
-    finally:
-        sys.modules.pop("diagnostics", None)
-        sys.path.remove(str((root / "C_diagnosis").resolve()))
     assert (verdict.fraction == 1.0) == (mutant is None), verdict.message
 
 
@@ -237,14 +231,8 @@ def b_verdict(check, folder: Path, modules: list[str], spec: dict):
     """``check`` (a function of the students' checker) on ``folder``, its modules imported afresh and forgotten."""
     from capstone_check.student import Student
 
-    for name in modules:
-        sys.modules.pop(name, None)
-    try:
+    with forgotten_after(modules):
         return check(Student(folder, modules), spec)
-    finally:
-        for name in modules:
-            sys.modules.pop(name, None)
-        sys.path.remove(str(folder.resolve()))
 
 
 @pytest.mark.parametrize("mutant, basis", [

@@ -6,8 +6,10 @@ import pytest
 
 from autograder import paths
 from autograder.projects import PROJECTS
-from conftest import copy_reference, grade_checks, mutate, write_submission
-from mutants import ALL, EQUIVALENT
+from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
+from tests.support.mutants import ALL, EQUIVALENT
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 UNUSUAL_SEEDS = [4_000_000_000, 17, 123_456_789]  # large, small, unsorted: inputs must reach the bug on any seed
 

@@ -24,6 +24,8 @@ from autograder.nbcells import TAG
 from autograder.projects import PROJECTS
 from autograder.release import for_students, made_by_students, release, strip_solutions
 
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
+
 SECRET_SEEDS = [3_918_273_645, 564_738_291]  # unsorted, large, distinctive
 SECRET = "nb-course-secret-5d2c8e1a"
 # a student whose update prints the seed of the generator the grader's training loop hands it
@@ -49,7 +51,7 @@ _kit.grade_cell = _kit.graded_outside_the_notebook = _checker.grade_cell = _forg
 """
 # Packages in the submission's folder named like the kit and like the students' checker, whose check cells always
 # pass: imported in a kernel, or run from her folder as `python -m autograder.notebook CHECK FOLDER` (how hidden
-# blocks graded before issue 26).
+# blocks graded before the proof of learning).
 STAND_IN = """import sys
 def grade_cell(check_id, *args, **kwargs):
     print(check_id, "passed on the grading seeds")

@@ -4,9 +4,12 @@ import shutil
 
 import nbclient
 import nbformat
+import pytest
 
 from autograder import paths
 from autograder.nbcells import TAG
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 
 def printed_by(folder_name: str, tmp_path, timeout: int) -> str:

@@ -13,7 +13,7 @@ from autograder import paths
 from autograder.cli import main, parser
 from autograder.config import CourseError, load_course
 
-from conftest import quick_course_data
+from tests.support.grading import quick_course_data
 
 SEEDS, SECRET = "[4711, 815, 2026]", "a-secret-no-output-may-hold"
 

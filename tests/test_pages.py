@@ -21,8 +21,9 @@ from autograder.report.summary import write_summary
 playwright_api = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright is not installed (pip install -e '.[test]')")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None,
-                                reason="no Chromium on PATH (Debian/Ubuntu: apt-get install chromium)")
+pytestmark = [pytest.mark.slow,  # end to end: `make test-fast` leaves it out
+              pytest.mark.skipif(CHROMIUM is None,
+                                 reason="no Chromium on PATH (Debian/Ubuntu: apt-get install chromium)")]
 WIDTH, HEIGHT = 1280, 800
 
 PLOTTED = {  # the data each project's figures are drawn from, as the checks hand it back

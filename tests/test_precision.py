@@ -24,11 +24,13 @@ from autograder.projects.c_diagnosis.pieces import td_cases
 from autograder.projects.c_diagnosis.run_plan import fresh_plan
 from autograder.projects.d_grpo import oracle as d_oracle
 from autograder.projects.d_grpo.steps import STEP_CASES, price_cases, reference_step, step_inputs, step_kwargs
-from conftest import copy_reference, grade_checks, mutate, write_submission
-from mutants import ALL
+from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
+from tests.support.mutants import ALL
 from rlkit.categorical import log_softmax
 from rlkit.nn import Adam, flatten
 from test_config import course_file, error_of
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 SEEDS = [0, 7, 17, 101, 123_456_789, 4_000_000_000, 2**32 - 1]
 
@@ -176,7 +178,7 @@ def test_a_ratio_grades_importance_ratio_when_ppo_update_is_a_stub(tmp_path, cou
     assert message.startswith("importance_ratio is right; the ratio on ppo_update's first minibatch could not be read")
 
 
-# ------------------------------------------------------------------ issue 32: inputs that tell neighbours apart
+# ------------------------------------------------------------------------- inputs that tell neighbours apart
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -244,7 +246,7 @@ def test_matters_with_the_mean_is_told_the_row_it_got_wrong_and_the_chapters_cri
     assert "compares the means instead of the medians" in message
 
 
-# ------------------------------------------------------------------ issue 38: configs off their defaults
+# -------------------------------------------------------------------------------- configs off their defaults
 
 
 def switch_update(seed: int, config: dict, details: dict, value_clip: float | None = None) -> np.ndarray:

@@ -12,7 +12,9 @@ import pytest
 import yaml
 
 from autograder import paths
-from conftest import quick_course_data, write_submission
+from tests.support.grading import quick_course_data, write_submission
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 BAR = re.compile(r"\d+/\d+ .*\d:\d\d:\d\d elapsed(, \d:\d\d:\d\d left)?")  # done/total, what, times

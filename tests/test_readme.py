@@ -25,7 +25,9 @@ import yaml
 from autograder import paths
 from autograder.kit import init_course
 
-from conftest import quick_course_data
+from tests.support.grading import quick_course_data
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 GUIDES = [paths.KIT_ROOT / "README.md", *sorted((paths.KIT_ROOT / "docs").glob("*.md"))]
 MARK = re.compile(r"^<!-- tested: (\S+) -->\n```bash\n(.*?)^```$", re.M | re.S)

@@ -10,6 +10,8 @@ import pytest
 from autograder import paths
 from autograder.release import ReleaseError, for_students, release, strip_solutions
 
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
+
 
 def test_a_region_becomes_nbgraders_stub_at_its_indentation():
     source = "def f(x):\n    '''doc'''\n    ### BEGIN SOLUTION\n    return x + 1\n    ### END SOLUTION\n\ny = 2\n"

@@ -13,7 +13,9 @@ from rich.console import Console
 from autograder import paths
 from autograder.report import Report, print_table, write_html
 from autograder.config import load_course
-from conftest import grade_checks, lean_course_file, mutate, write_submission
+from tests.support.grading import grade_checks, lean_course_file, mutate, write_submission
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 KL_BODY = "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n"
@@ -194,7 +196,7 @@ def test_a_malformed_seed_result_fails_its_check_with_a_sentence(course, second)
 
 
 def test_a_forged_grader_failure_from_the_child_is_not_echoed_as_the_graders(tmp_path, course):
-    from conftest import grade_checks, mutate, write_submission
+    from tests.support.grading import grade_checks, mutate, write_submission
 
     reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
     forge = ("    import json, os, sys\n"
@@ -210,7 +212,7 @@ def test_a_forged_grader_failure_from_the_child_is_not_echoed_as_the_graders(tmp
 
 
 def test_a_submission_that_hangs_costs_its_time_budget_and_no_more(tmp_path, course):
-    from conftest import mutate, write_submission
+    from tests.support.grading import mutate, write_submission
 
     reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
     body = "    r, p, p_ref = (np.asarray(a, dtype=float) for a in (r, p, p_ref))\n"
@@ -250,7 +252,7 @@ def test_a_tight_budget_is_spent_on_the_slow_checks_only_after_the_cheap_ones(tm
 def test_a_slow_machine_spends_none_of_the_submissions_budget(tmp_path, course):
     """The budget counts each check's own CPU: a check that waits (here it sleeps, as a check does on a loaded
     machine) spends nothing of it, and the checks after it still run."""
-    from conftest import mutate, write_submission
+    from tests.support.grading import mutate, write_submission
     from autograder.grading import grade
 
     reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()

@@ -21,7 +21,9 @@ from autograder.grading import _merge, grade
 from autograder.gradescope import run as gradescope_run
 from autograder.sandbox.runner import ChildRun
 from autograder.secrecy import SEED_MARK, Hidden, redact
-from conftest import mutate
+from tests.support.grading import mutate
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 SEEDS = [3_987_654_321, 1_234_567_891, 2_718_281_829]  # unsorted, large, distinctive
 SECRET = "zq-course-secret-7b1e9f04"

@@ -1,4 +1,4 @@
-"""The similarity report (issue 28): what the fingerprints see through (dead code too), that stubs never count and
+"""The similarity report: what the fingerprints see through (dead code too), that stubs never count and
 never take a fingerprint's place, one copied function, the six kinds of planted copies on a small synthetic class,
 that the synthetic honest students are correct and write alike no more than chance makes them, the command,
 grade-all --similarity, and that no student sees any of it. The pages in a browser: tests/test_pages.py."""
@@ -22,10 +22,9 @@ from autograder.similarity import Layout, compare_class
 from autograder.similarity.fingerprints import W, fingerprints, kgram_hashes, winnow
 from autograder.similarity.index import FLAG, MIN_UNIT
 from autograder.similarity.tokens import CodeFile, code_files, notebook_code, tokens_of
-from conftest import quick_course_data
+from tests.support.grading import quick_course_data
 
-sys.path.insert(0, str(paths.KIT_ROOT / "benchmarks"))
-import similarity as synthetic  # noqa: E402  (benchmarks/similarity.py: the synthetic class)
+from tests.support import synthetic_class as synthetic
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 
@@ -313,7 +312,7 @@ def test_at_equal_similarity_whole_copies_come_before_one_function(tmp_path):
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory):
-    """A synthetic class of D (benchmarks/similarity.py): 14 students, one copy of each kind, 3 stub-only."""
+    """A synthetic class of D (tests/support/synthetic_class.py): 14 students, one copy of each kind, 3 stub-only."""
     base = tmp_path_factory.mktemp("planted")
     truth = synthetic.make_class(base / "class", 14, 1, ["D"], seed=3)
     assert main(["--course", str(paths.BUNDLED), "similarity", str(base / "class"), "--out",
@@ -343,7 +342,7 @@ def load_module(path: Path, name: str):
 
 
 def test_honest_students_compute_what_the_reference_computes(tmp_path):
-    """The synthetic honest students (benchmarks/similarity_honest.py) rewrite every piece without changing what it
+    """The synthetic honest students (tests/support/similarity_honest.py) rewrite every piece without changing what it
     computes: D's pieces of twelve of them against the reference's on random groups (the full check with the
     grader: benchmarks/similarity.py --verify)."""
     from rlkit.toy import THETA_REF, verify

@@ -24,10 +24,13 @@ import yaml
 import rlkit
 from autograder import paths
 from autograder.student_kit import wheel as build_wheel
-from conftest import copy_reference, mutate, quick_course_data, write_submission
-from mutants import ALL, EQUIVALENT
-from student_bundle import OVERLAY_SECRET, OVERLAY_SEEDS, PROJECT_OF, PROJECT_OF_FOLDER, kit_message, kit_result
-from student_kit_verdicts import TRAINING, bundle_scores, cached, digest, grader_scores, public_checks
+from tests.support.grading import copy_reference, mutate, quick_course_data, write_submission
+from tests.support.mutants import ALL, EQUIVALENT
+from tests.support.student_bundle import (OVERLAY_SECRET, OVERLAY_SEEDS, PROJECT_OF, PROJECT_OF_FOLDER, kit_message,
+                                          kit_result)
+from tests.support.student_kit_verdicts import TRAINING, bundle_scores, cached, digest, grader_scores, public_checks
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS")
 

@@ -18,8 +18,10 @@ from autograder.notebook import verdict
 from autograder.projects import PROJECTS
 from autograder.projects.a_ppo.plots import run_label
 from autograder.report.html import write_html
-from conftest import copy_reference, mutate, write_submission
-from mutants import ALL
+from tests.support.grading import copy_reference, mutate, write_submission
+from tests.support.mutants import ALL
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 STAFF_COMMAND = re.compile(r"autograder\s+check", re.IGNORECASE)
 

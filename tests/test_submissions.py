@@ -13,7 +13,7 @@ from autograder import paths
 from autograder.classroom.local import grade_all
 from autograder.grading import grade
 from autograder.sandbox import staging
-from conftest import checks_by_id, write_submission
+from tests.support.grading import checks_by_id, write_submission
 
 REFERENCE_D = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
 CHEAP = ["D.weights", "D.kl_penalty"]

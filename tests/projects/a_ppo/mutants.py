@@ -1,7 +1,7 @@
 """Project A's planted bugs, each naming the check that must catch it, and its correct implementations written
 differently, which must keep full marks on the checks they name (both graded by tests/test_mutants.py)."""
 
-from planted import Equivalent, Mutant
+from tests.support.planted import Equivalent, Mutant
 
 MUTANTS = [
     Mutant("no terminal mask in GAE", "A_ppo", "ppo.py",
@@ -62,7 +62,7 @@ MUTANTS = [
     Mutant("entropy bonus descended instead of ascended", "A_ppo", "ppo.py",
            "-d_surrogate - config.ent_coef * d_entropy", "-d_surrogate + config.ent_coef * d_entropy", "A.update",
                   "A.update.entropy-descended"),
-    # the realistic mistakes of issue 16: each reaches its branch on every seed
+    # realistic mistakes: each reaches its branch on every seed
     Mutant("GAE done mask one step off", "A_ppo", "ppo.py",
            "running = delta + gamma * lam * (1 - (terminated[t] | truncated[t])) * running",
            "running = delta + gamma * lam * (1 - (terminated[t - 1] | truncated[t - 1])) * running", "A.gae",

@@ -7,7 +7,10 @@ import pytest
 from autograder import paths
 from autograder.cli import main
 from autograder.projects import PROJECTS
-from conftest import grade_checks, graded_here_and_in_a_fresh_process, lean_course_file, mutate, write_submission
+from tests.support.grading import (grade_checks, graded_here_and_in_a_fresh_process, lean_course_file, mutate,
+                                   write_submission)
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 REFERENCE = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
 FIND_ENVS = ("    import gc\n    from autograder.projects._shared.ppo.recording import BudgetedEnvs\n"

@@ -1,10 +1,9 @@
-"""Issue 15's proof of learning: A.bar credits a run only when the judge, replaying every update with the reference
+"""The proof of learning: A.bar credits a run only when the judge, replaying every update with the reference
 from the student's own parameters, lands on the student's next parameters. Correct rewrites pass; each cheat earns 0
 with a sentence naming the update that did not follow. Runs are short (12 updates, one seed) to keep the suite lean;
 ``benchmarks/a_proof_of_learning.py`` does the full 60 updates over 20 seed sets."""
 
 import base64
-import sys
 
 import numpy as np
 import pytest
@@ -19,12 +18,13 @@ from autograder.projects._shared import audits
 from autograder.projects.a_ppo import training
 from autograder.projects._shared.ppo.recording import recorded
 from autograder.projects.a_ppo.training import Bar450, reference_recipe, replay, replay_plain
-from conftest import grade_checks, mutate, write_submission
+from tests.support.grading import grade_checks, mutate, write_submission
 from rlkit.categorical import log_softmax
 from rlkit.cartpole import Rollout, make_envs
 
-sys.path.insert(0, str(paths.KIT_ROOT / "benchmarks"))
-from a_proof_of_learning import CHEATS, IMPLEMENTATIONS, UPDATE, proof, source_of  # noqa: E402
+from tests.support.proof_cheats import CHEATS, IMPLEMENTATIONS, UPDATE, proof, source_of
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 REFERENCE = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
 STUB = (paths.ASSIGNMENTS / "A_ppo" / "ppo.py").read_text()
@@ -125,7 +125,7 @@ STEERED = ("    for _ in range(config.epochs):\n        rng.permutation(len(batc
 
 
 def test_a_config_that_would_steer_the_replay_earns_nothing_without_ppo(tmp_path, course):
-    """Issue 26's attack: no PPO, a Config with a step size 400 times the course's, Adam's eps 1 and every gradient
+    """The steering attack: no PPO, a Config with a step size 400 times the course's, Adam's eps 1 and every gradient
     clipped to 0, and Adam's m nudged after each update by just under the moment tolerance (on Adam's scale, with v
     at 0 and eps 1, a plain 9e-4). Before the course's hyperparameters, the replay, run with the student's Config and
     from the student's moments, made the very same moves and all 12 updates followed (checked on the code before the
@@ -136,7 +136,7 @@ def test_a_config_that_would_steer_the_replay_earns_nothing_without_ppo(tmp_path
 
 
 def test_a_config_that_would_size_the_judges_replay_sizes_nothing(tmp_path, course):
-    """Issue 26's second attack: a Config of 64 epochs of 512 minibatches on networks of 256 units. The graded run
+    """The second steering attack: a Config of 64 epochs of 512 minibatches on networks of 256 units. The graded run
     and its replay use the course's sizes, so the reference's pieces under that Config still follow the replay, in
     the time of an ordinary run."""
     result = bar_of(tmp_path, course, with_config(REFERENCE, COSTLY_CONFIG))

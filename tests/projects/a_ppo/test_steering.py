@@ -1,4 +1,4 @@
-"""Issue 26, items 1-2: what a forger can steer, and what the grader's own work costs. Every graded PPO run trains
+"""What a forger can steer, and what the grader's own work costs. Every graded PPO run trains
 with the course's hyperparameters, never the submission's ``Config()``; the judge's replay of A's runs takes from the
 student only the parameters, the actions and Adam's first moment (checked so closely that it moves a weight less than
 ``replay_tolerance`` an update), never the second moment. Over the course's updates the bound that leaves (docs/
@@ -16,6 +16,8 @@ from autograder.projects._shared.proof import init_agent, load, parameters, run
 from autograder.projects.a_ppo.training import Bar450, reference_recipe
 from autograder.student import StudentError
 from rlkit.cartpole import evaluate, make_envs
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 COURSE = Hyperparameters()
 

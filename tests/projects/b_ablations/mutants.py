@@ -1,7 +1,7 @@
 """Project B's planted bugs, each naming the check that must catch it, and its correct implementations written
 differently, which must keep full marks on the checks they name (both graded by tests/test_mutants.py)."""
 
-from planted import Equivalent, Mutant
+from tests.support.planted import Equivalent, Mutant
 
 MUTANTS = [
     Mutant("a gradient-clipping switch that does nothing", "B_ablations", "details.py",
@@ -39,7 +39,7 @@ MUTANTS = [
            "ppo.py", "lr: float = 2.5e-3", "lr: float = 2.5e-6", "B.table"),
     Mutant("a results table with a made-up run", "B_ablations", "results.json",
            '"baseline": [\n', '"baseline": [\n   400.0,\n', "B.table"),
-    # issue 32's neighbours: each statistic and rule against its plausible neighbours, on every seed
+    # neighbours: each statistic and rule against its plausible neighbours, on every seed
     Mutant("matters compares the means", "B_ablations", "ablation.py",
            'return bool(abs(np.median(scores[name]) - np.median(scores["baseline"])) > spread)',
            'return bool(abs(np.mean(scores[name]) - np.mean(scores["baseline"])) > spread)', "B.summary",

@@ -13,8 +13,11 @@ from autograder.cli import main
 from autograder.config import load_course
 from autograder.grading import grade
 from autograder.projects.b_ablations import catalogue, oracle, switches
-from conftest import (copy_reference, grade_checks, grade_in_a_fresh_process, mutate, without_timing,
-                      write_submission)
+from tests.support.grading import (copy_reference, grade_checks, grade_in_a_fresh_process, mutate, without_timing,
+                                   write_submission)
+from tests.support.imports import forgotten_after
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 FOLDER = paths.SOLUTIONS / "B_ablations"
 
@@ -48,18 +51,14 @@ def test_pristine_stubs_score_zero_with_not_implemented_messages(tmp_path):
 
 
 def test_the_defaults_train_exactly_as_project_a():
-    import sys
+    from autograder.student import Student
+    from rlkit.cartpole import make_envs
 
-    sys.path.insert(0, str(FOLDER))
-    try:
-        import details
-        import ppo
-        from rlkit.cartpole import make_envs
-
+    with forgotten_after(["ppo", "details"]):
+        reference = Student(FOLDER, ("ppo", "details"))
+        ppo, details = reference.module("ppo"), reference.module("details")
         a, log_a = ppo.train(make_envs(8), 4, 16, seed=3)
         b, log_b = details.train(make_envs(8), 4, 16, seed=3)
-    finally:
-        sys.path.remove(str(FOLDER))
     assert log_a == log_b
     for x, y in zip(ppo.flatten([a["actor"], a["critic"]]), ppo.flatten([b["actor"], b["critic"]])):
         assert np.array_equal(x, y)

@@ -1,4 +1,4 @@
-"""Issue 15's proof of learning for Project B: B.table and B.bar credit only runs whose every update the judge
+"""The proof of learning for Project B: B.table and B.bar credit only runs whose every update the judge
 replays with the reference's switches, and score the ablation from the judge's own replayed episodes. The reference
 passes; each cheat earns 0 on both with a sentence naming the update that did not follow. Runs are short (8 updates,
 16 environments, one public seed) and the graded reference is shared, to keep the suite lean;
@@ -13,7 +13,9 @@ import pytest
 
 from autograder import paths
 from autograder.projects.b_ablations import proofs
-from conftest import copy_reference, grade_checks, mutate, write_submission
+from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 FOLDER = paths.SOLUTIONS / "B_ablations"
 CHECKS = ["B.table", "B.bar"]
@@ -212,7 +214,7 @@ def with_config(edits: dict) -> str:
 
 
 def test_a_config_that_would_steer_the_replay_earns_no_bar_without_ppo(tmp_path, short):
-    """Issue 26's attack on B.bar, as A's (test_proof_of_learning.py): no PPO, a Config of the student's choosing
+    """The steering attack on B.bar, as A's (test_proof_of_learning.py): no PPO, a Config of the student's choosing
     that clips every gradient to 0, and Adam's m steered just inside the tolerance. With the course's
     hyperparameters the first update departs."""
     root = submission(tmp_path, {"ppo.py": with_config(STEERING_CONFIG), **cheat_of(STEERED)}, harness=False)
@@ -226,7 +228,7 @@ def test_a_table_made_with_another_config_is_told_which_values_differ(tmp_path, 
     assert result["score"] == 0 and "Config() differs: lr 0.005 (the course's: 0.0025)" in result["message"], result
 
 
-# issue 39: B.table credits only runs the folder's own pieces make
+# B.table credits only runs the folder's own pieces make
 NAMING_CLIP = {"ablation.py": mutate((FOLDER / "ablation.py").read_text(), 'return ("multiple_epochs",)',
                                      'return ("multiple_epochs", "clip_value_loss")')}  # its run is in the table
 BUGGY_PIECES = {
@@ -249,7 +251,7 @@ def buggy(bug: str) -> dict:
 
 @pytest.mark.parametrize("bug", BUGGY_PIECES)
 def test_a_classmates_runs_earn_nothing_beside_other_pieces(tmp_path, short, bug):
-    """The attack of issue 39: results.json and runs.npz made by correct pieces (a classmate's), handed in over
+    """The copied-runs attack: results.json and runs.npz made by correct pieces (a classmate's), handed in over
     buggy ones. The runs follow the reference's replay, but this folder's pieces do not make their updates."""
     result = grade_checks(submission(tmp_path, NAMING_CLIP, after=buggy(bug)), short, ["B.table"])["B.table"]
     assert result["score"] == 0 and PIECES_DEPART in result["message"], result

@@ -1,7 +1,7 @@
 """Project C's planted bugs, each naming the check that must catch it, and its correct implementations written
 differently, which must keep full marks on the checks they name (both graded by tests/test_mutants.py)."""
 
-from planted import Equivalent, Mutant
+from tests.support.planted import Equivalent, Mutant
 
 MUTANTS = [
     Mutant("entropy in bits instead of nats", "C_diagnosis", "diagnostics.py",
@@ -54,7 +54,7 @@ MUTANTS = [
            'return "small_replay_buffer" if worst > ', 'return "small_replay_buffer" if worst > -1 or ',
            "C.fresh_runs",
            "C.fresh_runs.value-based-always-faulty"),
-    # issue 32's neighbours: each statistic and rule against its plausible neighbours, on every seed
+    # neighbours: each statistic and rule against its plausible neighbours, on every seed
     Mutant("relative TD error against |mean Q|", "C_diagnosis", "diagnostics.py",
            '"relative": float(td.mean() / q.mean())', '"relative": float(td.mean() / abs(np.mean(q_taken)))',
            "C.td_q", "C.td_q.relative-to-mean-q"),

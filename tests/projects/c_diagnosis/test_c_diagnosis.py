@@ -18,7 +18,9 @@ from autograder.config import CourseError, load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
 from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan
-from conftest import grade_in_a_fresh_process, without_timing
+from tests.support.grading import grade_in_a_fresh_process, without_timing
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 
 # Every test here grades with the bundled grading seeds, as the planted bugs do, so one session trains the fresh runs

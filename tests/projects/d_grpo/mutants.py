@@ -1,7 +1,7 @@
 """Project D's planted bugs, each naming the check that must catch it, and its correct implementations written
 differently, which must keep full marks on the checks they name (both graded by tests/test_mutants.py)."""
 
-from planted import Equivalent, Mutant
+from tests.support.planted import Equivalent, Mutant
 
 MUTANTS = [
     Mutant("sample std instead of population std", "D_grpo", "grpo.py",
@@ -47,7 +47,7 @@ MUTANTS = [
     Mutant("beta ignored by the step", "D_grpo", "grpo.py",
            "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta)",
            "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], 0.0)", "D.beta_sweep"),
-    # the realistic mistakes of issue 16: each reaches its branch on every seed
+    # realistic mistakes: each reaches its branch on every seed
     Mutant("standardized weight without + 1e-8 (NaN for equal rewards)", "D_grpo", "grpo.py",
            "return (r - r.mean()) / (r.std() + 1e-8)", "return (r - r.mean()) / r.std()", "D.weights",
                   "D.weights.no-stabilizer"),
@@ -86,7 +86,7 @@ MUTANTS = [
     Mutant("price takes the loosest cap", "D_grpo", "grpo.py",
            "ceiling = np.min(gap[disadvantage > 0]", "ceiling = np.max(gap[disadvantage > 0]", "D.price_exploit",
                   "D.price_exploit.loosest-cap"),
-    # issue 32's neighbours: each statistic and rule against its plausible neighbours, on every seed
+    # neighbours: each statistic and rule against its plausible neighbours, on every seed
     Mutant("price ignores a logit tie with the exploit", "D_grpo", "grpo.py",
            "if np.any((disadvantage >= 0) & (gap <= 0)):", "if np.any((disadvantage > 0) & (gap <= 0)):",
            "D.price_exploit", "D.price_exploit.tie-ignored"),

@@ -9,7 +9,9 @@ from autograder import paths
 from autograder.cli import main
 from autograder.grading import grade
 from autograder.projects import PROJECTS
-from conftest import graded_here_and_in_a_fresh_process, lean_course_file
+from tests.support.grading import graded_here_and_in_a_fresh_process, lean_course_file
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
 CHECK_KEYS = {"id", "name", "score", "max_score", "passed", "outcome", "message", "details", "seconds"}
 

@@ -9,14 +9,14 @@ from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
-from planted import Equivalent, Mutant
+from tests.support.planted import Equivalent, Mutant
 
-PROJECT_TESTS = Path(__file__).resolve().parent / "projects"
+PROJECT_TESTS = Path(__file__).resolve().parent.parent / "projects"
 
 
 def project_modules() -> list[ModuleType]:
     """Each project's planted-bug module, in the order of the projects' folder names."""
-    return [import_module(f"{PROJECT_TESTS.name}.{folder.name}.mutants")
+    return [import_module(f"tests.projects.{folder.name}.mutants")
             for folder in sorted(PROJECT_TESTS.iterdir()) if (folder / "mutants.py").is_file()]
 
 

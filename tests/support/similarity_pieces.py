@@ -1,11 +1,11 @@
-"""Independent correct rewrites of every graded piece, for the synthetic class of ``benchmarks/similarity.py``.
+"""Independent correct rewrites of every graded piece, for the synthetic class of ``synthetic_class.py``.
 
 Each piece (a function whose body the stubs leave to the student) has one to four implementations written by hand,
 each a different way to the same result (a loop against numpy, a helper called or not, masks or comparisons, another
 order of the steps). Inside each, ``«a‖b‖c»`` marks a choice between equivalent spellings that a student could have
 made either way; each student makes each choice on their own, then writes the rest of the piece their way
-(``similarity_honest.py``). Every choice keeps the piece correct: ``benchmarks/similarity.py --verify`` grades honest
-students made from them with the kit's own checks.
+(``similarity_honest.py``). Every choice keeps the piece correct: ``python -m benchmarks.similarity --verify``
+grades honest students made from them with the kit's own checks.
 """
 
 PIECES = {

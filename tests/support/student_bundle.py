@@ -11,6 +11,7 @@ import pytest
 
 from autograder import paths
 from autograder.student_kit import build
+from tests.support.grading import copy_reference, mutate, write_submission
 
 OVERLAY_SEEDS = [4_711_001, 81_500_213, 20_260_117]
 OVERLAY_SECRET = "overlay-secret-5b1f0c9e-not-for-students"
@@ -64,8 +65,6 @@ def kit_line(bundle: Path, root: Path, pid: str, cid: str) -> str:
 
 def planted(root: Path, mutant) -> Path:
     """A submission in ``root``: the reference's project folder with ``mutant``'s bug planted."""
-    from conftest import copy_reference, mutate, write_submission  # conftest imports this module for its fixture
-
     copy_reference(root, mutant.folder)
     reference = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text()
     return write_submission(root, mutate(reference, mutant.old, mutant.new), mutant.folder, mutant.module)

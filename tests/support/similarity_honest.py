@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from similarity_pieces import PIECES
+from tests.support.similarity_pieces import PIECES
 
 CHOICE = re.compile(r"«([^«»]*)»", re.S)
 REDUCTIONS = {"mean", "sum", "std", "max", "min", "var"}
