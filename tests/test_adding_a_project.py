@@ -1,4 +1,4 @@
-"""A fifth project is one folder: the template project (templates/project/), added to a copy of the kit exactly as
+"""A fifth project is one folder: the template project (scaffold/project/), added to a copy of the kit exactly as
 docs/adding-a-project.md says, is released and graded by the unchanged core, and its check fails a planted bug; the
 students' kit that release builds runs its public check in `capstone-check`; its own tests folder is found by the
 kit's unchanged shared tests, which grade its planted bugs and its reference."""
@@ -18,7 +18,7 @@ from autograder import paths
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
-TEMPLATE = paths.KIT_ROOT / "templates" / "project"
+TEMPLATE = paths.KIT_ROOT / "scaffold" / "project"
 SOLUTION = TEMPLATE / "solution" / "Z_returns" / "returns.py"
 
 

@@ -1,7 +1,7 @@
 """Project Z end to end: the reference earns every point on the grading seeds, and the released stub earns none."""
 
 from autograder import paths
-from conftest import grade_checks
+from tests.support.grading import grade_checks
 
 
 def test_the_reference_earns_every_point_on_the_grading_seeds(course):

@@ -1,7 +1,7 @@
 """Project Z's planted bugs, each naming the check that must catch it, and its correct implementations written
 differently, which must keep full marks on the checks they name (both graded by tests/test_mutants.py)."""
 
-from planted import Equivalent, Mutant
+from tests.support.planted import Equivalent, Mutant
 
 MUTANTS = [
     Mutant("the discount applied to the reward too", "Z_returns", "returns.py",
