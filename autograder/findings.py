@@ -8,6 +8,7 @@ the public inputs as values (``projects._shared.encode``), never their code.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -93,7 +94,9 @@ def computed(variant: Callable, *args, **kwargs):
     """``variant(*args, **kwargs)``, or None when the variant cannot be computed on these inputs (it then matches
     nothing)."""
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            # a mistake's own NaN (the sample std of one reward) is the value it is matched on, not news to anyone
+            warnings.simplefilter("ignore", RuntimeWarning)
             return variant(*args, **kwargs)
     except (ArithmeticError, ValueError, IndexError, TypeError):
         return None

@@ -21,8 +21,10 @@ def student_kit(root: Path, out: str | None, wheel: bool) -> int:
     except StudentKitError as exc:
         err.print(f"error: {exc}")
         return 2
-    err.print(f"the students' bundle is in {folder}" + (
-        f", its wheel {made}" if made else " (`pip install` it, or `autograder student-kit --wheel` for its wheel)"))
+    # soft_wrap: a path is never broken across lines, so it can be copied whole
+    err.print(f"the students' bundle is in {folder}", soft_wrap=True)
+    err.print(f"its wheel: {made}" if made else "`pip install` that folder, or build its wheel with `autograder "
+              "student-kit --wheel`", soft_wrap=True)
     return 0
 
 
