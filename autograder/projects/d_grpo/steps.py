@@ -182,13 +182,17 @@ def dyadic_row(rng):
     return logits, rewards, exploit
 
 
-def tie_row(rng, earns_as_much: bool):
-    """A response tied with the exploit in the reference's logits: if it earns at least as much, no beta makes the
-    exploit the unique mode (price 0); if it earns less, it sets no bound at all (the price is the others' cap)."""
+TIES = {"the same": 0.0, "more": 1 / 8, "less": -3 / 8}  # what the tied response earns beside the exploit
+
+
+def tie_row(rng, earns: str):
+    """A response tied with the exploit in the reference's logits that earns ``earns`` (a key of ``TIES``): if it earns
+    the same or more, no beta makes the exploit the unique mode (price 0); if it earns less, it sets no bound at all
+    (the price is the others' cap)."""
     logits, rewards, exploit = dyadic_row(rng)
     tied = int(rng.choice(np.flatnonzero(logits < 0)))
     logits[tied] = logits[exploit]
-    rewards[tied] = rewards[exploit] + (rng.integers(0, 2) / 8.0 if earns_as_much else -rng.integers(1, 8) / 8.0)
+    rewards[tied] = rewards[exploit] + TIES[earns]
     return logits, rewards, exploit
 
 
@@ -206,10 +210,16 @@ def cap_equals_floor_row(rng):
     return logits, rewards, exploit
 
 
+# The kinds of row price_cases draws, in its order after the toy's four prompts: every seed draws every kind, so the
+# public seeds show a student each kind that final grading's seeds can.
+PRICE_ROW_KINDS = (["random"] * 12 + ["floor binds", "floor does not bind"] * 2
+                   + [f"logit tie earning {earns}" for earns in TIES] + ["cap equals floor"] * 2)
+
+
 def price_cases(seed: int):
-    """The toy's four prompts first, then rows the student has not seen: random ones, two whose floor binds and two
-    whose floor does not, two logit ties with the exploit (one that forbids it, one that binds nothing) and two rows
-    whose cap equals their floor, on every seed."""
+    """The toy's four prompts first, then rows the student has not seen (``PRICE_ROW_KINDS``): random ones, two whose
+    floor binds and two whose floor does not, three logit ties with the exploit (the tied response earning the same,
+    more and less) and two rows whose cap equals their floor, on every seed."""
     cases = [(THETA_REF[x], CONTAINS_ANSWER[x], HEDGE) for x in range(N_PROMPTS)]
     rng = np.random.default_rng(seed)
     for i in range(12):
@@ -219,7 +229,7 @@ def price_cases(seed: int):
             rewards[exploit] = rewards.max() + 0.5
         cases.append((logits, rewards, exploit))
     cases += [floor_rows(rng, binding) for binding in (True, False, True, False)]
-    return cases + [tie_row(rng, True), tie_row(rng, False), cap_equals_floor_row(rng), cap_equals_floor_row(rng)]
+    return cases + [tie_row(rng, earns) for earns in TIES] + [cap_equals_floor_row(rng), cap_equals_floor_row(rng)]
 
 
 def price_hint(logits, rewards, exploit, got) -> str:

@@ -93,6 +93,9 @@ MUTANTS = [
     Mutant("price when the cap equals the floor", "D_grpo", "grpo.py",
            "return float(ceiling) if ceiling > floor else 0.0", "return float(ceiling) if ceiling >= floor else 0.0",
            "D.price_exploit", "D.price_exploit.cap-equals-floor"),
+    Mutant("price misses a response tied with the exploit in logit and in reward", "D_grpo", "grpo.py",
+           "if np.any((disadvantage >= 0) & (gap <= 0)):", "if np.any((disadvantage >= 0) & (gap < 0)):",
+           "D.price_exploit"),
 ]
 
 EQUIVALENT = [

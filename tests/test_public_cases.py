@@ -1,0 +1,54 @@
+"""Cases drawn per seed draw every kind on every seed: what final grading's seeds can show a student's code, the
+public seeds show it too, so the students' checker cannot predict a mark that a rarer draw later takes away."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autograder import paths
+from autograder.config import load_course
+from autograder.projects.d_grpo import oracle
+from autograder.projects.d_grpo.steps import N_PROMPTS, PRICE_ROW_KINDS, price_cases
+
+PUBLIC = load_course(paths.COURSE_FILE, private=False).seeds.public
+UNUSUAL = [4_000_000_000, 17, 123_456_789, 0]
+
+
+def price_row_kind(logits, rewards, exploit) -> str:
+    """What makes a row of D.price_exploit hard, read off the row itself (not from where it was drawn)."""
+    others = np.arange(len(rewards)) != exploit
+    gap, disadvantage = rewards[exploit] - rewards[others], logits[others] - logits[exploit]
+    if np.any(disadvantage == 0):
+        tied = gap[disadvantage == 0]
+        return "logit tie earning " + ("the same" if np.all(tied == 0) else "more" if np.all(tied < 0) else "less")
+    caps, floors = gap[disadvantage > 0] / disadvantage[disadvantage > 0], gap[disadvantage < 0] / disadvantage[
+        disadvantage < 0]
+    if len(caps) and len(floors) and floors.max() == caps.min():
+        return "cap equals floor"
+    return "other"
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_every_seed_draws_every_kind_of_price_row(seed):
+    rows = price_cases(seed)[N_PROMPTS:]
+    assert len(rows) == len(PRICE_ROW_KINDS)
+    read = [price_row_kind(*row) for row in rows]
+    for kind, seen in zip(PRICE_ROW_KINDS, read):
+        if kind.startswith("logit tie") or kind == "cap equals floor":
+            assert seen == kind, (seed, kind, seen)
+    prices = {kind: oracle.price_exploit(*row) for kind, row in zip(PRICE_ROW_KINDS, rows)}
+    assert prices["logit tie earning the same"] == prices["logit tie earning more"] == 0.0
+    assert prices["logit tie earning less"] > 0
+
+
+def test_the_public_seeds_show_every_kind_a_grading_seed_can():
+    kinds = {price_row_kind(*row) for seed in PUBLIC for row in price_cases(seed)[N_PROMPTS:]}
+    drawn_elsewhere = {price_row_kind(*row) for seed in UNUSUAL for row in price_cases(seed)[N_PROMPTS:]}
+    assert drawn_elsewhere <= kinds, drawn_elsewhere - kinds
+
+
+def test_the_kind_reader_tells_a_tie_in_reward_from_one_that_earns_more():
+    logits, rewards = np.array([0.0, 0.0, 1.0]), np.array([1.0, 1.0, 0.5])
+    assert price_row_kind(logits, rewards, 0) == "logit tie earning the same"
+    assert price_row_kind(logits, np.array([1.0, 1.125, 0.5]), 0) == "logit tie earning more"
