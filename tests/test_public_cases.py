@@ -9,9 +9,12 @@ import pytest
 from autograder import paths
 from autograder.config import load_course
 from autograder.projects.d_grpo import oracle
+from autograder.projects.d_grpo.pieces import KL_BETAS, REGIONS, clip_cases, kl_cases
 from autograder.projects.d_grpo.steps import N_PROMPTS, PRICE_ROW_KINDS, price_cases
 
-PUBLIC = load_course(paths.COURSE_FILE, private=False).seeds.public
+COURSE = load_course(paths.COURSE_FILE, private=False)
+PUBLIC = COURSE.seeds.public
+CLIP_CASES = COURSE.projects["D"].checks["D.clip_gradient"].bar["cases"]
 UNUSUAL = [4_000_000_000, 17, 123_456_789, 0]
 
 
@@ -52,3 +55,18 @@ def test_the_kind_reader_tells_a_tie_in_reward_from_one_that_earns_more():
     logits, rewards = np.array([0.0, 0.0, 1.0]), np.array([1.0, 1.0, 0.5])
     assert price_row_kind(logits, rewards, 0) == "logit tie earning the same"
     assert price_row_kind(logits, np.array([1.0, 1.125, 0.5]), 0) == "logit tie earning more"
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_every_seed_draws_a_kl_group_of_one_and_every_beta(seed):
+    cases = list(kl_cases(seed))
+    assert [beta for *_, beta in cases] == list(KL_BETAS)
+    assert {len(rewards) for rewards, *_ in cases} & {1}, "no group of one sample"
+    assert any(len(rewards) > 1 for rewards, *_ in cases)
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_every_seed_draws_every_region_of_the_clip_and_a_single_sample_at_theta_old(seed):
+    cases = list(clip_cases(seed, CLIP_CASES))
+    assert {region for region, *_ in cases} == set(REGIONS)
+    assert any(region == REGIONS[0] and len(ys) == 1 for region, _, _, ys, _, _ in cases)

@@ -95,10 +95,16 @@ class Weights(Check):
 # ------------------------------------------------------------------------------------------------ KL penalty
 
 
+KL_BETAS = (0.0, 0.1, 0.25, 1.0, 3.0)
+KL_SINGLE_BETA = 1.0  # every seed's group of one sample, so the public seeds show one as any grading seed might
+
+
 def kl_cases(seed: int):
+    """(rewards, p, p_ref, beta): one group per beta of ``KL_BETAS``, of 2 to 8 samples, but a single sample at
+    ``KL_SINGLE_BETA``."""
     rng = np.random.default_rng(seed)
-    for beta in (0.0, 0.1, 0.25, 1.0, 3.0):
-        K = int(rng.integers(1, 9))
+    for beta in KL_BETAS:
+        K = 1 if beta == KL_SINGLE_BETA else int(rng.integers(2, 9))
         yield rng.integers(0, 2, K).astype(float), rng.uniform(0.01, 1, K), rng.uniform(0.01, 1, K), beta
 
 
