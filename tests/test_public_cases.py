@@ -8,6 +8,11 @@ import pytest
 
 from autograder import paths
 from autograder.config import load_course
+from autograder.projects._shared.ppo.cases import gae_cases
+from autograder.projects.a_ppo.pieces import segment_case, surrogate_cases
+from autograder.projects.c_diagnosis.boundary import BOUNDARIES
+from autograder.projects.c_diagnosis.boundary import plan as boundary_plan
+from autograder.projects.c_diagnosis.run_plan import AGENTS, fresh_plan
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.pieces import KL_BETAS, REGIONS, clip_cases, kl_cases
 from autograder.projects.d_grpo.steps import N_PROMPTS, PRICE_ROW_KINDS, price_cases
@@ -70,3 +75,24 @@ def test_every_seed_draws_every_region_of_the_clip_and_a_single_sample_at_theta_
     cases = list(clip_cases(seed, CLIP_CASES))
     assert {region for region, *_ in cases} == set(REGIONS)
     assert any(region == REGIONS[0] and len(ys) == 1 for region, _, _, ys, _, _ in cases)
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_every_seed_ends_episodes_both_ways_inside_every_gae_case(seed):
+    for T, N, _, _, _, _, terminated, truncated in gae_cases(seed):
+        inside = slice(1, T - 1) if T > 2 else slice(0, T)
+        assert terminated[inside].any() and truncated[inside].any(), (seed, T, N)
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_every_seed_draws_every_kind_of_surrogate_case_and_a_batch_with_resets(seed):
+    assert {kind for *_, kind in surrogate_cases(seed)} == {"at theta = theta_old", "beyond the clip, favourable side",
+                                                            "mixed ratios"}
+    segment, _, _ = segment_case(seed)
+    assert segment.terminated.any() and (~segment.valid).any()  # episodes end, and reset steps follow
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_every_seed_holds_every_fresh_agent_and_every_boundary_log(seed):
+    assert sorted((run.label, run.severity) for run in fresh_plan(seed)) == sorted(AGENTS)
+    assert sorted(b.name for b in boundary_plan(seed)) == sorted(b.name for b in BOUNDARIES)
