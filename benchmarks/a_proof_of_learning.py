@@ -26,8 +26,8 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(KIT), str(KIT / "tests"), str(KIT / "benchmarks")]
 
 from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from autograder.config import validated_bar  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
+from autograder.checks import validated_bar  # noqa: E402
 from autograder.projects._shared.replay import Departed  # noqa: E402
 from autograder.projects._shared.ppo.hyperparameters import course_config  # noqa: E402
 from autograder.projects._shared.ppo.recording import recorded  # noqa: E402

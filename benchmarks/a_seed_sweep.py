@@ -30,7 +30,7 @@ import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import ppo  # noqa: E402
-from autograder.config import load_course  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from autograder.projects.a_ppo.plots import REFERENCE_BAND  # noqa: E402
 from autograder.projects._shared.ppo.recording import BudgetedEnvs, per_update_returns  # noqa: E402
 from rlkit.cartpole import evaluate, make_envs  # noqa: E402

@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from autograder.projects._shared.ppo.recording import per_update_returns  # noqa: E402
 from autograder.projects._shared.proof import load, parameters, run  # noqa: E402
 from autograder.projects.b_ablations import oracle, proofs  # noqa: E402

@@ -25,7 +25,7 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(KIT), str(KIT / "tests"), str(KIT / "benchmarks")]
 
 from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from autograder.projects._shared import replay  # noqa: E402
 from autograder.projects._shared.proof import parameters  # noqa: E402
 from autograder.projects.b_ablations import proofs  # noqa: E402

@@ -22,7 +22,7 @@ sys.path[:0] = [str(KIT), str(KIT / "tests")]
 
 from autograder import paths  # noqa: E402
 from autograder.classroom.rows import Row  # noqa: E402
-from autograder.config import load_course  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from autograder.grading import grade  # noqa: E402
 from autograder.report.model import Report  # noqa: E402
 from autograder.report.summary import write_summary  # noqa: E402

@@ -18,7 +18,7 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT / "solutions" / "D_grpo"))
 
 import grpo  # noqa: E402
-from autograder.config import load_course  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from rlkit import toy  # noqa: E402
 
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(KIT))
 sys.path.insert(0, str(KIT / "benchmarks"))
 
 from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from autograder.projects import PROJECTS  # noqa: E402
 from autograder.sandbox.runner import BYTES_PER_VALUE  # noqa: E402
 from grade import measure  # noqa: E402

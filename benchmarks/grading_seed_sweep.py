@@ -22,7 +22,8 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT))
 
 from autograder import paths  # noqa: E402
-from autograder.config import MAX_SEED, load_course  # noqa: E402
+from autograder.config import MAX_SEED  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from autograder.grading import grade  # noqa: E402
 
 

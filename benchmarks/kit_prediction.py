@@ -33,7 +33,7 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(KIT), str(KIT / "tests")]
 
 from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from autograder.grading import grade  # noqa: E402
 from autograder.projects import PROJECTS  # noqa: E402
 from autograder.student_kit import build  # noqa: E402

@@ -17,7 +17,7 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT))
 
 from autograder import paths  # noqa: E402
-from autograder.config import load_course  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from autograder.projects import PROJECTS  # noqa: E402
 from autograder.sandbox import runtime  # noqa: E402
 from autograder.sandbox.runner import run_check  # noqa: E402

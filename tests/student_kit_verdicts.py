@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import _prepare, judged
 from autograder.plan import planned
 from autograder.projects import PROJECTS

@@ -23,7 +23,7 @@ import yaml
 
 from autograder import paths
 from autograder.classroom.local import grade_all
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.sandbox import user
 from autograder.sandbox.child import plain

@@ -12,7 +12,7 @@ from autograder import paths
 from autograder.classroom.local import grade_all
 from autograder.classroom.resume import forget
 from autograder.cli import main
-from autograder.config import load_course
+from autograder.loader import load_course
 from conftest import mutate, quick_course_data
 
 REFERENCE = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 
 ROOT = paths.KIT_ROOT
 PAGES = sorted((ROOT / "docs").glob("*.md"))

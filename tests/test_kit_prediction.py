@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.a_ppo.student_kit import TRAINED, UPDATE_READS

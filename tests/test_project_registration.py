@@ -9,7 +9,7 @@ import pytest
 
 import capstone_check.child
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects import PROJECTS
 from autograder.student_kit import StudentKitError, expected_values, kit_module, runner
 

@@ -21,7 +21,7 @@ import numpy as np
 
 import rlkit
 from capstone_check.calls import run_calls
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.release import for_students

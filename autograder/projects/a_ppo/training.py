@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import Field
 
 from autograder.cascade import explained
-from autograder.config import validated_bar
+from autograder.checks import validated_bar
 from autograder.checks import Check, VerdictDetails, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions

@@ -10,7 +10,7 @@ import yaml
 from autograder import paths
 from autograder.comparisons import all_close
 from autograder.cli import main
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.projects.b_ablations import catalogue, oracle, switches
 from conftest import (copy_reference, grade_checks, grade_in_a_fresh_process, mutate, without_timing,
