@@ -165,6 +165,9 @@ class Check:
     # what a verdict's details hold, for a check whose figures read them (a nested ``class Details(VerdictDetails)``
     # beside its ``Bar``); None: the details are free, read only by the compare view, which renders whatever is there
     Details: ClassVar[type[VerdictDetails] | None] = None
+    # the checks of the pieces this check's runs are made of (A.bar's: A's pieces): a run that departs from them names
+    # those that fail in the same grading, and the students' checker says final grading credits the row on them
+    builds_on: ClassVar[tuple[str, ...]] = ()
 
     # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs. It depends on the context only

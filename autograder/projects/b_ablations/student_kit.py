@@ -117,11 +117,10 @@ SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": sum
 # switches; the statistics (B.summary) score nothing there: the table's scores were written by whatever code made
 # results.json, which final grading compares with its replay, and the bar is measured on the grader's own replay
 # (benchmarks/kit_prediction.py measured summary bugs whose folders keep B.table and B.bar).
-TRAINING = ("B.defaults", "B.switches")
 FINAL_GRADING = {
     "B.table": {"adds": "left to final grading, which replays the runs of your runs.npz update by update against the "
                         "reference (not in this kit) and credits the table only if they follow from pieces that pass",
-                "builds_on": TRAINING, "probe": table_evidence},
+                "probe": table_evidence},
     "B.bar": {"adds": "left to final grading, which re-runs your ablation with its own seeds, replays every update "
                       "against the reference (not in this kit) and credits the bar only if the runs follow from "
-                      "pieces that pass", "builds_on": TRAINING, "probe": bar_evidence}}
+                      "pieces that pass", "probe": bar_evidence}}

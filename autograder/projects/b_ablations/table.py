@@ -27,6 +27,7 @@ class TableBar(RunBar):
 
 class Table(Check):
     id = "B.table"
+    builds_on = ("B.defaults", "B.switches")  # the training pieces the runs of runs.npz are made of
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = ("Your results table is what your own runs (runs.npz) scored, each replayed update by update by the grader "
             "on the public seeds (baseline and named factors)")

@@ -148,6 +148,7 @@ def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
 
 class DiagnoseRules(Check):
     id = "C.diagnose_rules"
+    builds_on = ("C.fresh_runs",)  # credited only if `diagnose` labels fresh runs right
     name = ("diagnose at the course's lines: fresh runs pushed just beyond a line where a label changes, and a "
             "saturated policy whose critic fails too")
 

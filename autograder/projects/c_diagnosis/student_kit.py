@@ -128,7 +128,7 @@ SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": exp
 FINAL_GRADING = {
     "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules from its "
                                  "own fresh runs; it credits them only if `diagnose` labels fresh runs right, as "
-                                 "checked by", "builds_on": ("C.fresh_runs",), "probe": at_the_lines},
+                                 "checked by", "probe": at_the_lines},
     "C.own_labels": {"adds": "left to final grading, which knows what the agents of your own logs are (made from your "
                              "student id and the course secret, not in this kit): predicted from how many of them "
-                             "`my_labels` names as your `diagnose` does", "builds_on": (), "probe": own_labels}}
+                             "`my_labels` names as your `diagnose` does", "probe": own_labels}}
