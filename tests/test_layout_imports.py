@@ -4,7 +4,7 @@ inside functions included, so a lazy import cannot hide a circle, and imports by
 wherever the name can be read from the call (a constant, or ``f"{__name__}.{...}"``: any module of this package).
 
 Its layers are derived from the tree, not declared: each module of a root folder, and each package in it, is a unit
-(``autograder.config``, ``autograder.projects``, ``capstone_check.ablations``, ``benchmarks.grade``); a unit's layer
+(``autograder.config``, ``autograder.projects``, ``capstone_check.kinds``, ``benchmarks.grade``); a unit's layer
 is how far it stands above the units it imports, once the named back-arrows are taken away. A back-arrow is an import
 of one unit by another that closes a circle among units, among the root folders or among the units of one depth
 (each unit of it may import the next, though no module imports itself back); the few there are are named in
@@ -30,9 +30,8 @@ IMPORTS_BY_NAME = {  # a module whose import by name the source cannot name -> t
                                "of a checker's function that module names, which it has already imported)"),
     "autograder.cli": ("autograder.projects.*.command", "a project's own commands, named by its ``Project``"),
     "autograder.student_kit.mistakes": ("autograder.projects.*.mistakes", "a project's catalogue of known mistakes"),
-    "capstone_check.child": ("capstone_check.calls capstone_check.ppo_pieces capstone_check.ppo_training "
-                             "capstone_check.ablations capstone_check.ablation_evidence capstone_check.diagnoses "
-                             "capstone_check.grpo_runs", "in a check's child, the checker's function its row names"),
+    "capstone_check.child": ("capstone_check.calls capstone_check.kinds.*", "in a check's child, the checker's "
+                             "function its row names"),
 }
 BACK_ARROWS = {  # (unit, the unit it imports, closing a circle) -> why it stays
     ("capstone_check", "autograder"): "in the full kit, whose checker holds no expected values, a notebook's check "

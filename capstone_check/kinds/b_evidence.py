@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from capstone_check.ablations import config_with
+from capstone_check.kinds.b_ablations import config_with
 from capstone_check.student import StudentError, describe
 from capstone_check.verdict import Verdict
 
