@@ -28,7 +28,7 @@ from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, ChildRun, run_check
 from autograder.secrecy import Hidden, blind, redact_text, redacted
 from autograder.status import Status
-from autograder.student import StudentError
+from capstone_check.student import StudentError
 
 
 # What a judge raises on values of the wrong type, shape or length. Judges are run on the reference's data in the

@@ -31,7 +31,7 @@ from autograder import paths  # noqa: E402
 from autograder.loader import load_course  # noqa: E402
 from autograder.projects.b_ablations import proofs  # noqa: E402
 from autograder.projects.b_ablations.catalogue import DETAILS  # noqa: E402
-from autograder.student import Student  # noqa: E402
+from capstone_check.student import Student  # noqa: E402
 from mutants import EQUIVALENT  # noqa: E402
 from replay_gaps import spy_on_gaps  # noqa: E402
 

@@ -29,7 +29,7 @@ from autograder.loader import load_course  # noqa: E402
 from autograder.projects._shared import replay  # noqa: E402
 from autograder.projects._shared.proof import parameters  # noqa: E402
 from autograder.projects.b_ablations import proofs  # noqa: E402
-from autograder.student import Student  # noqa: E402
+from capstone_check.student import Student  # noqa: E402
 from b_proof_of_learning import IMPLEMENTATIONS, folder_of  # noqa: E402
 from rlkit.runproof import load_runs, unpack  # noqa: E402
 

@@ -19,7 +19,7 @@ from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.sandbox.child import plain
 from autograder.sandbox.runner import ChildRun
-from autograder.student import Student, StudentError, raised_by_student
+from capstone_check.student import Student, StudentError, raised_by_student
 
 COURSE = load_course(paths.COURSE_FILE, private=False)
 

@@ -36,7 +36,7 @@ def plain(value):
 def run(request: dict) -> dict:
     from autograder.checks import Context
     from autograder.projects import project_in
-    from autograder.student import Student, StudentError, raised_by_student
+    from capstone_check.student import Student, StudentError, raised_by_student
 
     project = project_in(request["package"])  # that project's package alone: the others' imports are not needed
     try:

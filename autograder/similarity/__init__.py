@@ -1,4 +1,4 @@
-"""``autograder similarity``: the TA's second look, a code-similarity report over a whole class (issue 28).
+"""``autograder similarity``: the TA's second look, a code-similarity report over a whole class.
 
 For every project, every student's submitted code (modules and notebooks' code cells) is compared with every other
 student's, with the course's reference solution and with any outside folder (``--against``: public implementations,

@@ -71,8 +71,9 @@ def config(student, values: dict):
         raise StudentError(f"Config({', '.join(values)}) failed: {exc}", "raised") from None
 
 
-def first_surrogate_call(student, agent, batch_, values: dict) -> dict:
-    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call."""
+def first_surrogate_call(student, agent, batch_, make_config) -> dict:
+    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call; the config it
+    is given is ``make_config()``, made once the call is being recorded."""
     module, seen = student.modules[0], {}
     original = getattr(module, "clipped_surrogate", None)
 
@@ -84,7 +85,7 @@ def first_surrogate_call(student, agent, batch_, values: dict) -> dict:
     module.clipped_surrogate = recording
     try:
         optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=1e-3)
-        student.fn("ppo_update")(agent, optimizer, batch_, config(student, values), np.random.default_rng(0))
+        student.fn("ppo_update")(agent, optimizer, batch_, make_config(), np.random.default_rng(0))
     finally:
         module.clipped_surrogate = original
     return seen
@@ -116,7 +117,7 @@ def first_minibatch(student, spec: dict, failures: list[str], found: list[str]) 
     this call shows go into ``found``."""
     agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
     try:
-        seen = first_surrogate_call(student, agent, batch_, spec["config"])
+        seen = first_surrogate_call(student, agent, batch_, lambda: config(student, spec["config"]))
     except StudentError as exc:
         failures.append(f"the ratio on ppo_update's first minibatch could not be read: {exc}")
         return Verdict.of(failures, 2, "")

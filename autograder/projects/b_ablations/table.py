@@ -13,7 +13,7 @@ from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.bar import RunBar, departed_verdict
 from autograder.projects.b_ablations.choices import choices, collected_choices
 from autograder.projects.b_ablations.summary import close_table, plain_table
-from autograder.student import StudentError
+from capstone_check.student import StudentError
 
 TABLE = "results.json"
 

@@ -11,7 +11,7 @@ from autograder.checks import Bar, Check, Malformed, Verdict, VerdictDetails, pa
 from autograder.findings import matched, of_piece
 from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
-from autograder.student import StudentError, describe
+from capstone_check.student import StudentError, describe
 
 
 def label_of(value, what: str) -> str:
