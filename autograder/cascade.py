@@ -12,7 +12,7 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from autograder.student import StudentError, describe
+from capstone_check.student import StudentError, describe
 
 T = TypeVar("T")
 

@@ -12,6 +12,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from autograder.config import CourseError, describe
+
 
 class Bar(BaseModel):
     """A check's thresholds and sizes, read from course.yml's ``bar:`` (unknown keys are an error)."""
@@ -94,9 +96,7 @@ class Context:
 
     @classmethod
     def from_plain(cls, check: Check, plain: dict) -> Context:
-        """The child's copy of the grader's context, its bar validated as every bar is (``config.validated_bar``)."""
-        from autograder.config import validated_bar
-
+        """The child's copy of the grader's context, its bar validated as every bar is (``validated_bar``)."""
         return cls(tuple(plain["seeds"]), plain["seed_set"], validated_bar(check, plain["bar"], check.id),
                    inputs=plain.get("inputs"))
 
@@ -165,6 +165,9 @@ class Check:
     # what a verdict's details hold, for a check whose figures read them (a nested ``class Details(VerdictDetails)``
     # beside its ``Bar``); None: the details are free, read only by the compare view, which renders whatever is there
     Details: ClassVar[type[VerdictDetails] | None] = None
+    # the checks of the pieces this check's runs are made of (A.bar's: A's pieces): a run that departs from them names
+    # those that fail in the same grading, and the students' checker says final grading credits the row on them
+    builds_on: ClassVar[tuple[str, ...]] = ()
 
     # prepare(ctx) -> path, optional: runs in the grader before the child starts and makes the child's input file
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs. It depends on the context only
@@ -179,6 +182,25 @@ class Check:
 
     def judge(self, data: dict, ctx: Context) -> Verdict:
         raise NotImplementedError
+
+
+class BarError(CourseError):
+    """A bar that does not fit its check's ``Bar`` model; ``problems`` names each bad key, one line each."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def validated_bar(check: Check, bar: dict, where: str):
+    """``bar`` as ``check``'s ``Bar`` model, or BarError naming each bad key below ``where`` (e.g.
+    ``projects.D.checks.D.weights``). The one place a bar is validated: the course's loading, the plan and the
+    sandboxed child all call it, so they cannot disagree on what a bar may hold."""
+    try:
+        return check.Bar.model_validate(bar)
+    except ValidationError as exc:
+        raise BarError([f"{where}.bar.{describe(e)}" for e in exc.errors()]) from None
+
 
 
 def declared(check: Check, verdict: Verdict) -> Verdict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import warnings
+from importlib import import_module
 from pathlib import Path
 
 from rich.markup import escape
@@ -196,7 +197,8 @@ def parser() -> argparse.ArgumentParser:
     i.set_defaults(run=cmd_init)
     for project in PROJECTS.values():  # a project's own commands (C: c-logs)
         if project.commands:
-            project.commands(commands, course_option)
+            module, function = project.commands.split(":")
+            getattr(import_module(module), function)(commands, course_option)
     return top
 
 

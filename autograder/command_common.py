@@ -46,7 +46,7 @@ def projects_option(value: str | None, course) -> list[str] | None:
 def course_of(args, course_file: Path | None = None):
     """The course of ``--course`` (or ``course_file``) with the private overlay of ``--private`` or the one found,
     after saying which overlay that is (``say_overlay``)."""
-    from autograder.config import load_course
+    from autograder.loader import load_course
 
     course = load_course(course_file or course_file_of(args), getattr(args, "private", None))
     say_overlay(course)

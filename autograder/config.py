@@ -1,4 +1,4 @@
-"""course.yml: the typed model of a course, loaded and validated with errors that name the bad key.
+"""course.yml: the typed model of a course (its schema), read and validated with errors that name the bad key.
 
 The file says which projects run, every check with its points and its bar, the two seed sets and the sandbox limits.
 An instructor's private overlay (``course.private.yml`` beside it, ``--private FILE`` or ``$AUTOGRADER_PRIVATE``)
@@ -138,7 +138,7 @@ def _read_yaml(path: Path, what: str) -> dict:
     return data
 
 
-def _describe(error: dict) -> str:
+def describe(error: dict) -> str:
     where = ".".join(str(part) for part in error["loc"])
     if tuple(error["loc"][:2]) == ("seeds", "grading"):  # never echo a grading seed: the message may reach students
         return f"{where}: {error['msg']}"
@@ -190,17 +190,23 @@ def _apply_overlay(data: dict, overlay_file: Path) -> dict:
     return merged
 
 
-def load_course(path: str | Path | None = None, private: str | Path | None | bool = None) -> Course:
+def course_path(path: str | Path | None) -> Path:
+    """``path``, or by default the course folder's course.yml at or above the working directory."""
+    try:
+        return Path(path) if path is not None else paths.course_file()
+    except paths.CourseNotFound as exc:
+        raise CourseError(str(exc)) from None
+
+
+def read_course(path: str | Path | None = None, private: str | Path | None | bool = None) -> Course:
     """Read course.yml (by default the course folder's at or above the working directory), apply the private overlay,
-    validate everything.
+    validate it against the schema. The schema knows no project: ``loader.load_course`` checks the projects, checks
+    and bars against the registered projects, and is what the kit calls.
 
     ``private`` names the overlay; None looks for it ($AUTOGRADER_PRIVATE, then course.private.yml beside the course
     file); False skips it.
     """
-    try:
-        path = Path(path) if path is not None else paths.course_file()
-    except paths.CourseNotFound as exc:
-        raise CourseError(str(exc)) from None
+    path = course_path(path)
     data = _read_yaml(path, "course file")
     if "secret" in data:
         raise CourseError(f"{path}: secret: belongs in the private overlay (course.private.yml), "
@@ -211,72 +217,6 @@ def load_course(path: str | Path | None = None, private: str | Path | None | boo
     try:
         course = Course.model_validate(data)
     except ValidationError as exc:
-        problems = "\n".join(f"  {_describe(e)}{_from_overlay(e, overlay_file)}" for e in exc.errors())
+        problems = "\n".join(f"  {describe(e)}{_from_overlay(e, overlay_file)}" for e in exc.errors())
         raise CourseError(f"{path} is not valid:\n{problems}") from None
-    _check_against_registry(course, path)
-    _check_nothing_left_out(course, path)
     return course
-
-
-class BarError(CourseError):
-    """A bar that does not fit its check's ``Bar`` model; ``problems`` names each bad key, one line each."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
-
-
-def validated_bar(check, bar: dict, where: str):
-    """``bar`` as ``check``'s ``Bar`` model, or BarError naming each bad key below ``where`` (e.g.
-    ``projects.D.checks.D.weights``). The one place a bar is validated: the course's loading, the plan and the
-    sandboxed child all call it, so they cannot disagree on what a bar may hold."""
-    try:
-        return check.Bar.model_validate(bar)
-    except ValidationError as exc:
-        raise BarError([f"{where}.bar.{_describe(e)}" for e in exc.errors()]) from None
-
-
-def _check_against_registry(course: Course, path: Path) -> None:
-    """Every project and check id must exist, and every bar must fit its check's Bar model."""
-    from autograder.projects import PROJECTS
-
-    problems = []
-    for pid, pcfg in course.projects.items():
-        if pid not in PROJECTS:
-            problems.append(f"projects.{pid}: unknown project (known: {', '.join(PROJECTS)})")
-            continue
-        known = PROJECTS[pid].checks
-        for cid, ccfg in pcfg.checks.items():
-            if cid not in known:
-                problems.append(f"projects.{pid}.checks.{cid}: unknown check (known: {', '.join(known)})")
-                continue
-            try:
-                validated_bar(known[cid], ccfg.bar, f"projects.{pid}.checks.{cid}")
-            except BarError as exc:
-                problems += exc.problems
-    if problems:
-        raise CourseError(f"{path} is not valid:\n" + "\n".join(f"  {p}" for p in problems))
-
-
-def _check_nothing_left_out(course: Course, path: Path) -> None:
-    """The other way round: each project's every check is listed, or left out by name under ``skip``. A check the
-    course forgot would otherwise never run, and nothing would say so."""
-    from autograder.projects import PROJECTS
-
-    problems = []
-    for pid, pcfg in course.projects.items():
-        if pid not in PROJECTS:
-            continue  # already reported
-        known = PROJECTS[pid].checks
-        unknown = [cid for cid in pcfg.skip if cid not in known]
-        both = [cid for cid in pcfg.skip if cid in pcfg.checks]
-        missing = [cid for cid in known if cid not in pcfg.checks and cid not in pcfg.skip]
-        if unknown:
-            problems.append(f"projects.{pid}.skip: unknown check {', '.join(unknown)} (known: {', '.join(known)})")
-        if both:
-            problems.append(f"projects.{pid}.skip: {', '.join(both)} is also listed under checks; keep one")
-        if missing:
-            problems.append(f"projects.{pid}.checks: {', '.join(missing)} missing; give each its points and bar, or "
-                            f"name it under projects.{pid}.skip to leave it out of this course")
-    if problems:
-        raise CourseError(f"{path} is not valid:\n" + "\n".join(f"  {p}" for p in problems))

@@ -10,7 +10,8 @@ from rich.markup import escape
 from autograder import paths
 from autograder.command_common import (UsageError, course_file_of, course_of, course_root_of, err, projects_option,
                                        say_overlay)
-from autograder.config import CourseError, load_course
+from autograder.config import CourseError
+from autograder.loader import load_course
 from autograder.progress import progress_bar
 from autograder.projects import PROJECTS
 

@@ -186,7 +186,7 @@ def _close_the_kit(root: Path) -> None:
 
 def graded_course():
     """The course unpacked beside the kit's code (source/), with the zip's overlay when there is one."""
-    from autograder.config import load_course
+    from autograder.loader import load_course
 
     return load_course(paths.COURSE_FILE, private=paths.PRIVATE_FILE if paths.PRIVATE_FILE.exists() else False)
 

@@ -18,7 +18,7 @@ from autograder.sandbox.within_budget import within_budget
 from autograder.submission_budget import OutOfBudget, SubmissionBudget
 from autograder.checks import Context, Malformed, Verdict, declared
 from autograder.config import Course, SeedSet
-from autograder.departures import with_failing_pieces
+from autograder.departures import cut, said_once
 from autograder.grading_run import GradingRun
 from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
@@ -26,9 +26,9 @@ from autograder.report.figures import close_unfinished
 from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, ChildRun, run_check
-from autograder.secrecy import Hidden, blind, redact, redact_text
+from autograder.secrecy import Hidden, blind, redact_text, redacted
 from autograder.status import Status
-from autograder.student import StudentError
+from capstone_check.student import StudentError
 
 
 # What a judge raises on values of the wrong type, shape or length. Judges are run on the reference's data in the
@@ -219,7 +219,7 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
     hidden = Hidden.of(course, seed_set)
     figures = {pid: [(redact_text(caption, hidden), image) for caption, image in shown]
                for pid, shown in figures_for(report).items()}
-    return Graded(Report.from_json(redact(report.to_json(), hidden)), figures)
+    return Graded(redacted(report, hidden), figures)
 
 
 def seeds_are_private(course: Course, seed_set: SeedSet) -> bool:
@@ -238,11 +238,9 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
         missing = missing_folder(path, item.project)
         blind_here = blinded and item.context.seed_set == "grading"  # B.table runs on the public seeds whatever
         report.projects.setdefault(item.project, ProjectResult()).checks.append(
-            judged(item, outcome, course, missing, blind_here, grading))
+            _judged_uncut(item, outcome, course, missing, blind_here, grading))
     for pid, section in report.projects.items():
-        with_failing_pieces(pid, section.checks)
-        for entry in section.checks:
-            entry.message = cut(entry.message, course.limits.message_chars)
+        said_once(section.checks, {item.check_id: item.check.builds_on for item in checks}, course.limits.message_chars)
         folder = project_folder(path, pid)
         left_out = staging.stage(folder, None) if folder else []
         section.notes = [f"left out of the graded copy of {PROJECTS[pid].folder}/: {n}" for n in left_out]
@@ -254,6 +252,14 @@ def judged(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing
     """One check's report entry from what its child handed back: judged when the run was ok, else its failure.
     ``blinded``: as a report on the private grading seeds shows it (``secrecy.blind``); ``grading``: what the
     grading run kept for the judge (None: the judge replays every run itself)."""
+    entry = _judged_uncut(item, outcome, course, missing, blinded, grading)
+    entry.message = cut(entry.message, course.limits.message_chars)
+    return entry
+
+
+def _judged_uncut(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing: str = "",
+                  blinded: bool = False, grading: GradingRun | None = None) -> CheckResult:
+    """``judged`` before its message is cut: a report names departures in it first (``departures.said_once``)."""
     check, verdict = item.check, None
     if outcome is not None and outcome.status == Status.OK:
         try:
@@ -269,15 +275,7 @@ def judged(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing
     entry = _entry(item.check_id, check.name, item.points, outcome, verdict, missing, item.credit)
     if blinded:
         entry = blind(entry, outcome, item.project, check.grader_details, course.limits.processes)
-    entry.message = cut(entry.message, course.limits.message_chars)
     return entry
-
-
-def cut(message: str, limit: int) -> str:
-    """``message`` at most ``limit`` characters long, with a note saying how much was left out."""
-    if len(message) <= limit:
-        return message
-    return f"{message[:limit]} … (cut: {len(message) - limit} more characters)"
 
 
 def figures_of(pid: str, details: dict, reference: dict | None = None) -> list[tuple[str, bytes | None]]:

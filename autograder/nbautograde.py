@@ -20,7 +20,8 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import ClearOutput, Execute
 
 from autograder import paths
-from autograder.config import Course, load_course
+from autograder.config import Course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.nbcells import grade_id_of, project_for_folder
 from autograder.notebook import verdict

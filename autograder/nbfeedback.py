@@ -18,7 +18,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor, OverwriteCells
 from traitlets import List
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.secrecy import Hidden, redact, redact_text
 
 

@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.nbcells import points_text
 from autograder.projects import PROJECTS

@@ -1,7 +1,7 @@
 """What grading a submission will run: one ``PlannedCheck`` per configured check, made before any child starts.
 
 A planned check carries everything the stages after it read: its project and check, the student's folder, the seeds
-it is graded on and its ``Context`` (the bar validated by ``config.validated_bar``, built here and nowhere else). The
+it is graded on and its ``Context`` (the bar validated by ``checks.validated_bar``, built here and nowhere else). The
 sandbox, ``prepare``, ``on_shard`` and ``judge`` are handed that context (a per-seed child's with just its seeds);
 the child gets it as plain data (``Context.plain``) and rebuilds it with the same validation.
 """
@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.checks import Check, Context
-from autograder.config import Course, SeedSet, validated_bar
+from autograder.checks import validated_bar
+from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
 
 

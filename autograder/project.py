@@ -21,7 +21,9 @@ class Project:
     ``own_files``: files each student is handed personally (C's logs): nbgrader keeps the student's, never the source's.
     ``knows_student``: the checks judge with the student's id and the course secret (C's own logs); other projects'
     checks are never told either.
-    ``commands``: ``commands(subparsers, course_option)`` adds the project's own CLI commands (C's ``c-logs``).
+    ``commands``: ``module:function`` of the project's own CLI commands (C's ``c-logs``): ``function(subparsers,
+    course_option)`` adds them. Named, not imported, so that the registry never imports what a command imports (the
+    course's loader, which imports the registry).
     ``needs_secret``: ``needs_secret(project_config)`` says, in a sentence, why a course configured so cannot grade
     the project without the course secret (C's per-student logs), or None when it can.
     ``students_kit``: the students' checker runs the project's public checks, as its package's ``student_kit`` module
@@ -38,7 +40,7 @@ class Project:
     copies: dict[str, str] = field(default_factory=dict)  # file in this folder -> "<folder>/<file>" it copies
     own_files: tuple[str, ...] = ()
     knows_student: bool = False
-    commands: Callable[..., None] | None = None
+    commands: str | None = None
     needs_secret: Callable[..., str | None] | None = None
     students_kit: bool = True
 

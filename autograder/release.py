@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.kit import KitError
 from autograder.nbcells import project_for_folder, sync_check_cells
 from autograder.projects import PROJECTS

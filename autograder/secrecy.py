@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from autograder.findings import Finding
+from autograder.report.model import CheckResult, ProjectResult, Report
 from autograder.status import Status
 
 SEED_MARK = "‹grading seed›"
@@ -56,6 +58,21 @@ def redact(value, hidden: Hidden):
     if isinstance(value, (list, tuple)):
         return [redact(item, hidden) for item in value]
     return value
+
+
+def redacted(report: Report, hidden: Hidden) -> Report:
+    """``report`` with every hidden value struck from each string it holds: names, messages, details, findings and
+    notes (``outcome`` is derived from the numbers, which are left alone)."""
+    return Report(redact(report.submission, hidden), redact(report.seeds, hidden),
+                  {redact(pid, hidden): ProjectResult([_redacted_check(check, hidden) for check in section.checks],
+                                                      redact(section.notes, hidden))
+                   for pid, section in report.projects.items()})
+
+
+def _redacted_check(check: CheckResult, hidden: Hidden) -> CheckResult:
+    return replace(check, id=redact(check.id, hidden), name=redact(check.name, hidden),
+                   message=redact(check.message, hidden), details=redact(check.details, hidden),
+                   findings=[Finding(**redact(finding.model_dump(), hidden)) for finding in check.findings])
 
 
 # ------------------------------------------------------------------------------------------------ the blind report

@@ -18,7 +18,8 @@ import argparse
 import numpy as np
 
 from autograder import paths
-from autograder.config import load_course, validated_bar
+from autograder.checks import validated_bar
+from autograder.loader import load_course
 from autograder.projects.a_ppo.training import Bar450
 from benchmarks.replay_gaps import spy_on_gaps
 from tests.support.proof_cheats import CHEATS, IMPLEMENTATIONS, REFERENCE, UPDATE, proof, source_of

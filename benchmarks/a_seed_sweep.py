@@ -27,7 +27,7 @@ KIT = Path(__file__).resolve().parent.parent
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from autograder.config import load_course  # noqa: E402
+from autograder.loader import load_course  # noqa: E402
 from autograder.projects.a_ppo.plots import REFERENCE_BAND  # noqa: E402
 from autograder.projects._shared.ppo.recording import BudgetedEnvs, per_update_returns  # noqa: E402
 from benchmarks.reference import reference_module  # noqa: E402

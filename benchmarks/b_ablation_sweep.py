@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects.b_ablations import oracle
 from benchmarks.reference import reference_module
 

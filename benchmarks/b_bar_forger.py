@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects._shared.ppo.recording import per_update_returns
 from autograder.projects._shared.proof import load, parameters, run
 from autograder.projects.b_ablations import oracle, proofs

@@ -24,10 +24,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects.b_ablations import proofs
 from autograder.projects.b_ablations.catalogue import DETAILS
-from autograder.student import Student
+from capstone_check.student import Student
 from tests.support.mutants import EQUIVALENT
 from benchmarks.replay_gaps import spy_on_gaps
 

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects._shared import replay
 from autograder.projects._shared.proof import parameters
 from autograder.projects.b_ablations import proofs
-from autograder.student import Student
+from capstone_check.student import Student
 from benchmarks.b_proof_of_learning import IMPLEMENTATIONS, folder_of
 from rlkit.runproof import load_runs, unpack
 

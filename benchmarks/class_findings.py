@@ -19,7 +19,7 @@ from pathlib import Path
 
 from autograder import paths
 from autograder.classroom.rows import Row
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.report.model import Report
 from autograder.report.summary import write_summary

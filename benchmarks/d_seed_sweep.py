@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from autograder.config import load_course
+from autograder.loader import load_course
 from benchmarks.reference import reference_module
 from rlkit import toy
 

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects import PROJECTS
 from autograder.sandbox.runner import BYTES_PER_VALUE
 from benchmarks.grade import measure

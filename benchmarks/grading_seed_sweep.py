@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from autograder import paths
-from autograder.config import MAX_SEED, load_course
+from autograder.config import MAX_SEED
+from autograder.loader import load_course
 from autograder.grading import grade
 
 KIT = Path(__file__).resolve().parent.parent

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
 from autograder.student_kit import build

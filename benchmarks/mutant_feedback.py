@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from tests.support.grading import grade_checks
 from tests.support.mutations import Generated, mutants_of, write_mutant
 

@@ -67,7 +67,7 @@ def grade(folder: Path, kernel: str, updates: int) -> dict:
 
 def grade_here(folder: Path, updates: int) -> dict:
     from autograder import paths
-    from autograder.config import load_course
+    from autograder.loader import load_course
     from autograder.grading import grade as grade_submission
     from autograder.projects._shared import audits
     from autograder.projects.b_ablations import proofs

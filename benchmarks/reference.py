@@ -1,4 +1,4 @@
-"""The reference solution's modules, loaded as the grader loads a student's folder (``autograder.student``), so a
+"""The reference solution's modules, loaded as the grader loads a student's folder (``capstone_check.student``), so a
 benchmark can call the reference's functions directly."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from autograder import paths
-from autograder.student import Student
+from capstone_check.student import Student
 
 
 def reference_module(folder: str, name: str, *others: str) -> ModuleType:

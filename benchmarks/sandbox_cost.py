@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects import PROJECTS
 from autograder.sandbox import runtime
 from autograder.sandbox.runner import run_check

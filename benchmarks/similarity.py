@@ -157,7 +157,7 @@ def print_results(results: dict, flag: float) -> None:
 
 def verify(count: int, projects: list[str], seed: int) -> None:
     """Grade ``count`` honest students per project with the kit's unit checks (public seeds): every one must pass."""
-    from autograder.config import load_course
+    from autograder.loader import load_course
     from autograder.grading import grade
 
     course = load_course(KIT / "course.yml", private=False)

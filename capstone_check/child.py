@@ -60,10 +60,16 @@ def run(request: dict) -> dict:
     return {"status": "ok", "fraction": verdict.fraction, "message": verdict.message, **basis}
 
 
-def main() -> None:
+def serve(run_request) -> None:
+    """A check's child from start to end: the request file named on the command line in, ``run_request(request)``'s
+    result out, as JSON in the file the request names (the grader's sandboxed child is served the same way)."""
     request = json.loads(Path(sys.argv[1]).read_text())
-    result = run(request)
+    result = run_request(request)
     Path(request["result"]).write_text(json.dumps(result))
+
+
+def main() -> None:
+    serve(run)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""``capstone-check``: the students' command. ``capstone-check D`` runs project D's public checks on the project
-folder (found from the working directory); ``capstone-check start D`` copies the project's files to work in."""
+"""``capstone-check``: the students' command. ``capstone-check <project>`` runs the project's public checks on its
+folder (found from the working directory); ``capstone-check start <project>`` copies the project's files to work in."""
 
 from __future__ import annotations
 

@@ -19,8 +19,8 @@ def waiting(spec: dict, rows: dict, wanted: list[str]) -> bool:
 
 def holds(row, by: str) -> bool:
     """Whether what the course's training uses of ``row``'s piece passes, for the runs row ``by`` grades: the row
-    passes, or its check found it fails only in what those runs do not use (A.update's entropy bonus, which every
-    graded run sets to 0; a switch of B that only B.bar's runs flip)."""
+    passes, or its check found it fails only in what those runs do not use (``row.basis``, per row it builds for: a
+    term every graded run sets to 0, a switch that only some row's runs flip)."""
     basis = row.basis.get(by) if isinstance(row.basis, dict) else row.basis
     return row.passed if basis is None else basis
 

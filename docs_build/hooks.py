@@ -35,7 +35,7 @@ _work = tempfile.TemporaryDirectory(prefix="kit-docs-")
 
 def _projects() -> tuple[list[str], list[str]]:
     """The projects to grade for the pictures, and those of the course left out."""
-    from autograder.config import load_course
+    from autograder.loader import load_course
     from autograder.paths import KIT_ROOT
 
     every = list(load_course(KIT_ROOT / "course.yml", private=False).projects)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 
 from autograder.cli import parser as autograder_parser
-from autograder.config import load_course, validated_bar
+from autograder.checks import validated_bar
+from autograder.loader import load_course
 from autograder.paths import KIT_ROOT
 from autograder.projects import PROJECTS
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import figures_for
 from autograder.paths import KIT_ROOT
 from autograder.projects import PROJECTS

@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from tests.support.student_bundle import bundle  # noqa: F401 - a fixture: one students' bundle per session
 

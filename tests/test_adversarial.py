@@ -23,7 +23,7 @@ import yaml
 
 from autograder import paths
 from autograder.classroom.local import grade_all
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.sandbox import user
 from autograder.sandbox.child import plain
@@ -400,11 +400,11 @@ def test_a_class_run_keeps_its_grades_reports_and_other_students_intact(open_fol
 
 @needs_drop
 def test_a_gradescope_run_writes_its_own_results_whatever_the_upload_writes(open_folder, monkeypatch):
-    import autograder.config
+    import autograder.loader
     from autograder import gradescope
 
     course = load_course(quick_course_file(open_folder), private=False)
-    monkeypatch.setattr(autograder.config, "load_course", lambda *args, **kwargs: course)
+    monkeypatch.setattr(autograder.loader, "load_course", lambda *args, **kwargs: course)
     root = open_folder / "autograder"
     results = root / "results" / "results.json"
     marker = f"vandal-{os.getpid()}-gs"
@@ -432,7 +432,7 @@ READ_LINKS = """    import os
 
 @needs_drop
 def test_a_link_in_a_gradescope_upload_does_not_reveal_the_grading_seeds(open_folder, monkeypatch):
-    import autograder.config
+    import autograder.loader
     from autograder import gradescope
 
     overlay = open_folder / "course.private.yml"
@@ -440,7 +440,7 @@ def test_a_link_in_a_gradescope_upload_does_not_reveal_the_grading_seeds(open_fo
     overlay.chmod(0o644)  # as unzipped: readable by anyone, until run() makes it root's alone
     course = load_course(quick_course_file(open_folder), private=overlay)
     monkeypatch.setattr(paths, "PRIVATE_FILE", overlay)
-    monkeypatch.setattr(autograder.config, "load_course", lambda *args, **kwargs: course)
+    monkeypatch.setattr(autograder.loader, "load_course", lambda *args, **kwargs: course)
     root = open_folder / "autograder"
     closed = open_folder / "closed"  # a file anyone may read, in a folder only root may enter
     closed.mkdir(mode=0o700)

@@ -12,7 +12,7 @@ from autograder import paths
 from autograder.classroom.local import grade_all
 from autograder.classroom.resume import forget
 from autograder.cli import main
-from autograder.config import load_course
+from autograder.loader import load_course
 from tests.support.grading import mutate, quick_course_data
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out

@@ -6,7 +6,8 @@ import pytest
 import yaml
 
 from autograder import paths
-from autograder.config import CourseError, load_course
+from autograder.config import CourseError
+from autograder.loader import load_course
 
 
 def course_file(tmp_path: Path, edit) -> Path:

@@ -94,7 +94,7 @@ def test_release_writes_the_course_folder_it_runs_in_and_nothing_else(course, mo
 
 
 def test_the_overlay_beside_the_course_file_is_the_one_applied(course, tmp_path, monkeypatch):
-    from autograder.config import load_course
+    from autograder.loader import load_course
 
     monkeypatch.delenv("AUTOGRADER_PRIVATE", raising=False)
     (course / "course.private.yml").write_text("seeds: {grading: [8675309]}\n")

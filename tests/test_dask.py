@@ -206,7 +206,7 @@ def test_jobs_and_insecure_are_refused_beside_a_scheduler(tmp_path, capsys, monk
 
 def test_a_worker_with_other_kit_code_or_without_the_class_folder_refuses_with_a_row(tmp_path, course_file):
     from autograder.classroom.cluster import grade_on_worker, kit_digest
-    from autograder.config import load_course
+    from autograder.loader import load_course
 
     course = load_course(course_file, private=False)
     root = make_class(tmp_path / "class", {"ada": REFERENCE})

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 

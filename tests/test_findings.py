@@ -62,7 +62,7 @@ def test_a_catalogue_refuses_an_id_given_twice():
 
 def test_on_the_grading_seeds_a_finding_is_the_catalogues_sentence_said_along_a_blind_message(tmp_path):
     from autograder import paths
-    from autograder.config import load_course
+    from autograder.loader import load_course
     from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
 
     overlay = tmp_path / "course.private.yml"  # the instructor's own grading seeds: the report is blind

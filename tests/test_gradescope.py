@@ -14,7 +14,7 @@ import pytest
 
 from autograder import paths
 from autograder.cli import main
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.gradescope import build_zip, run
 from autograder.sandbox import user
 

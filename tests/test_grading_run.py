@@ -5,7 +5,7 @@ budget does to them: tests/projects/a_ppo/test_steering.py and test_proof_of_lea
 
 from autograder import paths
 from autograder.checks import Context, Verdict
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import _early, judged
 from autograder.plan import planned
 from autograder.grading_run import GradingRun

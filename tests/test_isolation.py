@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.projects.c_diagnosis import fresh
 from autograder.sandbox import jail, user

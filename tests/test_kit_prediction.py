@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.a_ppo.student_kit import TRAINED, UPDATE_READS
@@ -136,7 +136,7 @@ def a_expected(tmp_path_factory) -> dict:
 
 
 def _verdict(tmp_path: Path, spec: dict, mutant: str | None):
-    from capstone_check.ppo_pieces import batch, update
+    from capstone_check.kinds.a_ppo import batch, update
     from capstone_check.student import Student
 
     root = copy_reference(tmp_path, "A_ppo")
@@ -200,7 +200,7 @@ def c_expected(tmp_path_factory) -> tuple[dict, Path]:
 ])
 def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fails(c_expected, tmp_path, check,
                                                                                    mutant):
-    from capstone_check.diagnoses import at_the_lines, own_labels
+    from capstone_check.kinds.c_diagnosis import at_the_lines, own_labels
     from capstone_check.student import Student
 
     checks, expected = c_expected
@@ -249,7 +249,7 @@ def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(b_expected
     run it makes, so final grading's replays never reach a broken clip switch, and only B.bar's reach the value clip.
     A clip half-width or Adam epsilon hard-coded at its default fails the check's own values, not the course's, with
     which every graded run trains (final grading credited those folders' table and bar)."""
-    from capstone_check.ablations import switches
+    from capstone_check.kinds.b_ablations import switches
 
     verdict = b_verdict(switches, b_folder(tmp_path, mutant), b_expected["modules"], b_expected["checks"]["B.switches"])
     assert verdict.fraction < 1 and verdict.basis == basis, verdict.message
@@ -287,7 +287,7 @@ def test_b_s_rows_left_to_final_grading_are_predicted_from_the_folder_as_final_g
     measures the chapter's bar on its own re-run of the public seeds, whose scores results.json holds. The shares
     are those final grading gave the planted bugs' folders (benchmarks/kit_prediction.py), and for the edited summary
     what B.table's judge counts: the form's summary case lost, the replayed rows kept."""
-    from capstone_check.ablation_evidence import bar, table
+    from capstone_check.kinds.b_evidence import bar, table
 
     folder = b_folder(tmp_path, None if mutant == "a summary that is not the table's own" else mutant)
     if mutant == "a summary that is not the table's own":
@@ -305,7 +305,7 @@ def test_b_s_rows_left_to_final_grading_are_predicted_from_the_folder_as_final_g
 def test_b_defaults_tells_whether_the_course_s_runs_train_as_project_a(b_expected, tmp_path, mutant, basis):
     """B.defaults trains off every default, so a value hard-coded at its default fails there; the course's runs
     train with its hyperparameters, where such a details.py is ppo.train (final grading credited its table and bar)."""
-    from capstone_check.ablations import defaults
+    from capstone_check.kinds.b_ablations import defaults
 
     verdict = b_verdict(defaults, b_folder(tmp_path, mutant), b_expected["modules"], b_expected["checks"]["B.defaults"])
     assert verdict.fraction < 1 and verdict.basis is basis, verdict.message

@@ -1,7 +1,9 @@
-"""The grader's layout rules, checked on the source: projects are siblings that share only ``_shared``, the core names
-no project, and no module grows past what one person can hold in mind."""
+"""The layout rules of the grader and the students' checker, checked on the source: projects are siblings that share
+only ``_shared``, the core names no project, the checker names one only in its kinds, and no module grows past what
+one person can hold in mind."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,8 @@ from autograder import paths
 from autograder.projects import PROJECTS
 
 PROJECTS_DIR = paths.PACKAGE / "projects"
+CHECKER = paths.KIT_ROOT / "capstone_check"
+KINDS = CHECKER / "kinds"
 PACKAGES = sorted(p.name for p in PROJECTS_DIR.iterdir() if (p / "__init__.py").is_file() and p.name != "_shared")
 
 
@@ -54,7 +58,34 @@ def test_every_project_package_registers_a_project():
     assert len(PROJECTS) == len(PACKAGES), f"packages {PACKAGES}, projects {sorted(PROJECTS)}"
 
 
-def test_no_module_of_the_grader_is_over_300_lines():
-    long = {str(m.relative_to(paths.KIT_ROOT)): n for m in paths.PACKAGE.rglob("*.py")
+def test_no_module_of_the_grader_or_the_checker_is_over_300_lines():
+    long = {str(m.relative_to(paths.KIT_ROOT)): n for package in (paths.PACKAGE, CHECKER) for m in package.rglob("*.py")
             if (n := len(m.read_text(encoding="utf-8").splitlines())) > 300}
     assert not long, long
+
+
+def project_words() -> re.Pattern:
+    """What names a project: its check ids, its folder, its package and its modules' file names, and "project A"."""
+    words = set()
+    for pid, project in PROJECTS.items():
+        words |= set(project.checks) | {project.folder, PROJECTS.package(pid).rpartition(".")[2]}
+        words |= {f"{module}.py" for module in project.modules}
+    named = "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
+    return re.compile(rf"(?<![\w.])({named})(?!\w)|\b[Pp]roject ({'|'.join(PROJECTS)})\b")
+
+
+def test_the_checker_names_no_project_outside_its_kinds():
+    """Each project's own code in the students' checker lives in ``capstone_check/kinds/``; the rest serves any project
+    the course registers, and says nothing of one."""
+    words = project_words()
+    found = {f"{path.relative_to(paths.KIT_ROOT)}:{number}: {match.group(0)}"
+             for path in CHECKER.rglob("*.py") if KINDS not in path.parents
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             for match in words.finditer(line)}
+    assert not found, sorted(found)
+
+
+def test_a_name_of_a_project_is_found():
+    words = project_words()
+    assert words.search('"B.table" in rows') and words.search("see ppo.py") and words.search("Project C's logs")
+    assert not words.search("details: dict") and not words.search("project folder")

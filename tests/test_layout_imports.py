@@ -1,71 +1,45 @@
-"""The grader's imports run one way, down from the CLI: no module imports one that (through others) imports it back,
-and no module below the CLI imports the CLI. The graph is read from the source, imports inside functions included,
-so a lazy import cannot hide a circle.
+"""The kit's imports run one way, down: no module imports one that (through others) imports it back, and no module
+below the grader's CLI imports it. The graph is read from the source of every package of the kit (``ROOTS``), imports
+inside functions included, so a lazy import cannot hide a circle, and imports by name (``import_module``) included
+wherever the name can be read from the call (a constant, or ``f"{__name__}.{...}"``: any module of this package).
 
-Its folders are layers (``LAYERS``, bottom to top, as docs/architecture.md draws them): a module imports from its own
-layer and the layers below. An import up a layer is a back-arrow; the few there are are named in ``BACK_ARROWS`` with
-the reason each stays, and there are at most three.
-
-The one import that runs up is the project registry's: ``autograder.projects`` imports each project package by name
-when first asked, and what asks it for a project's module imports that by name too. The source cannot show imports by
-name, so each module that makes one is listed in ``IMPORTS_BY_NAME`` with what it imports."""
+Its layers are derived from the tree, not declared: each module of a root folder, and each package in it, is a unit
+(``autograder.config``, ``autograder.projects``, ``capstone_check.kinds``, ``benchmarks.grade``); a unit's layer
+is how far it stands above the units it imports, once the named back-arrows are taken away. A back-arrow is an import
+of one unit by another that closes a circle among units, among the root folders or among the units of one depth
+(each unit of it may import the next, though no module imports itself back); the few there are are named in
+``BACK_ARROWS`` with the reason each stays, there are at most three, and docs/architecture.md names each."""
 
 import ast
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
+
+import pytest
+
 
 from autograder import paths
 
+ROOTS = ("autograder", "capstone_check", "docs_build", "benchmarks")
 CLI = "autograder.cli"
 ENTRY_POINTS = {"autograder.__main__"}  # ``python -m autograder``: the one module above the CLI
-IMPORTS_BY_NAME = {
-    "autograder.projects": "the registry: each project package, when first asked (the one arrow up)",
-    "autograder.student_kit": "a project's student_kit module, found through the registry",
-    "autograder.student_kit.mistakes": "a project's catalogue of known mistakes, found through the registry",
-    "autograder.projects._shared.audits": "in an audit's own process, the replay function its check names",
-    "autograder.report": "its own modules, when one of their names is first used (PEP 562)",
+IMPORTS_BY_NAME = {  # a module whose import by name the source cannot name -> the modules it may import that way
+    "autograder.projects._shared.audit_process": ("autograder.projects.*.*", "the replay function its request names"),
+    "autograder.student_kit": ("autograder.projects.*.student_kit", "a project's student_kit module (and the module "
+                               "of a checker's function that module names, which it has already imported)"),
+    "autograder.cli": ("autograder.projects.*.command", "a project's own commands, named by its ``Project``"),
+    "autograder.student_kit.mistakes": ("autograder.projects.*.mistakes", "a project's catalogue of known mistakes"),
+    "capstone_check.child": ("capstone_check.calls capstone_check.kinds.*", "in a check's child, the checker's "
+                             "function its row names"),
 }
-
-
-LAYERS = [  # bottom to top; a module of autograder/ itself is a command unless named here
-    ("core", {"autograder", "autograder.paths", "autograder.status", "autograder.config", "autograder.checks",
-              "autograder.student", "autograder.proctree", "autograder.submission_budget", "autograder.cascade",
-              "autograder.comparisons", "autograder.findings", "autograder.project", "autograder.grading_run",
-              "autograder.command_common", "autograder.progress"}),
-    ("report", {"autograder.report"}),
-    ("projects", {"autograder.projects"}),
-    ("sandbox", {"autograder.sandbox"}),
-    ("course", {"autograder.plan", "autograder.release", "autograder.nbcells", "autograder.kit"}),
-    ("student_kit", {"autograder.student_kit"}),
-    ("commands", set()),
-    ("similarity", {"autograder.similarity"}),
-    ("classroom", {"autograder.classroom"}),
-    ("cli", {"autograder.cli", "autograder.__main__"}),
-]
-BACK_ARROWS = {  # (module, the layer above it that it imports) -> why it stays
-    ("autograder.config", "projects"): "a course is checked against the projects' checks and bars when it is loaded",
+BACK_ARROWS = {  # (unit, the unit it imports, closing a circle) -> why it stays
+    ("capstone_check", "autograder"): "in the full kit, whose checker holds no expected values, a notebook's check "
+                                      "cell runs the kit's own check; the students' bundle has no grader to import",
+    ("autograder.projects", "autograder.command_common"): "a project's own commands (C's c-logs) live in its folder "
+                                                          "and load the course as every command does",
 }
 MOST_BACK_ARROWS = 3
-
-
-def layer_of(module: str) -> str:
-    """The layer of ``module``: the first whose set holds it or a package it is inside; else a command."""
-    for name, members in LAYERS:
-        if any(module == member or module.startswith(f"{member}.") for member in members - {"autograder"}):
-            return name
-    return "core" if module == "autograder" else "commands"
-
-
-def back_arrows(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[str]]:
-    """(module, the higher layer it imports) -> the modules of that layer it imports."""
-    rank = {name: i for i, (name, _) in enumerate(LAYERS)}
-    found = {}
-    for module, imported in graph.items():
-        for target in sorted(imported):
-            if rank[layer_of(target)] > rank[layer_of(module)]:
-                found.setdefault((module, layer_of(target)), []).append(target)
-    return found
 
 
 def module_name(path: Path) -> str:
@@ -74,11 +48,11 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {module_name(path): path for path in sorted(paths.PACKAGE.rglob("*.py"))}
+MODULES = {module_name(path): path for root in ROOTS for path in sorted((paths.KIT_ROOT / root).rglob("*.py"))}
 
 
 def _known(name: str) -> str | None:
-    """The grader's module that importing ``name`` runs: itself, or the package it is a name of."""
+    """The kit's module that importing ``name`` runs: itself, or the package it is a name of."""
     while name and name not in MODULES:
         name = name.rpartition(".")[0]
     return name or None
@@ -88,17 +62,44 @@ def _package_of(module: str) -> str:
     return module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
 
 
-def _targets(node: ast.AST, module: str) -> list[str]:
-    """The names an import statement asks for: ``import a.b`` -> a.b; ``from a import b`` -> a.b and a (b may be a
-    module or a name in a); relative imports resolved against ``module``'s package."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if not isinstance(node, ast.ImportFrom):
+def _resolved(name: str, module: str) -> str:
+    """A bare name a script of a folder without ``__init__`` imports (its own folder is on its path): its sibling."""
+    sibling = f"{module.rpartition('.')[0]}.{name}"
+    folder_is_package = (MODULES[module].parent / "__init__.py").is_file()
+    return sibling if not folder_is_package and _known(sibling) == sibling else name
+
+
+def _by_name(node: ast.AST, module: str, tree: ast.AST) -> list[str]:
+    """What an ``import_module(...)`` call names: a constant, or ``f"{__name__}.{...}"`` (every module directly in
+    this package, written ``package.*``), given in the call or through a name the module assigns it to."""
+    if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None))
+            in ("import_module", "__import__") and node.args):
         return []
+    arg = node.args[0]
+    if isinstance(arg, ast.Name):
+        arg = next((found.value for found in ast.walk(tree) if isinstance(found, ast.Assign)
+                    and any(getattr(target, "id", None) == arg.id for target in found.targets)), arg)
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return [arg.value]
+    if (isinstance(arg, ast.JoinedStr) and len(arg.values) >= 2 and getattr(arg.values[0].value, "id", None)
+            == "__name__" and getattr(arg.values[1], "value", None) == "."):
+        return [f"{_package_of(module)}.*"]
+    return []
+
+
+def _targets(node: ast.AST, module: str, tree: ast.AST) -> list[str]:
+    """The names an import asks for: ``import a.b`` -> a.b; ``from a import b`` -> a.b and a (b may be a module or a
+    name in a); relative imports resolved against ``module``'s package; an import by name as ``_by_name`` reads it."""
+    if isinstance(node, ast.Import):
+        return [_resolved(alias.name, module) for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return _by_name(node, module, tree)
     base = node.module or ""
     if node.level:
         package = _package_of(module).split(".")
         base = ".".join(package[:len(package) - node.level + 1] + ([base] if base else []))
+    else:
+        base = _resolved(base, module)
     return [base] + [f"{base}.{alias.name}" for alias in node.names]
 
 
@@ -107,26 +108,51 @@ def _ancestors(module: str) -> set[str]:
     return {".".join(parts[:i]) for i in range(1, len(parts))}
 
 
+def _matching(pattern: str) -> set[str]:
+    """The modules a pattern names, ``*`` standing for one part of a name."""
+    parts = pattern.split(".")
+    return {name for name in MODULES if len(name.split(".")) == len(parts)
+            and all(want in ("*", got) for want, got in zip(parts, name.split(".")))}
+
+
 def imports_of(module: str) -> set[str]:
-    """The grader's modules that ``module`` imports, anywhere in it, with the packages Python runs on the way (a
-    package's ``__init__`` runs before any of its modules), except the packages ``module`` is itself inside."""
+    """The kit's modules that ``module`` imports, anywhere in it and by name, with the packages Python runs on the way
+    (a package's ``__init__`` runs before any of its modules), except the packages ``module`` is itself inside."""
+    named = [pattern for pattern in IMPORTS_BY_NAME.get(module, ("",))[0].split()]
     found = set()
-    for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
-        for name in _targets(node, module):
-            target = _known(name)
-            if target is not None and target != module:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        for name in _targets(node, module, tree):
+            targets = _matching(name) if "*" in name else {_known(name)} - {None}
+            for target in targets - {module}:
                 found |= {target} | (_ancestors(target) & set(MODULES))
+    for target in set().union(*map(_matching, named)) - {module}:
+        found |= {target} | (_ancestors(target) & set(MODULES))
     return found - _ancestors(module) - {module}
 
 
+@cache
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the modules it imports, over every module of the ``autograder`` package."""
+    """Module -> the modules it imports, over every module of the kit's packages."""
     return {module: imports_of(module) for module in MODULES}
 
 
+def unit_of(module: str, depth: int = 2) -> str:
+    """The unit a module belongs to: its root folder (depth 1), or the module or package directly in it (depth 2)."""
+    return ".".join(module.split(".")[:depth])
+
+
+def unit_graph(graph: dict[str, set[str]], depth: int = 2) -> dict[str, set[str]]:
+    """Unit -> the other units its modules import."""
+    units = {}
+    for module, imported in graph.items():
+        units.setdefault(unit_of(module, depth), set()).update(unit_of(target, depth) for target in imported)
+    return {unit: imported - {unit} for unit, imported in units.items()}
+
+
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan's algorithm, without recursion): every set
-    of modules that import each other round in a circle."""
+    """The strongly connected components of more than one node (Tarjan's algorithm, without recursion): every set
+    of nodes that import each other round in a circle."""
     index, low, on_stack, stack, found = {}, {}, set(), [], []
     for start in graph:
         if start in index:
@@ -142,7 +168,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
                     index[target] = low[target] = len(index)
                     stack.append(target)
                     on_stack.add(target)
-                    work.append((target, iter(sorted(graph[target]))))
+                    work.append((target, iter(sorted(graph.get(target, ())))))
                     break
                 if target in on_stack:
                     low[node] = min(low[node], index[target])
@@ -163,41 +189,93 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def without(graph: dict[str, set[str]], arrows) -> dict[str, set[str]]:
+    return {node: {target for target in targets if (node, target) not in arrows} for node, targets in graph.items()}
+
+
+def layers(graph: dict[str, set[str]]) -> dict[str, int]:
+    """Unit -> its layer in a graph without circles: 0 for a unit that imports no other, else one above the highest
+    it imports."""
+    layer = {}
+
+    def of(unit):
+        if unit not in layer:
+            layer[unit] = 1 + max((of(target) for target in graph.get(unit, ())), default=-1)
+        return layer[unit]
+
+    for unit in graph:
+        of(unit)
+    return layer
+
+
 def test_the_import_graph_has_no_circle():
     assert circles(import_graph()) == []
 
 
-def test_the_layers_import_downward_but_for_the_named_back_arrows():
-    found = back_arrows(import_graph())
-    assert set(found) == set(BACK_ARROWS), {arrow: found.get(arrow) for arrow in set(found) ^ set(BACK_ARROWS)}
+@pytest.mark.parametrize("depth", [1, 2])
+def test_the_units_import_downward_but_for_the_named_back_arrows(depth):
+    """The root folders (depth 1) and the units in them (depth 2) import round in no circle once the back-arrows are
+    taken away."""
+    units = unit_graph(import_graph(), depth)
+    assert circles(without(units, BACK_ARROWS)) == []
     assert len(BACK_ARROWS) <= MOST_BACK_ARROWS
 
 
-def test_an_import_up_a_layer_is_found():
-    planted = {"autograder.config": {"autograder.grading", "autograder.paths"}, "autograder.grading": set(),
-               "autograder.paths": set(), "autograder.sandbox.runner": {"autograder.projects", "autograder.config"}}
-    assert back_arrows(planted) == {("autograder.config", "commands"): ["autograder.grading"]}
+def test_each_named_back_arrow_is_one_and_closes_a_circle():
+    for unit, target in BACK_ARROWS:
+        units = unit_graph(import_graph(), len(unit.split(".")))
+        assert target in units[unit], f"{unit} no longer imports {target}: take it out of BACK_ARROWS"
+        rest = without(units, set(BACK_ARROWS) - {(unit, target)})
+        assert any({unit, target} <= set(circle) for circle in circles(rest)), f"{unit} → {target} closes no circle"
+
+
+def test_the_layers_come_from_the_tree():
+    """Every unit has a layer, and an import (back-arrows aside) always points to a lower one."""
+    units = without(unit_graph(import_graph()), BACK_ARROWS)
+    layer = layers(units)
+    assert set(layer) >= {unit_of(module) for module in MODULES}
+    assert all(layer[target] < layer[unit] for unit, targets in units.items() for target in targets)
+
+
+def test_a_back_arrow_is_found():
+    planted = {"a.config": {"a.paths"}, "a.paths": set(), "a.grading": {"a.config"}, "a.config.x": {"a.grading"}}
+    units = unit_graph(planted)
+    assert circles(units) == [["a.config", "a.grading"]]
+    assert circles(without(units, {("a.config", "a.grading")})) == []
 
 
 def test_the_back_arrows_are_the_ones_the_architecture_names():
     drawn = (paths.KIT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    assert all(f"`{module}` → {layer}" in drawn for module, layer in BACK_ARROWS)
+    assert all(f"`{unit}` → `{target}`" in drawn for unit, target in BACK_ARROWS)
 
 
 def test_a_circle_is_found():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+def test_an_import_by_name_is_followed():
+    graph = import_graph()
+    assert {"autograder.projects.a_ppo", "autograder.projects.d_grpo"} <= graph["autograder.projects"]
+    assert "autograder.report.html" in graph["autograder.report"]
+
+
 def test_nothing_below_the_cli_imports_it():
-    below = {module for module, imported in import_graph().items() if CLI in imported} - ENTRY_POINTS
+    """Nothing of the grader or the checker, that is: the docs' build and the benchmarks stand above the CLI."""
+    below = {module for module, imported in import_graph().items() if CLI in imported
+             and unit_of(module, 1) in ("autograder", "capstone_check")} - ENTRY_POINTS
     assert not below, sorted(below)
 
 
-def test_every_import_by_name_is_known():
-    """An import by name (``import_module``) is invisible to the graph above: each is one of ``IMPORTS_BY_NAME``."""
-    by_name = {module for module, path in MODULES.items()
-               if any(call in path.read_text(encoding="utf-8") for call in ("import_module(", "__import__("))}
-    assert by_name <= set(IMPORTS_BY_NAME), sorted(by_name - set(IMPORTS_BY_NAME))
+def test_every_import_by_name_is_followed_or_known():
+    """An import by name whose target the call does not say is one of ``IMPORTS_BY_NAME``."""
+    unread = set()
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None))
+                    in ("import_module", "__import__") and not _by_name(node, module, tree)):
+                unread.add(module)
+    assert unread <= set(IMPORTS_BY_NAME), sorted(unread - set(IMPORTS_BY_NAME))
 
 
 def test_importing_the_cli_discovers_no_project():

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.nbcells import TAG
 from autograder.projects import PROJECTS

@@ -11,7 +11,8 @@ import yaml
 
 from autograder import paths
 from autograder.cli import main, parser
-from autograder.config import CourseError, load_course
+from autograder.config import CourseError
+from autograder.loader import load_course
 
 from tests.support.grading import quick_course_data
 

@@ -1,4 +1,5 @@
-"""Every HTML page is a Jinja2 template of autograder/report/templates/, rendered with autoescape: no module writes
+"""Every HTML page is a Jinja2 template of autograder/report/templates/ (the similarity pages' of
+autograder/similarity/templates/, extending the report's page), rendered with autoescape: no module writes
 markup itself, so a value cannot reach a page unescaped through a forgotten call. The pages' own tests (what they
 show, in a browser) are tests/test_pages.py and tests/test_student_pages.py; markup in student names, file names,
 code and output: tests/test_robustness.py and tests/test_similarity.py."""
@@ -34,6 +35,13 @@ def test_every_template_escapes_what_it_shows():
     assert environment().autoescape is True  # one environment renders every page
     shown = environment().from_string("{{ name }}").render(name="<b>x</b> & 'y'")
     assert shown == "&lt;b&gt;x&lt;/b&gt; &amp; &#39;y&#39;"
+
+
+def test_the_similarity_pages_render_in_an_overlay_of_the_same_environment():
+    from autograder.similarity.pages import _pages
+
+    assert _pages().autoescape is True and _pages().filters is environment().filters
+    assert _pages().get_template("pair.html").filename.endswith("similarity/templates/pair.html")
 
 
 def test_quoted_code_in_a_message_is_set_as_code_after_escaping():

@@ -1,4 +1,4 @@
-"""The plan: each check's bar is validated by one function (``config.validated_bar``) and its context is built once;
+"""The plan: each check's bar is validated by one function (``checks.validated_bar``) and its context is built once;
 the child gets it as plain data and rebuilds the same context."""
 
 import json
@@ -7,7 +7,8 @@ import pytest
 
 from autograder import paths
 from autograder.checks import Context
-from autograder.config import BarError, load_course, validated_bar
+from autograder.checks import BarError, validated_bar
+from autograder.loader import load_course
 from autograder.plan import plan, planned
 from autograder.projects import PROJECTS
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects._shared.ppo import oracle as a_oracle
 from autograder.projects._shared.ppo.cases import gae_cases, update_case
 from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR

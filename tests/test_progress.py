@@ -88,7 +88,7 @@ def test_a_terminal_gets_a_bar_with_the_time_left_and_ci_gets_none(quick):
 
 def test_the_bar_counts_checks_from_the_start_and_a_per_seed_check_once(quick, monkeypatch):
     """One step per check, however many children it runs (one per seed), and the total known before any ends."""
-    from autograder.config import load_course
+    from autograder.loader import load_course
     from autograder.grading import grade
     from autograder.projects import PROJECTS
 

@@ -1,6 +1,7 @@
 """A project registers everything about itself in its own package: its checks and plots (``PROJECT``), and what the
 students' checker runs of it (its ``student_kit`` module: ``SPECS`` and the ``KINDS`` of check they make), or it
-declares ``students_kit=False``. Nothing of it is left to a silent default, and the checker names no project."""
+declares ``students_kit=False``. Nothing of it is left to a silent default, and the checker names no project
+outside its kinds (``test_layout.test_the_checker_names_no_project_outside_its_kinds``)."""
 
 import dataclasses
 import json
@@ -9,7 +10,7 @@ import pytest
 
 import capstone_check.child
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects import PROJECTS
 from autograder.student_kit import StudentKitError, expected_values, kit_module, runner
 
@@ -33,7 +34,7 @@ def test_a_project_without_its_student_kit_module_is_an_error_naming_it(monkeypa
 def test_every_kind_a_project_makes_is_registered_by_it(course):
     checks = expected_values(course, "D")["checks"].values()
     assert all(spec["runner"].startswith("capstone_check.") for spec in checks if spec["kind"] != "final_only")
-    assert runner("D", "d_k_sweep") == {"runner": "capstone_check.grpo_runs:k_sweep", "per_seed": True}
+    assert runner("D", "d_k_sweep") == {"runner": "capstone_check.kinds.d_grpo:k_sweep", "per_seed": True}
     assert runner("D", "calls") == {"runner": "capstone_check.calls:run_calls", "per_seed": False}
 
 

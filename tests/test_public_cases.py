@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects._shared.ppo.cases import gae_cases
 from autograder.projects.a_ppo.pieces import segment_case, surrogate_cases
 from autograder.projects.c_diagnosis.boundary import BOUNDARIES

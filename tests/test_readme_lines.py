@@ -6,7 +6,7 @@ import re
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.projects.a_ppo.update import UPDATE_CONFIG
 from autograder.projects.b_ablations.switches import DEFAULTS_CONFIG
 from autograder.projects.c_diagnosis import lines

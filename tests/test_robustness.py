@@ -12,7 +12,7 @@ from rich.console import Console
 
 from autograder import paths
 from autograder.report import Report, print_table, write_html
-from autograder.config import load_course
+from autograder.loader import load_course
 from tests.support.grading import grade_checks, lean_course_file, mutate, write_submission
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
@@ -267,7 +267,7 @@ def test_a_slow_machine_spends_none_of_the_submissions_budget(tmp_path, course):
 
 
 def test_every_check_has_a_wall_limit_near_its_need():
-    from autograder.config import load_course
+    from autograder.loader import load_course
 
     course = load_course(paths.COURSE_FILE, private=False)
     limits = {cid: course.limits_for(pid, cid).wall_seconds for pid, p in course.projects.items() for cid in p.checks}

@@ -16,7 +16,8 @@ import pytest
 
 from autograder import paths
 from autograder.checks import Context
-from autograder.config import CourseError, load_course
+from autograder.config import CourseError
+from autograder.loader import load_course
 from autograder.grading import _merge, grade
 from autograder.gradescope import run as gradescope_run
 from autograder.sandbox.runner import ChildRun

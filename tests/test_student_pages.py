@@ -11,7 +11,7 @@ import re
 import pytest
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.gradescope import UNFINISHED, results_from
 from autograder.grading import figures_for, grade
 from autograder.notebook import verdict

@@ -4,14 +4,13 @@ JSON back.
 Invoked as ``python -m autograder.sandbox.child REQUEST.json``; the parent reads RESULT.json, never a pickle.
 """
 
-import json
-import sys
 import traceback
 from pathlib import Path
 
 import numpy as np
 
 from autograder.status import Status
+from capstone_check.child import serve
 
 
 def plain(value):
@@ -36,7 +35,7 @@ def plain(value):
 def run(request: dict) -> dict:
     from autograder.checks import Context
     from autograder.projects import project_in
-    from autograder.student import Student, StudentError, raised_by_student
+    from capstone_check.student import Student, StudentError, raised_by_student
 
     project = project_in(request["package"])  # that project's package alone: the others' imports are not needed
     try:
@@ -58,9 +57,7 @@ def run(request: dict) -> dict:
 
 
 def main() -> None:
-    request = json.loads(Path(sys.argv[1]).read_text())
-    result = run(request)
-    Path(request["result"]).write_text(json.dumps(result))
+    serve(run)
 
 
 if __name__ == "__main__":

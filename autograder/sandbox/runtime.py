@@ -1,7 +1,8 @@
 """The code a check's child imports: a copy of the kit's runtime packages, staged once per grading run.
 
-The child imports ``autograder`` and ``rlkit`` from this copy, never from the kit's own folder, so neither sys.path,
-the environment, the working directory nor ``autograder.__file__`` leads to ``solutions/`` or the private overlay.
+The child imports ``autograder``, ``capstone_check`` (whose ``student`` module the checks use) and ``rlkit`` from this
+copy, never from the kit's own folder, so neither sys.path, the environment, the working directory nor
+``autograder.__file__`` leads to ``solutions/`` or the private overlay.
 The copy leaves out every project's ``oracle.py`` (the reference implementations the judges compare with): in the
 child an oracle is a stub whose functions refuse to run, so student code cannot call or print the reference.
 A check's ``collect`` therefore must not use its oracle; grading the reference in the tests would fail if one did.
@@ -18,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 import autograder
+import capstone_check
 import rlkit
 
 ORACLE_STUB = '''"""The reference implementations are not available to code running in the sandbox."""
@@ -40,10 +42,11 @@ def _left_out(package: Path):
 
 @contextlib.contextmanager
 def staged():
-    """A temporary folder holding ``autograder/`` (oracles stubbed) and ``rlkit/``, readable by any uid."""
+    """A temporary folder holding ``autograder/`` (oracles stubbed), ``capstone_check/`` and ``rlkit/``, readable by
+    any uid."""
     with tempfile.TemporaryDirectory(prefix="autograder-runtime-") as folder:
         root = Path(folder)
-        for package in (autograder, rlkit):
+        for package in (autograder, capstone_check, rlkit):
             source = Path(package.__file__).parent
             shutil.copytree(source, root / source.name, ignore=_left_out(source))
         for oracle in Path(autograder.__file__).parent.rglob("oracle.py"):

@@ -71,7 +71,7 @@ def run_similarity(root: Path, out: Path, course, course_root: Path, projects: l
 def cmd_similarity(args) -> int:
     from autograder.class_folder import assigned_projects
     from autograder.command_common import UsageError, course_file_of, course_root_of, projects_option
-    from autograder.config import load_course
+    from autograder.loader import load_course
 
     root = Path(args.root)
     if not root.is_dir():

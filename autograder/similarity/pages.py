@@ -1,14 +1,18 @@
 """The similarity report's files: ``similarity.html`` (pairs ranked per project), a side-by-side page per listed pair
 under ``similarity/``, and ``similarity.csv``. Static pages, no script: a matched region links to its partner in the
-other column. The pages are the report's templates ``similarity.html`` and ``pair.html``."""
+other column. The pages are this package's templates ``similarity.html`` and ``pair.html`` (``templates/``), which
+extend the report's ``page.html`` and are rendered as the report's pages are."""
 
 from __future__ import annotations
 
 import csv
 import os
+from functools import cache
 from pathlib import Path
 
-from autograder.report.pages import render
+from jinja2 import ChoiceLoader, Environment, PackageLoader
+
+from autograder.report.pages import environment
 from autograder.similarity.index import K, W, MIN_UNIT, ProjectComparison, Region, matched_regions
 from autograder.similarity.tokens import CodeFile, tokens_of
 
@@ -17,6 +21,18 @@ SHOWN_AT_LEAST = 20  # rows listed per project even when fewer pairs are flagged
 SHOWN_AT_MOST = 300  # ... and at most this many (similarity.csv has every pair down to CSV_FLOOR)
 CSV_FLOOR = 0.05
 COLOURS = 6
+
+
+@cache
+def _pages() -> Environment:
+    """The report's environment (its filters, escaping and ``page.html``), finding this package's templates first."""
+    report = environment()
+    return report.overlay(loader=ChoiceLoader([PackageLoader(__package__, "templates"), report.loader]))
+
+
+def _render(template: str, **values) -> str:
+    return _pages().get_template(template).render(**values) + "\n"
+
 
 def _rows_shown(comparison: ProjectComparison) -> int:
     flagged = sum(p.flagged for p in comparison.pairs)
@@ -36,7 +52,7 @@ def write_report(comparisons: list[ProjectComparison], out: Path, titles: dict[s
         old.unlink()
     sections = [_project_section(comparison, titles.get(comparison.project, ""), out) for comparison in comparisons]
     page = out / "similarity.html"
-    _write(page, render("similarity.html", styles=["page.css", "similarity.css"], about=about, flag=flag,
+    _write(page, _render("similarity.html", styles=["page.css", "similarity.css"], about=about, flag=flag,
                         sections=sections, K=K, W=W, MIN_UNIT=MIN_UNIT, CSV_FLOOR=CSV_FLOOR))
     table = out / "similarity.csv"
     _write_csv(comparisons, table)
@@ -73,7 +89,7 @@ def _pair_page(comparison: ProjectComparison, pair, rank: int, first, second, ex
     sides = [_side(name, code, mine, prefix, other)
              for name, code, mine, prefix, other in ((a.name, first[0], left, "a", "b"),
                                                      (b.name, second[0], right, "b", "a"))]
-    return render("pair.html", styles=["page.css", "similarity.css", "pair.css"], page_width="none",
+    return _render("pair.html", styles=["page.css", "similarity.css", "pair.css"], page_width="none",
                   pid=comparison.project, pair=pair, rank=rank, a=a, b=b, sides=sides)
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 import rlkit
 from capstone_check.calls import run_calls
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.release import for_students
@@ -56,8 +56,11 @@ def _specs(pid: str) -> dict:
 
 
 def final_grading(pid: str) -> dict:
-    """Check id -> what final grading adds to it (``adds``) and the rows it credits it on (``builds_on``)."""
-    return getattr(kit_module(pid), "FINAL_GRADING", {})
+    """Check id -> what final grading adds to it (``adds``, from the kit module's ``FINAL_GRADING``) and the rows it
+    credits it on (``builds_on``, as its ``Check`` declares)."""
+    checks = PROJECTS[pid].checks
+    return {cid: {"adds": said["adds"], "builds_on": checks[cid].builds_on, **said}
+            for cid, said in getattr(kit_module(pid), "FINAL_GRADING", {}).items()}
 
 
 def runner(pid: str, kind: str) -> dict:

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 
 
@@ -88,7 +88,7 @@ def grade_in_a_fresh_process(projects: list[str], seed_set: str = "grading", cou
     """The reference's report from a new Python process, so nothing cached by this one is reused; graded with the
     course of ``course_file`` (default: the kit's)."""
     course_file = course_file or paths.COURSE_FILE
-    code = ("import json; from autograder import paths; from autograder.config import load_course; "
+    code = ("import json; from autograder import paths; from autograder.loader import load_course; "
             f"from autograder.grading import grade; course = load_course({str(course_file)!r}, private=False); "
             f"print(json.dumps(grade(paths.SOLUTIONS, course, seed_set={seed_set!r}, "
             f"projects={projects!r}).report.to_json()))")

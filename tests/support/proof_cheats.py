@@ -12,7 +12,7 @@ import types
 from threadpoolctl import threadpool_limits
 
 from autograder import paths
-from autograder.config import validated_bar
+from autograder.checks import validated_bar
 from autograder.projects._shared.ppo.hyperparameters import course_config
 from autograder.projects._shared.ppo.recording import recorded
 from autograder.projects._shared.replay import Departed

@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 
 from autograder import paths
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import _prepare, judged
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.sandbox.child import plain
 from autograder.sandbox.runner import ChildRun
-from autograder.student import Student, StudentError, raised_by_student
+from capstone_check.student import Student, StudentError, raised_by_student
 
 COURSE = load_course(paths.COURSE_FILE, private=False)
 

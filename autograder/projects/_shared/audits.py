@@ -1,7 +1,7 @@
 """The bars' audits, started as soon as a seed's child hands its runs back, while the other children still train.
 
 The grader calls a bar's ``on_shard`` when one seed's child ends; it replays that child's runs in a separate process
-that runs no student code (``python -m autograder.projects._shared.audits``, the runs on stdin, the outcomes on
+that runs no student code (``python -m autograder.projects._shared.audit_process``, the runs on stdin, the outcomes on
 stdout) and keeps the outcomes in the grading run (``GradingRun``, the context's ``grading``), keyed by a digest of
 the run, the seed, the bar and the replay. The judge takes a kept outcome or, when there is none (the process failed,
 or the judge is called alone, as in tests), replays the run itself: either way the same function decides (the
@@ -20,14 +20,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
-from importlib import import_module
 
 from autograder import paths
 from autograder.grading_run import GradingRun
@@ -67,7 +64,7 @@ def start_all(grading: GradingRun | None, runs: list[tuple[dict, int, dict]], re
            "MKL_NUM_THREADS": "1"}
     request = {"replay": name_of(replay), "runs": [{"run": r, "seed": s, "bar": b} for r, s, b in runs],
                "cpu_seconds": left}
-    done = subprocess.run([sys.executable, "-m", "autograder.projects._shared.audits"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "autograder.projects._shared.audit_process"], capture_output=True,
                           input=json.dumps(request), text=True, env=env)
     if done.returncode == 0:
         answer = json.loads(done.stdout)
@@ -106,37 +103,3 @@ def taken(grading: GradingRun | None, run_: dict, seed: int, bar: dict, replay: 
 def kept_or_replayed(grading: GradingRun | None, run_: dict, seed: int, bar: dict, replay: Replay):
     """The outcome the grading run kept of this run, else the replay's now (as a judge graded alone always does)."""
     return taken(grading, run_, seed, bar, replay) or replay(run_, seed, bar)
-
-
-def _limit_cpu(seconds: float | None) -> None:
-    """In the audit process (which runs no student code): stop it after ``seconds`` of CPU time, where the platform
-    can (elsewhere the charge after the audit still counts its time)."""
-    if seconds is None:
-        return
-    try:
-        import resource
-    except ImportError:
-        return
-    whole = max(1, math.ceil(seconds))
-    resource.setrlimit(resource.RLIMIT_CPU, (whole, whole + 1))
-
-
-def replayer(name: str) -> Replay:
-    """In the audit process: the replay named ``module:function`` (``name_of``)."""
-    module, function = name.split(":")
-    return getattr(import_module(module), function)
-
-
-def main() -> None:
-    request = json.loads(sys.stdin.read())
-    _limit_cpu(request.get("cpu_seconds"))
-    replay = replayer(request["replay"])
-    outcomes = []
-    for item in request["runs"]:
-        episodes, failure = replay(item["run"], item["seed"], item["bar"])
-        outcomes.append({"episodes": episodes, "failure": failure})
-    json.dump({"outcomes": outcomes, "cpu_seconds": time.process_time()}, sys.stdout)
-
-
-if __name__ == "__main__":
-    main()

@@ -10,7 +10,7 @@ from autograder.findings import matched, of_piece
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
-from autograder.student import StudentError, as_array, as_float, describe
+from capstone_check.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
 from rlkit.nn import mlp_forward, mlp_init

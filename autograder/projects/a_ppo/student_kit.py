@@ -12,7 +12,7 @@ from autograder.projects.a_ppo import pieces, update
 from autograder.findings import computed, of_check
 from autograder.projects._shared.encode import call, encode, mistakes_as_values, out_array, out_float
 from autograder.projects.a_ppo.mistakes import MISTAKES
-from capstone_check import ppo_pieces, ppo_training
+from capstone_check.kinds import a_ppo as checker
 
 
 def gae(ctx) -> dict:
@@ -111,15 +111,13 @@ def bar(ctx) -> dict:
 
 
 # the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
-KINDS = {"a_batch": ppo_pieces.batch, "a_ratio": ppo_pieces.ratio, "a_update": ppo_pieces.update,
-         "a_bar": ppo_training.bar}
+KINDS = {"a_batch": checker.batch, "a_ratio": checker.ratio, "a_update": checker.update, "a_bar": checker.bar}
 
 SPECS = {"A.gae": gae, "A.batch": batch, "A.ratio": ratio, "A.clip_gradient": clip_gradient,
          "A.value_entropy": value_entropy, "A.update": update_check, "A.bar": bar}
-# The rows whose failure here means the replay of every update departs there: a run's updates are made of gae,
-# flatten_batch, the ratio and ppo_update, which A.update checks with clipped_surrogate, value_loss and
+# A.bar's ``builds_on``, the rows whose failure here means the replay of every update departs there: a run's updates
+# are made of gae, flatten_batch, the ratio and ppo_update, which A.update checks with clipped_surrogate, value_loss and
 # entropy_bonus inside it. A failure of A.clip_gradient or A.value_entropy alone is an edge case training need not
 # reach (benchmarks/kit_prediction.py measured runs credited with such a bug), so it is not counted against the run.
-PIECES = ("A.gae", "A.batch", "A.ratio", "A.update")
 FINAL_GRADING = {"A.bar": {"adds": "final grading also replays each run update by update and credits it only if "
-                                   "every update follows from pieces that pass", "builds_on": PIECES}}
+                                   "every update follows from pieces that pass"}}

@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import Field
 
 from autograder.cascade import explained
-from autograder.config import validated_bar
+from autograder.checks import validated_bar
 from autograder.checks import Check, VerdictDetails, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions
@@ -62,6 +62,7 @@ def recorded_run(student, seed: int, bar) -> dict:
 
 class Bar450(Check):
     id = "A.bar"
+    builds_on = ("A.gae", "A.batch", "A.ratio", "A.update")  # a run's every update is made of these pieces
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "The chapter's bar: median return above 450 on CartPole within 60 updates, 3 seeds"
     cost, per_seed = 4.0, True

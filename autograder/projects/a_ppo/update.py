@@ -13,7 +13,8 @@ from autograder.findings import Finding, matched, of_check, of_piece, same
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
-from autograder.student import StudentError, as_array
+from capstone_check.kinds.a_ppo import config as configured, first_surrogate_call
+from capstone_check.student import StudentError, as_array
 from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
 from rlkit.nn import Adam, flatten, mlp_forward
@@ -28,31 +29,13 @@ RETURN_SCALE = 5.0  # returns = V + 5 A: the value loss's gradient makes the joi
 
 
 def student_config(student):
-    config_class = getattr(student.modules[0], "Config", None)
-    if config_class is None:
-        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
-    try:
-        return config_class(**UPDATE_CONFIG)
-    except TypeError as exc:
-        raise StudentError(f"Config({', '.join(UPDATE_CONFIG)}) failed: {exc}", "raised") from None
+    """The student's ``Config`` with the update check's settings."""
+    return configured(student, UPDATE_CONFIG)
 
 
 def record_first_surrogate(student, agent, batch) -> dict:
     """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call."""
-    module, seen = student.modules[0], {}
-    original = getattr(module, "clipped_surrogate", None)
-
-    def recording(logits, actions, logp_old, *rest, **kw):
-        if not seen:
-            seen.update(logits=np.array(logits, float), actions=np.array(actions), logp_old=np.array(logp_old, float))
-        return original(logits, actions, logp_old, *rest, **kw)
-
-    module.clipped_surrogate = recording
-    try:
-        optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=1e-3)
-        student.fn("ppo_update")(agent, optimizer, batch, student_config(student), np.random.default_rng(0))
-    finally:
-        module.clipped_surrogate = original
+    seen = first_surrogate_call(student, agent, batch, lambda: student_config(student))
     return {"called": bool(seen), **seen}
 
 

@@ -38,6 +38,7 @@ class Factor(BaseModel):
 
 class AblationBar(Check):
     id = "B.bar"
+    builds_on = ("B.defaults", "B.switches")  # the training pieces the re-run is made of
     # its own re-runs, of settings named from the catalogue; how many of them, and from which update, did not follow
     grader_details = ("scores", "named", "factors", "seeds", "departed", "departed_update")
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share

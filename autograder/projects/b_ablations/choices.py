@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from autograder.checks import Malformed
 from autograder.projects.b_ablations.catalogue import DETAILS
-from autograder.student import StudentError, describe
+from capstone_check.student import StudentError, describe
 
 
 def choices(student, factors: int) -> tuple[list[str], list[str]]:

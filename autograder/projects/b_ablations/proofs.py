@@ -33,7 +33,7 @@ from autograder.projects._shared.ppo.recording import ReplayBar, per_update_retu
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import flipped
 from autograder.projects.b_ablations.switches import student_details
-from autograder.student import StudentError
+from capstone_check.student import StudentError
 from rlkit.cartpole import N_ACTIONS
 from rlkit.runproof import load_runs, run_name, unpack
 

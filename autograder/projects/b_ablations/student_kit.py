@@ -11,7 +11,7 @@ from autograder.comparisons import all_close
 from autograder.findings import computed, of_piece
 from autograder.projects._shared.encode import encode, mistakes_by_part
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
-from capstone_check import ablation_evidence, ablations as checker
+from capstone_check.kinds import b_ablations as checker, b_evidence
 
 
 def defaults(ctx) -> dict:
@@ -109,7 +109,7 @@ def bar_evidence(ctx) -> dict:
 # the checker's function that runs each kind of check SPECS and the probes make (a "calls" check runs the student's
 # functions)
 KINDS = {"b_defaults": checker.defaults, "b_switches": checker.switches, "b_summary": checker.summary,
-         "b_table_evidence": ablation_evidence.table, "b_bar_evidence": ablation_evidence.bar}
+         "b_table_evidence": b_evidence.table, "b_bar_evidence": b_evidence.bar}
 
 SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": summary}
 # What final grading adds that this kit cannot check (it holds no reference to replay a run against), the rows it
@@ -117,11 +117,10 @@ SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": sum
 # switches; the statistics (B.summary) score nothing there: the table's scores were written by whatever code made
 # results.json, which final grading compares with its replay, and the bar is measured on the grader's own replay
 # (benchmarks/kit_prediction.py measured summary bugs whose folders keep B.table and B.bar).
-TRAINING = ("B.defaults", "B.switches")
 FINAL_GRADING = {
     "B.table": {"adds": "left to final grading, which replays the runs of your runs.npz update by update against the "
                         "reference (not in this kit) and credits the table only if they follow from pieces that pass",
-                "builds_on": TRAINING, "probe": table_evidence},
+                "probe": table_evidence},
     "B.bar": {"adds": "left to final grading, which re-runs your ablation with its own seeds, replays every update "
                       "against the reference (not in this kit) and credits the bar only if the runs follow from "
-                      "pieces that pass", "builds_on": TRAINING, "probe": bar_evidence}}
+                      "pieces that pass", "probe": bar_evidence}}

@@ -11,7 +11,8 @@ from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
 from autograder.projects.b_ablations.crafted import matters_message, score_cases, verdicts
 from autograder.projects.b_ablations.mistakes import MISTAKES
-from autograder.student import StudentError, as_float, describe
+from capstone_check.kinds.b_ablations import table_of
+from capstone_check.student import StudentError, as_float, describe
 
 
 def log_cases():
@@ -85,16 +86,6 @@ def fields_of(details) -> dict:
     if not dataclasses.is_dataclass(details):
         raise StudentError(f"setting() should return a Details, found {describe(details)}", "invalid")
     return {f.name: getattr(details, f.name) for f in dataclasses.fields(details)}
-
-
-def table_of(summary) -> dict:
-    if not isinstance(summary, dict):
-        raise StudentError(f"summarize should return a dict of settings, found {describe(summary)}", "invalid")
-    try:
-        return {str(k): {s: float(v[s]) for s in ("median", "min", "max")} for k, v in summary.items()}
-    except (KeyError, TypeError, ValueError):
-        raise StudentError("summarize should give {setting: {'median': ..., 'min': ..., 'max': ...}}",
-                           "invalid") from None
 
 
 def close_table(got: dict, want: dict, tol: float) -> bool:

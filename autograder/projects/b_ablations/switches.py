@@ -16,7 +16,8 @@ from autograder.projects.b_ablations import oracle
 from autograder.findings import Finding, same
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.projects.b_ablations.mistakes import MISTAKES
-from autograder.student import StudentError, as_array, as_float, describe
+from capstone_check.kinds.b_ablations import config_with, details_class, student_details
+from capstone_check.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import Segment
 from rlkit.nn import Adam, flatten
 
@@ -33,30 +34,6 @@ CLIP_EPS, ADAM_EPS = (0.1, 0.15, 0.3), (1e-6, 1e-4, 1e-3)
 DEFAULTS_CONFIG = {"gamma": 0.98, "lam": 0.9, "clip_eps": 0.1, "epochs": 4, "minibatches": 4, "lr": 1e-2,
                    "adam_eps": 1e-4, "max_grad_norm": 0.3, "vf_coef": 0.7, "ent_coef": 0.005, "hidden": 16}
 HIDDEN, N_UPDATES, GAMMA, LAM = 16, 7, 0.9, 0.8
-
-
-def details_class(student):
-    cls = getattr(student.module("details"), "Details", None)
-    if cls is None or not dataclasses.is_dataclass(cls):
-        raise StudentError("expected the dataclass `Details` in details.py (it is given in the stub)", "missing")
-    return cls
-
-
-def student_details(student, d: dict):
-    """The student's ``Details`` with every field set explicitly by the grader."""
-    try:
-        return details_class(student)(**d)
-    except TypeError as exc:
-        raise StudentError(f"Details({', '.join(d)}) failed: {exc}; keep the nine fields of the stub",
-                           "invalid") from None
-
-
-def config_with(student, **values):
-    try:
-        return student.module("ppo").Config(**values)
-    except (AttributeError, TypeError) as exc:
-        raise StudentError(f"ppo.Config({', '.join(values)}) failed: {exc}; ppo.py should be your Project A module",
-                           "invalid") from None
 
 
 def settings():

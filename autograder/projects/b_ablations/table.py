@@ -3,8 +3,6 @@ update by the judge (``proofs``), so its numbers never depend on which CPU made 
 
 from __future__ import annotations
 
-import json
-
 from pydantic import Field
 
 from autograder.checks import Check, Verdict, require
@@ -13,7 +11,7 @@ from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.bar import RunBar, departed_verdict
 from autograder.projects.b_ablations.choices import choices, collected_choices
 from autograder.projects.b_ablations.summary import close_table, plain_table
-from autograder.student import StudentError
+from capstone_check.kinds.b_evidence import results_table
 
 TABLE = "results.json"
 
@@ -27,6 +25,7 @@ class TableBar(RunBar):
 
 class Table(Check):
     id = "B.table"
+    builds_on = ("B.defaults", "B.switches")  # the training pieces the runs of runs.npz are made of
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = ("Your results table is what your own runs (runs.npz) scored, each replayed update by update by the grader "
             "on the public seeds (baseline and named factors)")
@@ -34,13 +33,7 @@ class Table(Check):
     Bar = TableBar
 
     def collect(self, student, ctx):
-        path = student.folder / TABLE
-        if not path.is_file():
-            raise StudentError(f"expected {TABLE} beside ablation.py (run `python ablation.py` to write it)", "missing")
-        try:
-            table = json.loads(path.read_text()[:1_000_000])
-        except ValueError as exc:
-            raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
+        table = results_table(student)
         ablated, named = choices(student, ctx.bar.factors)
         return {"runs": [proofs.own_runs(student, ["baseline", *named], ctx.seed, ctx.bar)],
                 "table": [table], "ablated": [ablated], "named": [named]}

@@ -3,7 +3,6 @@
 from autograder.project import Project
 from autograder.projects.c_diagnosis.pieces import Entropy, ExplainedVariance, KLClip, ReturnDrop, TDAndQ
 from autograder.projects.c_diagnosis.labels import DiagnoseRules, FreshRuns, OwnLabels, needs_secret
-from autograder.projects.c_diagnosis.command import add_commands
 from autograder.projects.c_diagnosis.plots import plots
 from autograder.projects.c_diagnosis.run_plan import NAMES
 
@@ -11,4 +10,4 @@ PROJECT = Project.of("C", "Diagnose three faulty agents", "C_diagnosis", ("diagn
                      [Entropy, KLClip, ExplainedVariance, TDAndQ, ReturnDrop, OwnLabels, FreshRuns, DiagnoseRules],
                      plots=plots,
                      own_files=tuple(f"logs/{name}.npz" for name in NAMES), knows_student=True,
-                     commands=add_commands, needs_secret=needs_secret)
+                     commands=f"{__name__}.command:add_commands", needs_secret=needs_secret)

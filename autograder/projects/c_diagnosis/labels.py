@@ -11,7 +11,7 @@ from autograder.checks import Bar, Check, Malformed, Verdict, VerdictDetails, pa
 from autograder.findings import matched, of_piece
 from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
-from autograder.student import StudentError, describe
+from capstone_check.student import StudentError, describe
 
 
 def label_of(value, what: str) -> str:
@@ -148,6 +148,7 @@ def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
 
 class DiagnoseRules(Check):
     id = "C.diagnose_rules"
+    builds_on = ("C.fresh_runs",)  # credited only if `diagnose` labels fresh runs right
     name = ("diagnose at the course's lines: fresh runs pushed just beyond a line where a label changes, and a "
             "saturated policy whose critic fails too")
 

@@ -9,7 +9,7 @@ from autograder.comparisons import close_where_defined, difference
 from autograder.findings import matched, of_piece
 from autograder.projects.c_diagnosis import oracle
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
-from autograder.student import StudentError, as_array, describe
+from capstone_check.student import StudentError, as_array, describe
 
 
 def raw_array(value, shape: tuple, what: str) -> np.ndarray:

@@ -9,7 +9,7 @@ from autograder.findings import computed, of_piece
 from autograder.projects._shared.encode import call, mistakes_as_values, out_array, out_float
 from autograder.projects.c_diagnosis import boundary, fresh, lines, oracle, pieces, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
-from capstone_check import diagnoses
+from capstone_check.kinds import c_diagnosis as checker
 
 
 def entropy(ctx) -> dict:
@@ -114,8 +114,7 @@ def own_labels(ctx) -> dict:
 
 # the checker's function that runs each kind of check SPECS and the probes make (a "calls" check runs the student's
 # functions)
-KINDS = {"c_fresh_runs": diagnoses.fresh_runs, "c_at_the_lines": diagnoses.at_the_lines,
-         "c_own_labels": diagnoses.own_labels}
+KINDS = {"c_fresh_runs": checker.fresh_runs, "c_at_the_lines": checker.at_the_lines, "c_own_labels": checker.own_labels}
 
 SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": explained_variance, "C.td_q": td_q,
          "C.return_drop": return_drop, "C.fresh_runs": fresh_runs}
@@ -128,7 +127,7 @@ SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": exp
 FINAL_GRADING = {
     "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules from its "
                                  "own fresh runs; it credits them only if `diagnose` labels fresh runs right, as "
-                                 "checked by", "builds_on": ("C.fresh_runs",), "probe": at_the_lines},
+                                 "checked by", "probe": at_the_lines},
     "C.own_labels": {"adds": "left to final grading, which knows what the agents of your own logs are (made from your "
                              "student id and the course secret, not in this kit): predicted from how many of them "
-                             "`my_labels` names as your `diagnose` does", "builds_on": (), "probe": own_labels}}
+                             "`my_labels` names as your `diagnose` does", "probe": own_labels}}

@@ -12,7 +12,7 @@ from autograder.comparisons import beyond, close
 from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
-from autograder.student import as_array
+from capstone_check.student import as_array
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
 
 REWARDS = {"verify": verify, "sloppy": sloppy}

@@ -13,7 +13,7 @@ from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
-from autograder.student import as_array, as_float
+from capstone_check.student import as_array, as_float
 from rlkit.toy import CONTAINS_ANSWER, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF, policy
 
 # ------------------------------------------------------------------------------------------------ the whole step

@@ -11,7 +11,7 @@ from autograder.projects.d_grpo import oracle, pieces, steps
 from autograder.projects._shared.encode import (call, encode, mistakes_as_values, out_array, out_float, reward, rng,
                                                 weight)
 from autograder.projects.d_grpo.mistakes import MISTAKES
-from capstone_check import grpo_runs
+from capstone_check.kinds import d_grpo as checker
 from rlkit.toy import N_PROMPTS, N_RESPONSES, policy
 
 
@@ -130,8 +130,8 @@ def sweep(kind: str):
 
 
 # the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
-KINDS = {"d_enumeration": grpo_runs.enumeration, "d_chapter_tables": grpo_runs.chapter_tables,
-         "d_k_sweep": grpo_runs.k_sweep, "d_beta_sweep": grpo_runs.beta_sweep}
+KINDS = {"d_enumeration": checker.enumeration, "d_chapter_tables": checker.chapter_tables,
+         "d_k_sweep": checker.k_sweep, "d_beta_sweep": checker.beta_sweep}
 
 SPECS = {"D.weights": weights, "D.kl_penalty": kl_penalty, "D.enumeration": enumeration,
          "D.clip_gradient": clip_gradient, "D.grpo_step": grpo_step, "D.price_exploit": price_exploit,

@@ -13,7 +13,7 @@ from autograder.comparisons import apart, below, beyond, numbers
 from autograder.cascade import explained
 from autograder.projects.d_grpo.pieces import REWARDS
 from autograder.projects.d_grpo.steps import grpo_probes
-from autograder.student import as_array, describe
+from capstone_check.student import as_array, describe
 from rlkit.toy import PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
 
 

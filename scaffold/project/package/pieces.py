@@ -9,7 +9,7 @@ from pydantic import Field
 from autograder.checks import Bar, Check, Verdict, pairs
 from autograder.comparisons import close
 from autograder.projects.z_returns import oracle
-from autograder.student import as_array
+from capstone_check.student import as_array
 
 
 def cases(seed: int, n: int) -> list[tuple[np.ndarray, float]]:

@@ -14,7 +14,7 @@ from threadpoolctl import threadpool_limits
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters, course_config, differences
 from autograder.projects._shared.proof import init_agent, load, parameters, run
 from autograder.projects.a_ppo.training import Bar450, reference_recipe
-from autograder.student import StudentError
+from capstone_check.student import StudentError
 from rlkit.cartpole import evaluate, make_envs
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out

@@ -10,7 +10,7 @@ import yaml
 from autograder import paths
 from autograder.comparisons import all_close
 from autograder.cli import main
-from autograder.config import load_course
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.projects.b_ablations import catalogue, oracle, switches
 from tests.support.grading import (copy_reference, grade_checks, grade_in_a_fresh_process, mutate, without_timing,
@@ -51,7 +51,7 @@ def test_pristine_stubs_score_zero_with_not_implemented_messages(tmp_path):
 
 
 def test_the_defaults_train_exactly_as_project_a():
-    from autograder.student import Student
+    from capstone_check.student import Student
     from rlkit.cartpole import make_envs
 
     with forgotten_after(["ppo", "details"]):

@@ -81,7 +81,7 @@ def short_replay_bar(course) -> proofs.ReplayBar:
 def test_every_setting_replays_with_the_reference_switches(course):
     """Each switch's run in the kit's loop follows the reference's replay of that setting, settings whose run the
     check above does not cover included."""
-    from autograder.student import Student
+    from capstone_check.student import Student
 
     bar = short_replay_bar(course)
     student = Student(FOLDER, ("ppo", "details", "ablation"))
@@ -183,7 +183,7 @@ def test_forged_adam_moments_are_named(course):
 
     import numpy as np
 
-    from autograder.student import Student
+    from capstone_check.student import Student
 
     bar = short_replay_bar(course)
     run_ = proofs.recorded_runs(Student(FOLDER, ("ppo", "details", "ablation")), ["baseline"], 12, bar)["settings"]

@@ -14,7 +14,8 @@ import pytest
 from autograder import paths
 from autograder.checks import Context
 from autograder.cli import main
-from autograder.config import CourseError, load_course
+from autograder.config import CourseError
+from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
 from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan

@@ -13,7 +13,7 @@ from dataclasses import fields, is_dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from autograder.student import StudentError
+from capstone_check.student import StudentError
 
 
 class Hyperparameters(BaseModel):

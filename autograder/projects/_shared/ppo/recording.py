@@ -14,7 +14,7 @@ import rlkit.cartpole
 from autograder.checks import Bar, Malformed
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects._shared.proof import Recipe, decode, encode, init_agent, parameters, run
-from autograder.student import StudentError
+from capstone_check.student import StudentError
 from rlkit.cartpole import N_ACTIONS, make_envs
 
 

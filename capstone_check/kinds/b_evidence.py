@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from capstone_check.ablations import config_with
+from capstone_check.kinds.b_ablations import config_with
 from capstone_check.student import StudentError, describe
 from capstone_check.verdict import Verdict
 
@@ -25,15 +25,20 @@ def _choices(student) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(ablated)), list(dict.fromkeys(named))
 
 
-def _scores(student) -> dict:
-    """results.json's scores, or a StudentError saying what is missing."""
+def results_table(student):
+    """results.json as JSON, or a StudentError saying it is missing or not JSON (final grading reads it so too)."""
     path = student.folder / TABLE
     if not path.is_file():
         raise StudentError(f"expected {TABLE} beside ablation.py (run `python ablation.py` to write it)", "missing")
     try:
-        table = json.loads(path.read_text()[:1_000_000])
+        return json.loads(path.read_text()[:1_000_000])
     except ValueError as exc:
         raise StudentError(f"{TABLE} is not valid JSON: {exc}", "invalid") from None
+
+
+def _scores(student) -> dict:
+    """results.json's scores, or a StudentError saying what is missing."""
+    table = results_table(student)
     if not isinstance(table, dict) or not isinstance(table.get("scores"), dict):
         raise StudentError(f"{TABLE} should hold 'scores': {{setting: [score per seed]}}, as save_results writes",
                            "invalid")

@@ -22,6 +22,7 @@ def details_class(student):
 
 
 def student_details(student, d: dict):
+    """The student's ``Details`` with every field set explicitly by the check."""
     try:
         return details_class(student)(**d)
     except TypeError as exc:
@@ -183,7 +184,7 @@ def _with_baseline(student, function: str) -> set[str] | None:
     return {"baseline", *names}
 
 
-def _table(summary) -> dict:
+def table_of(summary) -> dict:
     if not isinstance(summary, dict):
         raise StudentError(f"summarize should return a dict of settings, found {describe(summary)}", "invalid")
     try:
@@ -204,7 +205,7 @@ def summary(student, spec: dict) -> Verdict:
     score = student.fn("training_score", "ablation")
     metric = [as_float(score(log), "training_score", nan=True) for log in spec["logs"]]
     scores = spec["scores"]
-    table = _table(student.fn("summarize", "ablation")({k: list(v) for k, v in scores.items()}))
+    table = table_of(student.fn("summarize", "ablation")({k: list(v) for k, v in scores.items()}))
     matters = student.fn("matters", "ablation")
     decided = [bool(matters({k: list(v) for k, v in scores.items()}, f)) for f in spec["factors"]]
     failures, tol = [], spec["tol"]
