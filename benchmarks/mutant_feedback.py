@@ -75,14 +75,16 @@ def main() -> None:
         long = sum(longest_array(r["message"]) > 8 for r in rows)
         table.append((project, len(unique), len(chosen), failing, len(rows), named, long,
                       time.perf_counter() - started))
+        print(f"{project}: {failing} of {len(chosen)} mutants fail; {len(rows)} rows, {named} with a finding, "
+              f"{long} with an array of more than 8 numbers", flush=True)
         kept += rows
+        if args.out:  # after each project, so a run stopped early keeps what it measured
+            args.out.write_text(json.dumps(kept, indent=1))
     print("\n| project | mutants | graded | failing some check | failing rows | with a finding | arrays > 8 numbers |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for project, made, graded, failing, rows, named, long, _ in table:
         share = f"{named} ({100 * named / rows:.0f} %)" if rows else "0"
         print(f"| {project} | {made} | {graded} | {failing} | {rows} | {share} | {long} |")
-    if args.out:
-        args.out.write_text(json.dumps(kept, indent=1))
 
 
 if __name__ == "__main__":
