@@ -22,7 +22,8 @@ def student_kit(root: Path, out: str | None, wheel: bool) -> int:
         err.print(f"error: {exc}")
         return 2
     err.print(f"the students' bundle is in {folder}" + (
-        f", its wheel {made}" if made else " (`pip install` it, or `autograder student-kit --wheel` for its wheel)"))
+        f", its wheel {made}" if made else " (`pip install` it, or `autograder student-kit --wheel` for its wheel)"),
+        soft_wrap=True)  # paths whole on one line, so that they can be copied
     return 0
 
 
