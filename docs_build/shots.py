@@ -104,12 +104,14 @@ def grade_a_class(work: Path, projects: list[str], whole: bool = True) -> None:
     public = load_course(KIT_ROOT / "course.yml", private=False).seeds.public  # graded on these anyway
     (work / "overlay.yml").write_text(f"seeds: {{grading: {list(public)}}}\nsecret: {secrets.token_urlsafe(32)}\n")
     private = ["--private", str(work / "overlay.yml")]
+    # compare takes no student id, so it sees the example logs of C the stubs ship, as `grade` without --student does
+    shutil.copytree(work / "class" / SHOWN, work / "submission" / SHOWN)
     if "C" in projects:
         _hand_out_c_logs(work, private)
     _autograder("grade-all", "class", "--out", "grades", "--projects", chosen, "--seeds", "public", *private,
                 cwd=work)
     compared = projects[-1]  # one project is enough to show the page; the last is the cheapest of the quick build
-    _autograder("compare", f"class/{SHOWN}", "--projects", compared, "--out", "compare.html", *private, cwd=work)
+    _autograder("compare", f"submission/{SHOWN}", "--projects", compared, "--out", "compare.html", *private, cwd=work)
     _autograder("similarity", "class", "--out", "similarity", "--projects", chosen, cwd=work)
 
 
