@@ -66,7 +66,7 @@ def on_files(files, config):
     img = work / "img"
     img.mkdir(exist_ok=True)
     projects, left_out = _projects()
-    shots.grade_a_class(work, projects)
+    shots.grade_a_class(work, projects, whole=not left_out)
     shots.photograph(work, img)
     figures = shots.draw_figures(work, img, projects)
     pages = {"reference/commands.md": reference.commands_page(), "reference/checks.md": reference.checks_page(),

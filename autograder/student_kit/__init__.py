@@ -11,6 +11,7 @@ the student's outputs with recorded values and decides the training bars with th
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -154,8 +155,10 @@ def build(root: Path, out: Path, projects: list[str] | None = None) -> Path:
 
 def wheel(out: Path) -> Path:
     """The bundle's wheel, built offline with the setuptools of this environment, into ``out/dist``."""
+    out = out.resolve()  # pip reads a bare relative name ("kit") as a package to download, not a folder
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
-                           "-w", str(out / "dist"), str(out)], capture_output=True, text=True)
+                           "-w", str(out / "dist"), str(out)], capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"})  # the build tools' own
     found = sorted((out / "dist").glob("rl_capstone_student-*.whl"))
     if done.returncode != 0 or not found:
         raise StudentKitError(f"building the students' wheel failed:\n{done.stdout}{done.stderr}")

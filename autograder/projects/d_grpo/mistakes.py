@@ -66,11 +66,17 @@ def _step_with(**changed):
     return variant
 
 
+def _sample_std(r):
+    """The sample standard deviation, NaN for a group of one, as numpy's ``std(ddof=1)`` gives it but without the
+    warning numpy prints there (the students' kit records this variant on a group of one)."""
+    return np.sqrt(np.sum((r - r.mean()) ** 2) / (len(r) - 1)) if len(r) > 1 else np.nan
+
+
 W, STD, LOO = "D.weights", "group_standardized_weight", "leave_one_out_weight"
 MISTAKES = catalogue(
     Mistake("D.weights.sample-std", W, "your standardized weight divides by the sample standard deviation (ddof = 1) "
             "where the chapter's normalize uses the population one", STD,
-            lambda r: (r - r.mean()) / (r.std(ddof=1) + 1e-8)),
+            lambda r: (r - r.mean()) / (_sample_std(r) + 1e-8)),
     Mistake("D.weights.no-stabilizer", W, "your standardized weight divides by the standard deviation alone, so a "
             "group of equal rewards gives 0 / 0", STD, lambda r: (r - r.mean()) / r.std()),
     Mistake("D.weights.median-centred", W, "your standardized weight is centred on the group's median, not its mean",
