@@ -1,0 +1,107 @@
+"""Benchmark: what a failing row says about a mistake nobody wrote by hand. Each mechanical mutant of the reference's
+student-written functions (tests/support/mutations.py) is graded on its project's single-piece and whole-step checks;
+for the mutants that fail some check, per project: the failing rows, the share of them whose row names a known mistake
+(report.json's ``findings``), and the rows whose message prints an array of more than 8 numbers.
+
+    nice -n 10 .venv/bin/python -m benchmarks.mutant_feedback --projects D,C --limit 20 --out mutants.json
+
+Run from the repository's root. Each mutant grades its project's piece checks once (seconds for C and D, longer for
+A's update).
+"""
+
+import argparse
+import json
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from autograder import paths
+from autograder.config import load_course
+from autograder.grading import grade
+from tests.support.mutations import generate
+
+PIECE_CHECKS = {
+    "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update"],
+    "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop", "C.own_labels"],
+    "D": ["D.weights", "D.kl_penalty", "D.clip_gradient", "D.price_exploit", "D.grpo_step"],
+}
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf")
+
+
+def bracketed(message: str) -> list[str]:
+    """The outermost [...] spans of ``message`` (numpy prints an array, nested rows included, as one)."""
+    spans, depth, start = [], 0, 0
+    for i, char in enumerate(message):
+        if char == "[":
+            start = i if depth == 0 else start
+            depth += 1
+        elif char == "]" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append(message[start:i + 1])
+    return spans
+
+
+def longest_array(message: str) -> int:
+    """How many numbers the longest array printed in ``message`` holds."""
+    return max((len(NUMBER.findall(span)) for span in bracketed(message)), default=0)
+
+
+def graded_rows(mutant, course, seed_set: str) -> list[dict]:
+    """The mutant's rows of its project's piece checks, graded from a copy of the reference's folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / mutant.folder
+        shutil.copytree(paths.SOLUTIONS / mutant.folder, folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.ipynb", "*.png"))
+        (folder / mutant.module).write_text(mutant.source, encoding="utf-8")
+        report = grade(tmp, course, seed_set=seed_set, projects=[mutant.project],
+                       checks=PIECE_CHECKS[mutant.project]).report.to_json()
+    return [check for project in report["projects"].values() for check in project["checks"]]
+
+
+def failing_row(check: dict) -> dict:
+    return {"id": check["id"], "findings": [f["id"] for f in check.get("findings", [])],
+            "longest_array": longest_array(check["message"]), "message_chars": len(check["message"])}
+
+
+def measure(project: str, course, seed_set: str, limit: int | None) -> dict:
+    mutants = generate(project)[:limit]
+    caught = {}
+    for number, mutant in enumerate(mutants, 1):
+        failing = [failing_row(c) for c in graded_rows(mutant, course, seed_set) if not c["passed"]]
+        print(f"{project} {number}/{len(mutants)} {mutant.id}: {len(failing)} failing rows", flush=True)
+        if failing:
+            caught[mutant.id] = {"change": mutant.change, "rows": failing}
+    rows = [row for entry in caught.values() for row in entry["rows"]]
+    return {"generated": len(mutants), "failing_some_check": len(caught), "failing_rows": len(rows),
+            "rows_with_finding": sum(bool(r["findings"]) for r in rows),
+            "rows_over_8_numbers": sum(r["longest_array"] > 8 for r in rows), "mutants": caught}
+
+
+def table(results: dict) -> str:
+    lines = ["| project | mutants | failing some check | failing rows | with a finding | over 8 numbers |",
+             "|---|---|---|---|---|---|"]
+    for project, r in results.items():
+        share = f"{r['rows_with_finding'] / r['failing_rows']:.0%}" if r["failing_rows"] else "-"
+        lines.append(f"| {project} | {r['generated']} | {r['failing_some_check']} | {r['failing_rows']} | "
+                     f"{r['rows_with_finding']} ({share}) | {r['rows_over_8_numbers']} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--projects", default="A,C,D")
+    parser.add_argument("--limit", type=int, default=None, help="the first N mutants of each project")
+    parser.add_argument("--seed-set", choices=["public", "grading"], default="public")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    course = load_course(paths.COURSE_FILE, private=False)
+    results = {p: measure(p, course, args.seed_set, args.limit) for p in args.projects.split(",")}
+    print(table(results))
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
