@@ -65,8 +65,15 @@ def failing_row(check: dict) -> dict:
             "longest_array": longest_array(check["message"]), "message_chars": len(check["message"])}
 
 
+def spread(mutants: list, limit: int | None) -> list:
+    """``limit`` mutants taken at even steps through the list, so every function and operator is sampled."""
+    if limit is None or limit >= len(mutants):
+        return mutants
+    return [mutants[i * len(mutants) // limit] for i in range(limit)]
+
+
 def measure(project: str, course, seed_set: str, limit: int | None) -> dict:
-    mutants = generate(project)[:limit]
+    mutants = spread(generate(project), limit)
     caught = {}
     for number, mutant in enumerate(mutants, 1):
         failing = [failing_row(c) for c in graded_rows(mutant, course, seed_set) if not c["passed"]]
@@ -92,7 +99,7 @@ def table(results: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", default="A,C,D")
-    parser.add_argument("--limit", type=int, default=None, help="the first N mutants of each project")
+    parser.add_argument("--limit", type=int, default=None, help="N mutants of each project, at even steps")
     parser.add_argument("--seed-set", choices=["public", "grading"], default="public")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
