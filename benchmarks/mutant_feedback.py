@@ -1,90 +1,113 @@
-"""Benchmark: what a student learns from a failing row on mistakes nobody wrote by hand.
+"""Benchmark: what a failing row says about a mistake nobody wrote by hand. Each mechanical mutant of the reference's
+student-written functions (tests/support/mutations.py) is graded on its project's single-piece and whole-step checks;
+for the mutants that fail some check, per project: the failing rows, the share of them whose row names a known mistake
+(report.json's ``findings``), and the rows whose message prints an array of more than 8 numbers.
 
-    .venv/bin/python -m benchmarks.mutant_feedback [--projects A,C,D] [--limit N] [--seeds public] [--out FILE]
+    nice -n 10 .venv/bin/python -m benchmarks.mutant_feedback --projects D,C --limit 20 --out mutants.json
 
-Grades every mechanical mutant of the reference's student-written functions (tests/support/mutations.py) on its
-project's checks of a single piece or a whole step, keeps the mutants that fail some check, and prints per project:
-mutants generated and graded, those that fail some check, their failing rows, the share of those rows whose result
-carries a named finding, and the rows whose message prints an array of more than eight numbers. ``--limit`` grades
-an evenly spread subset of each project's mutants; ``--out`` keeps every failing row as JSON.
+Run from the repository's root. Each mutant grades its project's piece checks once (seconds for C and D, longer for
+A's update).
 """
-
-from __future__ import annotations
 
 import argparse
 import json
 import re
+import shutil
 import tempfile
-import time
 from pathlib import Path
 
 from autograder import paths
 from autograder.loader import load_course
-from tests.support.grading import grade_checks
-from tests.support.mutations import Generated, mutants_of, write_mutant
+from autograder.grading import grade
+from tests.support.mutations import generate
 
 PIECE_CHECKS = {
     "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update"],
-    "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop"],
-    "D": ["D.weights", "D.kl_penalty", "D.clip_gradient", "D.grpo_step", "D.price_exploit"],
+    "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop", "C.own_labels"],
+    "D": ["D.weights", "D.kl_penalty", "D.clip_gradient", "D.price_exploit", "D.grpo_step"],
 }
-ARRAY = re.compile(r"\[[^\[\]]*\]")
-NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf")
+
+
+def bracketed(message: str) -> list[str]:
+    """The outermost [...] spans of ``message`` (numpy prints an array, nested rows included, as one)."""
+    spans, depth, start = [], 0, 0
+    for i, char in enumerate(message):
+        if char == "[":
+            start = i if depth == 0 else start
+            depth += 1
+        elif char == "]" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append(message[start:i + 1])
+    return spans
 
 
 def longest_array(message: str) -> int:
-    """The most numbers any bracketed array of ``message`` prints."""
-    return max((len(NUMBER.findall(part)) for part in ARRAY.findall(message)), default=0)
+    """How many numbers the longest array printed in ``message`` holds."""
+    return max((len(NUMBER.findall(span)) for span in bracketed(message)), default=0)
 
 
-def spread(items: list, limit: int | None) -> list:
-    """At most ``limit`` of ``items``, evenly spread over the list (all of them without a limit)."""
-    if not limit or limit >= len(items):
-        return items
-    step = len(items) / limit
-    return [items[int(i * step)] for i in range(limit)]
+def graded_rows(mutant, course, seed_set: str) -> list[dict]:
+    """The mutant's rows of its project's piece checks, graded from a copy of the reference's folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / mutant.folder
+        shutil.copytree(paths.SOLUTIONS / mutant.folder, folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.ipynb", "*.png"))
+        (folder / mutant.module).write_text(mutant.source, encoding="utf-8")
+        report = grade(tmp, course, seed_set=seed_set, projects=[mutant.project],
+                       checks=PIECE_CHECKS[mutant.project]).report.to_json()
+    return [check for project in report["projects"].values() for check in project["checks"]]
 
 
-def failing_rows(mutant: Generated, course, seed_set: str) -> list[dict]:
-    with tempfile.TemporaryDirectory() as root:
-        results = grade_checks(write_mutant(Path(root), mutant), course, checks=PIECE_CHECKS[mutant.project],
-                               seed_set=seed_set)
-    return [{"mutant": mutant.id, "check": cid, "message": r["message"], "findings": r.get("findings", [])}
-            for cid, r in results.items() if not r["passed"]]
+def failing_row(check: dict) -> dict:
+    return {"id": check["id"], "findings": [f["id"] for f in check.get("findings", [])],
+            "longest_array": longest_array(check["message"]), "message_chars": len(check["message"])}
+
+
+def spread(mutants: list, limit: int | None) -> list:
+    """``limit`` mutants taken at even steps through the list, so every function and operator is sampled."""
+    if limit is None or limit >= len(mutants):
+        return mutants
+    return [mutants[i * len(mutants) // limit] for i in range(limit)]
+
+
+def measure(project: str, course, seed_set: str, limit: int | None) -> dict:
+    mutants = spread(generate(project), limit)
+    caught = {}
+    for number, mutant in enumerate(mutants, 1):
+        failing = [failing_row(c) for c in graded_rows(mutant, course, seed_set) if not c["passed"]]
+        print(f"{project} {number}/{len(mutants)} {mutant.id}: {len(failing)} failing rows", flush=True)
+        if failing:
+            caught[mutant.id] = {"change": mutant.change, "rows": failing}
+    rows = [row for entry in caught.values() for row in entry["rows"]]
+    return {"generated": len(mutants), "failing_some_check": len(caught), "failing_rows": len(rows),
+            "rows_with_finding": sum(bool(r["findings"]) for r in rows),
+            "rows_over_8_numbers": sum(r["longest_array"] > 8 for r in rows), "mutants": caught}
+
+
+def table(results: dict) -> str:
+    lines = ["| project | mutants | failing some check | failing rows | with a finding | over 8 numbers |",
+             "|---|---|---|---|---|---|"]
+    for project, r in results.items():
+        share = f"{r['rows_with_finding'] / r['failing_rows']:.0%}" if r["failing_rows"] else "-"
+        lines.append(f"| {project} | {r['generated']} | {r['failing_some_check']} | {r['failing_rows']} | "
+                     f"{r['rows_with_finding']} ({share}) | {r['rows_over_8_numbers']} |")
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", default="A,C,D")
-    parser.add_argument("--limit", type=int, help="mutants per project, evenly spread (default: all)")
-    parser.add_argument("--seeds", default="public", choices=["public", "grading"])
-    parser.add_argument("--out", type=Path, help="write every failing row here as JSON")
+    parser.add_argument("--limit", type=int, default=None, help="N mutants of each project, at even steps")
+    parser.add_argument("--seed-set", choices=["public", "grading"], default="public")
+    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     course = load_course(paths.COURSE_FILE, private=False)
-    kept, table = [], []
-    for project in args.projects.split(","):
-        unique = list({m.source: m for m in mutants_of(project)}.values())
-        chosen = spread(unique, args.limit)
-        started, failing, rows = time.perf_counter(), 0, []
-        for n, mutant in enumerate(chosen, 1):
-            found = failing_rows(mutant, course, args.seeds)
-            failing += bool(found)
-            rows += found
-            print(f"{project} {n}/{len(chosen)} {mutant.id}: {len(found)} failing rows", flush=True)
-        named = sum(bool(r["findings"]) for r in rows)
-        long = sum(longest_array(r["message"]) > 8 for r in rows)
-        table.append((project, len(unique), len(chosen), failing, len(rows), named, long,
-                      time.perf_counter() - started))
-        print(f"{project}: {failing} of {len(chosen)} mutants fail; {len(rows)} rows, {named} with a finding, "
-              f"{long} with an array of more than 8 numbers", flush=True)
-        kept += rows
-        if args.out:  # after each project, so a run stopped early keeps what it measured
-            args.out.write_text(json.dumps(kept, indent=1))
-    print("\n| project | mutants | graded | failing some check | failing rows | with a finding | arrays > 8 numbers |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for project, made, graded, failing, rows, named, long, _ in table:
-        share = f"{named} ({100 * named / rows:.0f} %)" if rows else "0"
-        print(f"| {project} | {made} | {graded} | {failing} | {rows} | {share} | {long} |")
+    results = {p: measure(p, course, args.seed_set, args.limit) for p in args.projects.split(",")}
+    print(table(results))
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":

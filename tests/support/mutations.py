@@ -1,212 +1,166 @@
-"""Wrong implementations nobody wrote by hand: mechanical mutants of the reference's student-written code.
+"""Wrong implementations nobody wrote by hand: mechanical mutants of the reference's student-written functions.
 
-Each mutant changes one site of one function the stubs leave to the student (the code between the reference's
-solution markers) with one operator: a comparison flipped, an arithmetic operator swapped, a term dropped, a numeric
-constant changed, an index shifted by one, an axis changed, a negation dropped, a reduction swapped for its neighbour
-(min/max, mean/sum) or two arguments of a call swapped. A mutant is the whole module's source with that function
-rewritten; the list is the same on every run. Mutants equal to the reference, or that no longer parse, are left out.
-The planted bugs of tests/projects/ are mistakes someone imagined; these are what measures feedback and prediction on
-mistakes no one did (benchmarks/mutant_feedback.py).
+The functions a project leaves to students are the ones the reference marks with nbgrader's solution block
+(``### BEGIN SOLUTION`` ... ``### END SOLUTION``). Each operator below looks at one expression inside such a block and
+proposes small changes to it (flip a comparison, swap two arguments, shift an index by one, drop a term, change a
+constant or an ``axis=``, negate, swap ``min``/``max`` or ``mean``/``sum``). A mutant is the whole module's source with
+that one expression rewritten in place (comments and layout kept); mutants that do not parse, or parse to the
+reference's own tree, are dropped. The list is the same on every run: nodes in the tree's walk order, operators in the
+order of ``OPERATORS``.
 """
 
 from __future__ import annotations
 
 import ast
-import copy
-from collections.abc import Callable, Iterator
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import paths
-
-FOLDERS = {"A": ("A_ppo", "ppo.py"), "C": ("C_diagnosis", "diagnostics.py"), "D": ("D_grpo", "grpo.py")}
+SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
+MODULES = {"A": ("A_ppo", "ppo.py"), "C": ("C_diagnosis", "diagnostics.py"), "D": ("D_grpo", "grpo.py")}
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-
-COMPARISONS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
-               ast.NotEq: ast.Eq}
-ARITHMETIC = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
-NEIGHBOURS = {"min": "max", "max": "min", "mean": "sum", "sum": "mean", "argmin": "argmax", "argmax": "argmin",
-              "minimum": "maximum", "maximum": "minimum"}
 
 
 @dataclass(frozen=True)
-class Generated:
-    """One mutant: ``source`` is the whole module with ``function`` changed by ``operator`` at ``line``."""
-
-    id: str
+class GeneratedMutant:
+    id: str          # "D.group_centered_weight.drop_term.L52C15.1": project, function, operator, site, variant
     project: str
-    folder: str
-    module: str
-    function: str
-    operator: str
-    line: int
-    source: str
+    folder: str      # the project's folder under solutions/
+    module: str      # the module's file name in it
+    change: str      # the rewritten expression, before -> after
+    source: str      # the whole module's source with the change made
 
 
-# ------------------------------------------------------------------------------------------------ operators
-# Each takes a node and returns the mutated node, or None where the operator does not apply.
+NEGATED = {ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+BOUNDARY = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+SWAPPED_NAMES = {"min": "max", "max": "min", "mean": "sum", "sum": "mean", "argmin": "argmax", "argmax": "argmin",
+                 "minimum": "maximum", "maximum": "minimum", "nanmin": "nanmax", "nanmax": "nanmin"}
+SWAPPED_OPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
 
 
-def flip_comparison(node):
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARISONS:
-        node.ops = [COMPARISONS[type(node.ops[0])]()]
-        return node
-    return None
+def flip_compare(node):
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        for table in (NEGATED, BOUNDARY):
+            if type(node.ops[0]) in table:
+                yield node, ast.Compare(node.left, [table[type(node.ops[0])]()], node.comparators)
 
 
-def swap_arithmetic(node):
-    if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
-        node.op = ARITHMETIC[type(node.op)]()
-        return node
-    return None
+def swap_args(node):
+    if isinstance(node, ast.Call):
+        plain = [a for a in node.args if not isinstance(a, ast.Starred)]
+        for i in range(len(plain) - 1):
+            args = list(node.args)
+            args[i], args[i + 1] = args[i + 1], args[i]
+            yield node, ast.Call(node.func, args, node.keywords)
+
+
+def shift_index(node):
+    if isinstance(node, ast.Subscript):
+        bounds = [node.slice.lower, node.slice.upper] if isinstance(node.slice, ast.Slice) else [node.slice]
+        for bound in bounds:
+            if bound is not None and not isinstance(bound, (ast.Tuple, ast.Slice)):
+                for op in (ast.Add, ast.Sub):
+                    yield bound, ast.BinOp(bound, op(), ast.Constant(1))
 
 
 def drop_term(node):
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
-        return node.left
-    return None
+        yield node, node.left
+        yield node, node.right
 
 
 def change_constant(node):
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        node.value = node.value + 1 if isinstance(node.value, int) else (node.value * 2 if node.value else 1.0)
-        return node
-    return None
-
-
-def shift_index(node):
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
-        node.slice = ast.Constant(node.slice.value + 1 if node.slice.value >= 0 else node.slice.value - 1)
-        return node
-    return None
+        for value in ((node.value + 1, node.value - 1) if isinstance(node.value, int) else (node.value * 2, 0.0)):
+            yield node, ast.Constant(value)
 
 
 def change_axis(node):
-    if isinstance(node, ast.keyword) and node.arg == "axis" and isinstance(node.value, ast.Constant) \
-            and node.value.value in (0, 1, -1):
-        node.value = ast.Constant({0: 1, 1: 0, -1: 0}[node.value.value])
-        return node
-    return None
+    if isinstance(node, ast.Call):
+        for value in (k.value for k in node.keywords if k.arg == "axis"):
+            if isinstance(value, ast.Constant) and isinstance(value.value, int):
+                yield value, ast.Constant(0 if value.value else 1)
+                yield value, ast.Constant(None)
 
 
-def drop_negation(node):
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Not)):
-        return node.operand
-    return None
+def negate(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        yield node, node.operand
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        yield node, ast.BinOp(node.right, ast.Sub(), node.left)
 
 
-def swap_reduction(node):
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in NEIGHBOURS:
-        node.func.attr = NEIGHBOURS[node.func.attr]
-        return node
-    return None
+def swap_name(node):
+    if isinstance(node, ast.Attribute) and node.attr in SWAPPED_NAMES:
+        yield node, ast.Attribute(node.value, SWAPPED_NAMES[node.attr], node.ctx)
+    if isinstance(node, ast.Name) and node.id in SWAPPED_NAMES:
+        yield node, ast.Name(SWAPPED_NAMES[node.id], node.ctx)
+    if isinstance(node, ast.BinOp) and type(node.op) in SWAPPED_OPS:
+        yield node, ast.BinOp(node.left, SWAPPED_OPS[type(node.op)](), node.right)
 
 
-def swap_arguments(node):
-    if isinstance(node, ast.Call) and len(node.args) >= 2 and not any(isinstance(a, ast.Starred) for a in node.args):
-        first, second = node.args[0], node.args[1]
-        if ast.dump(first) == ast.dump(second):
-            return None
-        node.args = [second, first, *node.args[2:]]
-        return node
-    return None
+OPERATORS = (flip_compare, swap_args, shift_index, drop_term, change_constant, change_axis, negate, swap_name)
 
 
-OPERATORS: dict[str, Callable] = {
-    "flip-comparison": flip_comparison, "swap-arithmetic": swap_arithmetic, "drop-term": drop_term,
-    "change-constant": change_constant, "shift-index": shift_index, "change-axis": change_axis,
-    "drop-negation": drop_negation, "swap-reduction": swap_reduction, "swap-arguments": swap_arguments,
-}
-
-
-# ------------------------------------------------------------------------------------------------ sites
-
-
-def solution_lines(source: str) -> list[tuple[int, int]]:
-    """The 1-based line ranges strictly between each pair of solution markers."""
-    ranges, start = [], None
-    for number, line in enumerate(source.splitlines(), 1):
-        if BEGIN in line:
-            start = number
-        elif END in line and start is not None:
-            ranges.append((start + 1, number - 1))
+def solution_lines(source: str) -> list[range]:
+    """The line numbers (1-based) inside each solution block."""
+    lines, blocks, start = source.splitlines(), [], None
+    for number, line in enumerate(lines, 1):
+        if line.strip() == BEGIN:
+            start = number + 1
+        elif line.strip() == END and start is not None:
+            blocks.append(range(start, number))
             start = None
-    return ranges
+    return blocks
 
 
-def student_functions(tree: ast.Module, source: str) -> list[ast.FunctionDef]:
-    """The module's top-level functions that hold solution code."""
-    ranges = solution_lines(source)
-    return [node for node in tree.body if isinstance(node, ast.FunctionDef)
-            and any(node.lineno <= start and end <= node.end_lineno for start, end in ranges)]
+def student_functions(tree: ast.Module, blocks: list[range]) -> list[ast.FunctionDef]:
+    """The top-level functions holding a solution block."""
+    return [f for f in tree.body if isinstance(f, ast.FunctionDef)
+            and any(f.lineno < b.start <= f.end_lineno for b in blocks)]
 
 
-def sites(function: ast.FunctionDef, ranges: list[tuple[int, int]]) -> list[tuple[int, ast.AST]]:
-    """(position in a walk of ``function``, node) for every node inside the solution lines, in a fixed order."""
-    inside = []
-    for position, node in enumerate(ast.walk(function)):
-        line = getattr(node, "lineno", None)
-        if line is not None and any(start <= line <= end for start, end in ranges):
-            inside.append((position, node))
-    return inside
+def replaced(source: str, target: ast.expr, new: ast.expr) -> str:
+    """``source`` with ``target``'s text replaced by ``new``'s, in parentheses unless it is atomic (node offsets
+    count UTF-8 bytes)."""
+    lines = source.encode().splitlines(keepends=True)
+    start = sum(map(len, lines[:target.lineno - 1])) + target.col_offset
+    end = sum(map(len, lines[:target.end_lineno - 1])) + target.end_col_offset
+    text = ast.unparse(new)
+    if not isinstance(new, (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript)):
+        text = f"({text})"
+    data = source.encode()
+    return (data[:start] + text.encode() + data[end:]).decode()
 
 
-class _AtPosition(ast.NodeTransformer):
-    """Applies ``operator`` to the node at ``position`` of ``ast.walk`` order, once."""
-
-    def __init__(self, function: ast.FunctionDef, position: int, operator: Callable):
-        self.target = next(node for i, node in enumerate(ast.walk(function)) if i == position)
-        self.operator, self.applied = operator, False
-
-    def visit(self, node):
-        if node is self.target and not self.applied:
-            self.applied = True
-            changed = self.operator(node)
-            return node if changed is None else changed
-        return self.generic_visit(node)
+def changes(function: ast.FunctionDef, blocks: list[range]):
+    """(operator name, target, new expression) for every proposal inside ``function``'s solution block."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.expr) and any(node.lineno in b and node.end_lineno in b for b in blocks):
+            for operator in OPERATORS:
+                for target, new in operator(node):
+                    yield operator.__name__, target, new
 
 
-def with_function(source: str, function: ast.FunctionDef, rewritten: ast.FunctionDef) -> str:
-    """``source`` with the lines of ``function`` (decorators included) replaced by ``rewritten``'s text."""
-    lines = source.splitlines(keepends=True)
-    first = min([function.lineno, *(d.lineno for d in function.decorator_list)]) - 1
-    return "".join(lines[:first]) + ast.unparse(rewritten) + "\n" + "".join(lines[function.end_lineno:])
-
-
-def mutants_of(project: str) -> Iterator[Generated]:
-    """Every mutant of ``project``'s student-written functions, in a fixed order."""
-    folder, module = FOLDERS[project]
-    source = (paths.SOLUTIONS / folder / module).read_text(encoding="utf-8")
-    tree, ranges = ast.parse(source), solution_lines(source)
-    for function in student_functions(tree, source):
-        reference = ast.dump(function)
-        for position, node in sites(function, ranges):
-            for name, operator in OPERATORS.items():
-                if operator(copy.deepcopy(node)) is None:
-                    continue
-                mutated = copy.deepcopy(function)
-                changer = _AtPosition(mutated, position, operator)
-                mutated = ast.fix_missing_locations(changer.visit(mutated))
-                if not changer.applied or ast.dump(mutated) == reference:
-                    continue
-                text = with_function(source, function, mutated)
-                try:
-                    ast.parse(text)
-                except SyntaxError:
-                    continue
-                yield Generated(f"{project}.{function.name}.{name}@{node.lineno}:{position}", project, folder,
-                                module, function.name, name, node.lineno, text)
-
-
-def all_mutants(projects: tuple[str, ...] = tuple(FOLDERS)) -> list[Generated]:
-    return [mutant for project in projects for mutant in mutants_of(project)]
-
-
-def write_mutant(root: Path, mutant: Generated) -> Path:
-    """A submission in ``root``: the reference's project folder with ``mutant``'s module in place of its own."""
-    import shutil
-
-    shutil.copytree(paths.SOLUTIONS / mutant.folder, root / mutant.folder,
-                    ignore=shutil.ignore_patterns("*.ipynb", "__pycache__", "*.png"), dirs_exist_ok=True)
-    (root / mutant.folder / mutant.module).write_text(mutant.source, encoding="utf-8")
-    return root
+def generate(project: str) -> list[GeneratedMutant]:
+    """Every mutant of ``project``'s student-written functions that parses and differs from the reference."""
+    folder, module = MODULES[project]
+    source = (SOLUTIONS / folder / module).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    reference, blocks = ast.dump(tree), solution_lines(source)
+    mutants, seen, used = [], {reference}, Counter()
+    for function in student_functions(tree, blocks):
+        for operator, target, new in changes(function, blocks):
+            text = replaced(source, target, new)
+            try:
+                dumped = ast.dump(ast.parse(text))
+            except SyntaxError:
+                continue
+            if dumped in seen:
+                continue
+            seen.add(dumped)
+            site = f"{project}.{function.name}.{operator}.L{target.lineno}C{target.col_offset}"
+            used[site] += 1
+            change = f"{ast.unparse(target)} -> {ast.unparse(new)}"
+            mutants.append(GeneratedMutant(f"{site}.{used[site]}", project, folder, module, change, text))
+    return mutants
