@@ -15,8 +15,6 @@ import pytest
 from autograder import paths
 from autograder.loader import load_course
 
-pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
-
 ROOT = paths.KIT_ROOT
 PAGES = sorted((ROOT / "docs").glob("*.md"))
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -61,12 +59,14 @@ def site(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow  # builds the site: `make test-fast` leaves it out
 def test_the_site_builds_strictly_with_every_guide(site):
     for page in ("index", "student-guide", "instructor-guide", "ta-guide", "security", "architecture",
                  "benchmarks", "reference/commands", "reference/checks", "reference/figures", "pictures"):
         assert (site / f"{page}.html").is_file(), f"{page} was not built"
 
 
+@pytest.mark.slow  # builds the site: `make test-fast` leaves it out
 def test_the_pictures_are_photographs_of_a_real_grading(site):
     for name in ("report", "summary", "compare", "similarity"):
         png = (site / "img" / f"{name}.png").read_bytes()
@@ -77,6 +77,7 @@ def test_the_pictures_are_photographs_of_a_real_grading(site):
     assert "left out here: A, B, D" in page, "the quick build says which projects it did not draw"
 
 
+@pytest.mark.slow  # builds the site: `make test-fast` leaves it out
 def test_the_references_are_written_from_the_parser_and_the_course(site):
     commands = (site / "reference" / "commands.html").read_text()
     for name in ("grade", "check", "compare", "grade-all", "similarity", "gradescope", "release", "student-kit",
