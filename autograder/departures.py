@@ -1,28 +1,107 @@
-"""A row final grading did not credit because a run did not follow from the student's pieces, said with the pieces
-whose own checks fail in the same grading: the grader's findings, which a report on the grading seeds may show (it
-quotes nothing the student's code printed). Grading names them once every check of the project is judged, and then
-cuts each message to its length, once."""
+"""What a row says when a run it grades did not follow from the student's pieces (the proof of learning's verdict),
+said once every check of the project is judged, and every message cut to its length, once.
+
+A departed row's message has three parts: the verdict, the next step, then what the grader saw, led by ``SAW``. Once
+every check is judged, grading may replace the first two (``with_failing_pieces``): when a piece the row builds on
+fails its own check, fixing that piece is the next step. Each run's departure is one clause, ``at update U of N,
+...``. The runs' clauses are merged into one sentence, so a message says a thing once, however many seeds and
+settings it grades. No clause names a flat index into the parameters or the batch: a student cannot act on one. These
+are the grader's findings, which a report on the grading seeds may show (they quote nothing the student's code
+printed).
+"""
 
 from __future__ import annotations
 
-from autograder.secrecy import first_departure
+import re
+
+SAW = "What the grader saw: "
+CLAUSE = re.compile(r"\bat update (\d+) of (\d+), (.*)$", re.S)
+
+
+def departure(exc, n_updates: int, tolerance: float, moment_tolerance: float = 0.0) -> str:
+    """One run's clause: the update that did not follow from the one before, and how (``exc``: a ``Departed``)."""
+    if exc.what == "actions":
+        how = "an action was not the one your parameters sample with the grader's random numbers"
+    elif exc.what == "moments":
+        how = f"Adam's moments were {exc.gap:.3g} away from the reference's (tolerance {moment_tolerance:g})"
+    else:
+        how = f"your parameters were {exc.gap:.3g} away from the reference's update (tolerance {tolerance:g})"
+    return f"at update {exc.update} of {n_updates}, {how}"
+
+
+def departed_update(clause: str | None) -> int | None:
+    """The update a ``departure`` clause names, or None for any other text."""
+    found = CLAUSE.search(clause or "")
+    return int(found.group(1)) if found else None
+
+
+def seen(failures: list[tuple[str, str]], runs: int) -> str:
+    """What the grader saw of ``runs`` runs, ``failures`` the (run as a message names it, its clause) of those that
+    departed, in order: one sentence, with the first run's clause in full and the others' updates."""
+    (label, clause), *_ = failures
+    found = [CLAUSE.search(clause) for _, clause in failures]
+    if not all(found):  # a clause of another form: said as it is
+        return f"{SAW}in {label}, {clause}."
+    updates, n_updates, how = [int(f.group(1)) for f in found], found[0].group(2), found[0].group(3)
+    if runs == 1:
+        return f"{SAW}{clause}."
+    share = f"all {runs} runs" if len(failures) == runs else f"{len(failures)} of {runs} runs"
+    if len(set(updates)) == 1:
+        return f"{SAW}{share} left the reference's updates at update {updates[0]} of {n_updates}; in {label}, {how}."
+    return (f"{SAW}{share} left the reference's updates. In {label}, at update {updates[0]} of {n_updates}, {how}; "
+            f"the others left at update {names(map(str, updates[1:]))}.")
+
+
+def departed_message(verdict: str, step: str, failures: list[tuple[str, str]], runs: int) -> str:
+    """A departed row's message: its verdict, its next step, then what the grader saw."""
+    return f"{verdict} {step} {seen(failures, runs)}"
+
+
+def led_by_pieces(entry, pieces: list[str]) -> str:
+    """``entry``'s message (a failing row's) led by the pieces it builds on that fail their own checks: fixing them
+    is the next step. A departed row's own verdict and step give way to it; any other row's message follows whole, as
+    what the grader saw."""
+    they = names(pieces)
+    verb = "fails its check" if len(pieces) == 1 else "fail their checks"
+    _, marked, evidence = entry.message.partition(SAW)
+    if marked and first_departure(entry.details or {}) is not None:
+        return f"Not credited: these runs are made by your pieces, and {they} {verb}. Fix {they} first. {SAW}{evidence}"
+    verdict = "Not credited" if entry.score <= 0 else "Partly credited"
+    which = "which fails its check" if len(pieces) == 1 else "which fail their checks"
+    return f"{verdict}: this row builds on {they}, {which}. Fix {they} first. {SAW}{entry.message}"
+
+
+def names(items) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def first_departure(details: dict) -> int | None:
+    """The first update the grader's replay found not to follow from the student's pieces (B: of its first such
+    run; A.bar: per seed), else None."""
+    if "departed_update" in details:
+        found = details["departed_update"]
+    else:
+        per_seed = details.get("departed")
+        found = next((u for u in per_seed if u is not None), None) if isinstance(per_seed, list) else None
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
 def with_failing_pieces(entries: list, builds_on: dict[str, tuple[str, ...]]) -> None:
-    """Each departed row of ``entries`` (one project's report entries) names the pieces it builds on (``builds_on``:
-    check id -> its ``Check.builds_on``) that fail their checks."""
+    """Each judged failing row of ``entries`` (one project's report entries) is led by the pieces it builds on
+    (``builds_on``: check id -> its ``Check.builds_on``) that fail their checks: fixing them is its next step."""
     failing = {entry.id for entry in entries if not entry.passed}
     for entry in entries:
-        if entry.passed or first_departure(entry.details or {}) is None:
+        if entry.passed or entry.status is not None:
             continue
         pieces = [cid for cid in builds_on.get(entry.id, ()) if cid in failing]
         if pieces:
-            verb = "fails its check" if len(pieces) == 1 else "fail their checks"
-            entry.message += f"; {', '.join(pieces)} {verb} here too: fix that first"
+            entry.message = led_by_pieces(entry, pieces)
 
 
 def said_once(entries: list, builds_on: dict[str, tuple[str, ...]], limit: int) -> None:
-    """One project's judged entries as the report says them: departed rows with their failing pieces, then every
+    """One project's judged entries as the report says them: failing rows led by their failing pieces, then every
     message cut to ``limit`` characters."""
     with_failing_pieces(entries, builds_on)
     for entry in entries:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from autograder.departures import SAW, first_departure
 from autograder.findings import Finding
 from autograder.report.model import CheckResult, ProjectResult, Report
 from autograder.status import Status
@@ -106,25 +107,16 @@ def blind(entry, outcome, pid: str, shown: tuple[str, ...], processes: int):
                 "failed": "failed on the grading seeds"}[entry.outcome]
         details = {key: value for key, value in entry.details.items() if key in shown}
         said += "".join(f" ({details[key]})" for key in SAID_ALONG if isinstance(details.get(key), str))
-        said += "".join(f"; {finding.text}" for finding in entry.findings)  # the catalogue's words, never the child's
+        found = "".join(f"; {finding.text}" for finding in entry.findings)  # the catalogue's words, never the child's
         update = first_departure(details)
-        if update is not None:  # the grader's own finding, from its replay: no text of the child's
-            said += f": update {update} of a run did not follow from your pieces, so the run is not credited"
-        message = said if entry.passed else f"{said}; {hint}"
+        if update is not None and not entry.passed:  # the grader's own finding, from its replay: no text of the child's
+            message = (f"Not credited on the grading seeds: a run made with your pieces left the reference's updates. "
+                       f"{hint[0].upper()}{hint[1:]}. {SAW}the first run to leave did so at update {update}{found}.")
+        else:
+            message = f"{said}{found}" if entry.passed else f"{said}{found}; {hint}"
     else:
         message, details = _failure(entry, outcome, processes, hint), entry.details
     return replace(entry, message=message, details=details, seconds=float(round(entry.seconds)))
-
-
-def first_departure(details: dict) -> int | None:
-    """The first update the grader's replay found not to follow from the student's pieces (B: of its first such
-    run; A.bar: per seed), else None."""
-    if "departed_update" in details:
-        found = details["departed_update"]
-    else:
-        per_seed = details.get("departed")
-        found = next((u for u in per_seed if u is not None), None) if isinstance(per_seed, list) else None
-    return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
 def _failure(entry, outcome, processes: int, hint: str) -> str:

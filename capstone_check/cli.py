@@ -60,7 +60,9 @@ def row_line(row, spec: dict, rows: dict) -> str:
     mark = "----" if row.final_only else "pass" if row.passed else ("part" if row.score > 0 else "fail")
     earned = "-" if row.final_only else score(row.score)
     message = prediction.said(row, spec, rows)
-    if not row.final_only:
+    if not row.final_only and message.startswith(prediction.LOST):  # the next step first, what was seen here after
+        message = f"{message}. Here: {row.message}"
+    elif not row.final_only:
         message = f"{row.message}; {message}" if message else row.message
     return f"  {row.check:<22} {earned:>4}/{score(row.points):<3} {mark}  {message or row.message}"
 

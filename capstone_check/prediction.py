@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from capstone_check.verdict import RECOGNISED
 
+LOST = "Predicted 0/"  # how a row lost through a row it builds on starts: the verdict, then the next step
+
 
 def names(checks) -> str:
     checks = list(checks)
@@ -82,9 +84,9 @@ def said(row, spec: dict, rows: dict) -> str:
     if failed is None:
         return f"{text}; run every check of {row.check[0]} to see whether they do"
     if failed:
-        verb = "fails" if len(failed) == 1 else "fail"
-        return (f"{text}: {names(failed)} {verb} here, so final grading will not credit this{recognised(row)} "
-                f"(predicted 0/{points})")
+        they, verb = names(failed), "fails" if len(failed) == 1 else "fail"
+        return (f"{LOST}{points}: this row builds on {they}, which {verb} here. Fix {they} first. Why: {text}"
+                f"{recognised(row)}")
     worth = f"{foreseen(row, spec):g}" if row.final_only else f"{row.score:g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
     return f"{text}: {they} here{aside(spec, rows, row.check)}{evidence} (predicted {worth}/{points})"

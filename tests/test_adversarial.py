@@ -184,7 +184,7 @@ def test_claimed_returns_do_not_reach_the_bar_the_grader_replays_the_run(tmp_pat
                             "A_ppo", "ppo.py")
     result = grade_checks(root, course, ["A.bar"])["A.bar"]
     assert result["score"] == 0, result
-    assert "update 1 of 60 did not follow" in result["message"] or result["details"] == {"status": "malformed"}
+    assert "at update 1 of 60" in result["message"] or result["details"] == {"status": "malformed"}
 
 
 # ------------------------------------------------------------------------------------------------ monkeypatching

@@ -48,7 +48,8 @@ def test_a_run_that_reaches_the_bar_on_a_failing_piece_is_predicted_zero_and_say
     assert predicted(found["A.bar"], SPECS["A.bar"], found) == 0.0
     line = row_line(found["A.bar"], SPECS["A.bar"], found)
     assert "6/6   pass" in line and "median return 500" in line
-    assert "A.gae fails here, so final grading will not credit this (predicted 0/6)" in line
+    assert "Predicted 0/6: this row builds on A.gae, which fails here. Fix A.gae first." in line
+    assert line.index("Fix A.gae first") < line.index("median return 500")
     assert predicted(found["A.own"], SPECS["A.own"], found) == 0.0
 
 
@@ -98,6 +99,9 @@ def test_a_row_left_to_final_grading_is_predicted_from_its_public_evidence_as_it
     assert predicted(row, rules, fresh) == 0
     assert "it passes here; `diagnose` labels 7 of the public seed's 8" in row_line(row, rules, fresh)
     assert row_line(row, rules, fresh).endswith("(predicted 0/2)")
+    lost = {"C.fresh_runs": Row("C.fresh_runs", "fresh", 5, 0, False, "2 runs labelled wrong", 1.0)}
+    assert "Predicted 0/2: this row builds on C.fresh_runs, which fails here. Fix C.fresh_runs first." \
+        in row_line(row, rules, lost)
 
 
 def test_a_piece_that_fails_only_where_training_does_not_reach_leaves_the_run_predicted_whole():

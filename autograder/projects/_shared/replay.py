@@ -3,7 +3,6 @@ own parameters before it, on the batch those parameters collect (see ``proof``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 import numpy as np
@@ -221,28 +220,3 @@ def replay_run(snapshots, actions, seed: int, recipe: Recipe, moments, check, ep
                                                                 current[0] + 1))
     finally:
         envs.close()
-
-
-def departed_update(sentence: str | None) -> int | None:
-    """The update a ``departure`` sentence names, or None for any other text."""
-    found = re.search(r"\bupdate (\d+) of \d+ did not follow", sentence or "")
-    return int(found.group(1)) if found else None
-
-
-def departure(exc: Departed, n_updates: int, tolerance: float, moment_tolerance: float = 0.0) -> str:
-    """The sentence a student reads: which update did not follow from the one before, and by how much."""
-    start = "the grader's initial parameters" if exc.update == 1 else f"your parameters after update {exc.update - 1}"
-    if exc.what == "actions":
-        return (f"update {exc.update} of {n_updates} did not follow from the one before: its action {exc.index} "
-                f"(step * environments + environment) is not the one {start} sample with the grader's random "
-                "numbers. Only training done by your pieces in the kit's loop, from the grader's initial parameters "
-                "and seed, counts")
-    if exc.what == "moments":
-        return (f"update {exc.update} of {n_updates} did not follow from the one before: the reference's update from "
-                f"{start} and the optimizer's moments before it leaves Adam's moments {exc.gap:.3g} away from yours "
-                f"(entry {exc.index} of m then v, on Adam's own scale; tolerance {moment_tolerance:g}). Only training "
-                "done by your pieces in the kit's loop, from the grader's initial parameters and seed, counts")
-    return (f"update {exc.update} of {n_updates} did not follow from the one before: the reference's update from "
-            f"{start}, on the batch they collect, gives parameters {exc.gap:.3g} away from yours after update "
-            f"{exc.update} (parameter {exc.index}; tolerance {tolerance:g}). Only training done by your pieces in "
-            "the kit's loop, from the grader's initial parameters and seed, counts")

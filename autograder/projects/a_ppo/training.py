@@ -15,7 +15,8 @@ from autograder.checks import validated_bar
 from autograder.checks import Check, VerdictDetails, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions
-from autograder.projects._shared.replay import Departed, audit, departed_update, departure
+from autograder.departures import departed_message, departed_update, departure
+from autograder.projects._shared.replay import Departed, audit
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.edges import Edges, alternatives
 from autograder.projects._shared.ppo.hyperparameters import config_note, course_config
@@ -60,6 +61,11 @@ def recorded_run(student, seed: int, bar) -> dict:
                        moments=("m", "v"))}
 
 
+NOT_CREDITED = "Not credited: training with your pieces left the reference's updates."
+NEXT_STEP = ("If your pieces pass their checks, look for what training hands them that the checks do not: a config "
+             "field, a longer batch, a later update.")
+
+
 class Bar450(Check):
     id = "A.bar"
     builds_on = ("A.gae", "A.batch", "A.ratio", "A.update")  # a run's every update is made of these pieces
@@ -101,7 +107,7 @@ class Bar450(Check):
             episodes, actor, failure = audited(run_, seed, bar, ctx.grading)
             updates.append(departed_update(failure))
             if failure:
-                departed.append(f"{ctx.seed_shown(seed)}: {failure}")
+                departed.append((f"the run of {ctx.seed_shown(seed)}", failure))
                 evaluated.append(0.0)
             else:
                 evaluated.append(float(np.median(evaluate(actor, bar.eval_episodes, seed=10_007 * seed + 1))))
@@ -114,8 +120,8 @@ class Bar450(Check):
         first = data["runs"][0] if data["runs"] else {}
         note = config_note(first.get("config") if isinstance(first, dict) else None, bar.hyperparameters)
         if departed:
-            return Verdict(0.0, "no training run can be credited whose updates do not all follow from the pieces: "
-                           + "; ".join(departed) + note, details)
+            said = departed_message(NOT_CREDITED, NEXT_STEP, departed, len(ctx.seeds))
+            return Verdict(0.0, f"{said} {note.removeprefix('. ')}." if note else said, details)
         figures = (f"the grader's evaluation of your three policies ({bar.eval_episodes} episodes each): "
                    f"{', '.join(f'{v:.0f}' for v in evaluated)}; median {median:.0f}. Training returns of the last "
                    f"{bar.last_updates} updates: {', '.join(f'{v:.0f}' for v in recent)}")

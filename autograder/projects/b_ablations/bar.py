@@ -7,9 +7,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from autograder.checks import Check, Verdict, VerdictDetails, require
 from autograder.projects._shared.ppo.recording import ReplayBar
-from autograder.projects._shared.replay import departed_update
+from autograder.departures import departed_message, departed_update
 from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.choices import choices, collected_choices
+
+
+NOT_CREDITED = "Not credited: the grader's re-run with your pieces left the reference's updates."
+NEXT_STEP = ("If your pieces pass their checks, look for what training hands them that the checks do not: a detail "
+             "switched on, a longer batch, a later update.")
 
 
 class RunBar(ReplayBar):
@@ -19,12 +24,11 @@ class RunBar(ReplayBar):
 DEPARTED = {"departed", "departed_update"}  # B.bar's details when a run did not follow from the pieces
 
 
-def departed_verdict(departed: list[str], what: str) -> Verdict:
-    """Score 0: some run of the re-run did not follow from the student's pieces; the first two named, and how many."""
-    more = f"; and {len(departed) - 2} more runs" if len(departed) > 2 else ""
-    first = next((u for u in map(departed_update, departed) if u is not None), None)
-    return Verdict(0.0, f"no {what} can be credited whose runs do not all follow from your pieces: "
-                   + "; ".join(departed[:2]) + more, {"departed": len(departed), "departed_update": first})
+def departed_verdict(departed: list[tuple[str, str]], runs: int, verdict: str, step: str) -> Verdict:
+    """Score 0: ``departed`` of the ``runs`` runs did not follow from the student's pieces."""
+    first = next((u for u in (departed_update(clause) for _, clause in departed) if u is not None), None)
+    return Verdict(0.0, departed_message(verdict, step, departed, runs),
+                   {"departed": len(departed), "departed_update": first})
 
 
 class Factor(BaseModel):
@@ -81,7 +85,7 @@ class AblationBar(Check):
         scores, departed = proofs.audited_scores(require(data, "runs", list), ctx, ["baseline", *ablated],
                                                  proofs.replay_plain)
         if departed:
-            return departed_verdict(departed, "ablation")
+            return departed_verdict(departed, sum(map(len, scores.values())), NOT_CREDITED, NEXT_STEP)
         factors = [name for name in scores if name != "baseline"]
         clearing = [f for f in factors if oracle.matters(scores, f)]
         rows = {f: {"change": oracle.effect(scores, f), "spread": oracle.spread(scores, f),

@@ -25,7 +25,8 @@ from pydantic import Field
 from autograder.checks import Malformed, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, decode, encode, init_agent, parameters, transitions
-from autograder.projects._shared.replay import Departed, audit, departure, remake
+from autograder.departures import departure
+from autograder.projects._shared.replay import Departed, audit, remake
 from autograder.projects._shared.ppo import oracle as ppo
 from autograder.projects._shared.ppo.edges import Edges, alternatives
 from autograder.projects._shared.ppo.hyperparameters import course_config, differences
@@ -145,16 +146,16 @@ def start_audits(data: dict, ctx, check_id: str, replay: audits.Replay) -> None:
                                            for r in run["settings"].values()], replay, check_id)
 
 
-def audited_scores(runs, ctx, names: list[str], replay: audits.Replay) -> tuple[dict, list[str]]:
+def audited_scores(runs, ctx, names: list[str], replay: audits.Replay) -> tuple[dict, list[tuple[str, str]]]:
     """({setting: [the course's metric per seed]}, []) from the judge's own replayed episodes (or the ones its early
-    audit kept), or (the scores so far, the sentences of every run that departed, each led by the seed as shown and
-    its setting); ``replay`` as for ``start_audits``."""
+    audit kept), or (the scores so far, (the run as a message names it, its departure) of every run that departed);
+    ``replay`` as for ``start_audits``."""
     bar = ctx.bar
     rbar, scores, departed = replay_bar(bar), {name: [] for name in names}, []
     for seed, name, run_ in list(seed_runs(runs, ctx.seeds, names)):
         episodes, failure = audits.kept_or_replayed(ctx.grading, run_, seed, rbar.model_dump(), replay)
         if failure:
-            departed.append(f"{ctx.seed_shown(seed)}, {name}: {failure}")
+            departed.append((f"the {name} run of {ctx.seed_shown(seed)}", failure))
         score = oracle.training_score(per_update_returns(episodes, bar.n_updates)) if not failure else np.nan
         scores[name].append(score)
     return scores, departed
@@ -260,13 +261,9 @@ def replay_own(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
 
 
 def pieces_departure(exc: Departed, bar) -> str:
-    """The sentence of a run in runs.npz whose update the folder's own pieces do not make as the reference does."""
-    start = "the grader's initial parameters" if exc.update == 1 else f"your parameters after update {exc.update - 1}"
+    """The clause of a run in runs.npz whose update the folder's own pieces do not make as the reference does."""
     gap = (f"parameters {exc.gap:.3g} away from" if exc.what == "pieces" else
            f"Adam's second moment {exc.gap:.3g} (relative) away from")
     most = bar.pieces_tolerance if exc.what == "pieces" else bar.pieces_moment_tolerance
-    return (f"update {exc.update} of {bar.n_updates} of this run in {RUNS}: from {start} and your recorded moments, "
-            f"your details.py and ppo.py, run by the grader, make {gap} the reference's update (entry {exc.index}; "
-            f"tolerance {most:g}). The table counts only runs made by the code you hand in, with pieces that update "
-            "as the reference's do: fix them, then run `python ablation.py` again")
-
+    return (f"at update {exc.update} of {bar.n_updates}, your details.py and ppo.py, run by the grader from your "
+            f"recorded run, made {gap} the reference's update (tolerance {most:g})")

@@ -14,6 +14,9 @@ from autograder.projects.b_ablations.summary import close_table, plain_table
 from capstone_check.kinds.b_evidence import results_table
 
 TABLE = "results.json"
+NOT_CREDITED = "Not credited: the runs in runs.npz did not come from your pieces as the reference's would."
+NEXT_STEP = ("The table counts only runs that the code you hand in makes: fix your pieces, then run `python "
+             "ablation.py` again.")
 
 
 class TableBar(RunBar):
@@ -51,7 +54,7 @@ class Table(Check):
         grader, departed = proofs.audited_scores(require(data, "runs", list), ctx, ["baseline", *named],
                                                  proofs.replay_own)
         if departed:
-            return departed_verdict(departed, "table")
+            return departed_verdict(departed, sum(map(len, grader.values())), NOT_CREDITED, NEXT_STEP)
         table, tol = (data.get("table") or [None])[0], ctx.bar.tolerance
         theirs = table.get("scores") if isinstance(table, dict) else None
         if not isinstance(theirs, dict):

@@ -13,11 +13,11 @@ from autograder import paths
 from autograder.checks import Malformed
 from autograder.grading_run import GradingRun
 from autograder.projects._shared.proof import init_agent, sampled
-from autograder.projects._shared.replay import replayed
+from autograder.projects._shared.replay import Departed, replayed
 from autograder.projects._shared import audits
 from autograder.projects.a_ppo import training
 from autograder.projects._shared.ppo.recording import recorded
-from autograder.projects.a_ppo.training import Bar450, reference_recipe, replay, replay_plain
+from autograder.projects.a_ppo.training import Bar450, audited_run, reference_recipe, replay, replay_plain
 from tests.support.grading import grade_checks, mutate, write_submission
 from rlkit.categorical import log_softmax
 from rlkit.cartpole import Rollout, make_envs
@@ -59,7 +59,7 @@ def test_the_reference_earns_the_replayed_run_audited_as_soon_as_its_child_retur
     late = []  # replays done by judge itself: none, since the grader audited the run when its child returned
     monkeypatch.setattr(training, "replay", lambda *args: late.append(args) or replay(*args))
     result = bar_of(tmp_path, course, REFERENCE)
-    assert "did not follow" not in result["message"] and len(result["details"]["curves"][0]) == N_UPDATES, result
+    assert "What the grader saw" not in result["message"] and len(result["details"]["curves"][0]) == N_UPDATES, result
     assert not late
 
 
@@ -68,7 +68,7 @@ def test_the_reference_earns_the_replayed_run_audited_as_soon_as_its_child_retur
 def test_a_forged_update_is_caught_and_named(tmp_path, course, cheat):
     result = bar_of(tmp_path, course, mutate(REFERENCE, UPDATE, CHEATS[cheat]))
     update = {"forged jump at one update": 7, "an update skipped": 5}.get(cheat, N_UPDATES)
-    assert result["score"] == 0 and f"update {update} of {N_UPDATES} did not follow" in result["message"], result
+    assert result["score"] == 0 and f"at update {update} of {N_UPDATES}" in result["message"], result
 
 
 def test_pretrained_weights_returned_by_train_earn_nothing(tmp_path, course):
@@ -90,7 +90,7 @@ def test_weights_trained_at_import_on_a_cartpole_of_its_own_earn_nothing(tmp_pat
     source = mutate(REFERENCE, "# ---------------------------------------------------------------- given: hyper",
                     at_import + "# ---------------------------------------------------------------- given: hyper")
     result = bar_of(tmp_path, course, mutate(source, UPDATE, load))
-    assert result["score"] == 0 and f"update 1 of {N_UPDATES} did not follow" in result["message"], result
+    assert result["score"] == 0 and f"at update 1 of {N_UPDATES}" in result["message"], result
 
 
 def test_weights_loaded_from_a_file_earn_nothing(tmp_path, course):
@@ -98,7 +98,7 @@ def test_weights_loaded_from_a_file_earn_nothing(tmp_path, course):
             "    saved = json.loads((pathlib.Path(__file__).parent / 'weights.json').read_text())\n"
             "    for p in optimizer.params:\n        p[...] = saved\n    return {}\n")
     result = bar_of(tmp_path, course, mutate(REFERENCE, UPDATE, load), {"weights.json": "0.125"})
-    assert result["score"] == 0 and f"update 1 of {N_UPDATES} did not follow" in result["message"], result
+    assert result["score"] == 0 and f"at update 1 of {N_UPDATES}" in result["message"], result
 
 
 def test_extra_steps_of_the_environments_earn_nothing(tmp_path, course):
@@ -132,7 +132,7 @@ def test_a_config_that_would_steer_the_replay_earns_nothing_without_ppo(tmp_path
     change: the run was credited, and only its direction kept it under the bar). Graded with the course's
     hyperparameters, the replay's gradients are PPO's, and the first update departs."""
     result = bar_of(tmp_path, course, with_config(mutate(REFERENCE, UPDATE, STEERED), STEERING_CONFIG))
-    assert result["score"] == 0 and f"update 1 of {N_UPDATES} did not follow" in result["message"], result
+    assert result["score"] == 0 and f"at update 1 of {N_UPDATES}" in result["message"], result
 
 
 def test_a_config_that_would_size_the_judges_replay_sizes_nothing(tmp_path, course):
@@ -140,7 +140,7 @@ def test_a_config_that_would_size_the_judges_replay_sizes_nothing(tmp_path, cour
     and its replay use the course's sizes, so the reference's pieces under that Config still follow the replay, in
     the time of an ordinary run."""
     result = bar_of(tmp_path, course, with_config(REFERENCE, COSTLY_CONFIG))
-    assert "did not follow" not in result["message"] and len(result["details"]["curves"][0]) == N_UPDATES, result
+    assert "What the grader saw" not in result["message"] and len(result["details"]["curves"][0]) == N_UPDATES, result
     assert "Your Config() differs from the course's (epochs 64 (the course's: 6); minibatches 512" in result["message"]
 
 
@@ -175,8 +175,13 @@ def test_an_action_not_sampled_from_the_parameters_is_named(course):
     assert replay(run_, 5, bar)[1] is None
     actions = np.frombuffer(base64.b64decode(run_["actions"]), np.uint8).copy().reshape(4, bar.n_steps, bar.num_envs)
     actions[2, 10, 3] ^= 1  # one action of update 3 flipped: the env steps differ, and the action is not sampled
-    _, failure = replay({**run_, "actions": base64.b64encode(actions.tobytes()).decode()}, 5, bar)
-    assert failure.startswith("update 3 of 4 did not follow") and f"action {10 * bar.num_envs + 3} " in failure
+    forged = {**run_, "actions": base64.b64encode(actions.tobytes()).decode()}
+    with pytest.raises(Departed) as departed:
+        audited_run(forged, 5, bar)
+    assert (departed.value.what, departed.value.update, departed.value.index) == ("actions", 3, 10 * bar.num_envs + 3)
+    _, failure = replay(forged, 5, bar)
+    assert failure == "at update 3 of 4, an action was not the one your parameters sample with the grader's random " \
+        "numbers"  # the step and environment, a flat index to a student, are the grader's to know
 
 
 def test_forged_or_missing_adam_moments_are_named(course):
@@ -188,7 +193,7 @@ def test_forged_or_missing_adam_moments_are_named(course):
         forged = moments.copy()
         forged[1, entry] *= 1.5 if entry < m.size else 0.5  # the m that moves a step most; the largest v halved
         _, failure = replay({**run_, "moments": base64.b64encode(forged.tobytes()).decode()}, 8, bar)
-        assert failure.startswith("update 2 of 3 did not follow") and "Adam's moments" in failure, failure
+        assert failure.startswith("at update 2 of 3, Adam's moments"), failure
     with pytest.raises(Malformed, match="moments"):
         replay({key: value for key, value in run_.items() if key != "moments"}, 8, bar)
 

@@ -1,0 +1,80 @@
+"""A row that builds on another leads with the verdict and the next step; runs that left the reference's updates are
+said once, however many seeds and settings; no clause names an index a student cannot use."""
+
+from autograder.departures import SAW, departed_message, departure, seen, with_failing_pieces
+from autograder.projects._shared.replay import Departed
+from autograder.report.model import CheckResult
+
+VERDICT, STEP = "Not credited: training with your pieces left the reference's updates.", "Look again."
+BUILDS_ON = {"A.bar": ("A.gae", "A.batch", "A.update"), "C.diagnose_rules": ("C.fresh_runs",)}
+
+
+def clause(update: int, gap: float = 0.191, index: int = 2133, what: str = "parameters") -> str:
+    return departure(Departed(update, gap, index, what), 60, 1e-5, 1e-3)
+
+
+def row(cid: str, passed: bool, message: str = "m", score: float = 0.0, details: dict | None = None) -> CheckResult:
+    return CheckResult(cid, cid, score if not passed else 1.0, 1.0, passed, message, details or {})
+
+
+def test_a_clause_names_the_update_and_the_gap_never_a_flat_index():
+    for what in ("parameters", "moments", "actions"):
+        said = clause(21, what=what)
+        assert said.startswith("at update 21 of 60, ") and "2133" not in said, said
+    assert "0.191 away" in clause(21) and "tolerance 1e-05" in clause(21)
+
+
+def test_runs_that_left_at_one_update_are_said_once():
+    failures = [(f"the run of seed {seed}", clause(21, gap)) for seed, gap in ((7, 0.191), (8, 0.2), (9, 0.3))]
+    said = seen(failures, 3)
+    assert said == (f"{SAW}all 3 runs left the reference's updates at update 21 of 60; in the run of seed 7, your "
+                    "parameters were 0.191 away from the reference's update (tolerance 1e-05).")
+    assert said.count("away from") == 1 and "seed 8" not in said
+
+
+def test_runs_that_left_at_different_updates_name_each_update_once():
+    failures = [("the run of seed 7", clause(21)), ("the run of seed 9", clause(18))]
+    said = seen(failures, 3)
+    assert said.startswith(f"{SAW}2 of 3 runs left the reference's updates. In the run of seed 7, at update 21 of 60")
+    assert said.endswith("the others left at update 18.") and said.count("away from") == 1
+    assert seen([("the run of seed 7", clause(4))], 1) == f"{SAW}{clause(4)}."
+
+
+def departed_bar() -> CheckResult:
+    message = departed_message(VERDICT, STEP, [("the run of seed 7", clause(21))], 3)
+    return row("A.bar", False, message, details={"departed": [21, None, None]})
+
+
+def test_a_departed_row_on_a_failing_piece_leads_with_that_piece_and_keeps_what_was_seen():
+    entries = [row("A.gae", False), row("A.batch", True), departed_bar()]
+    with_failing_pieces(entries, BUILDS_ON)
+    message = entries[-1].message
+    assert message.startswith("Not credited: these runs are made by your pieces, and A.gae fails its check. Fix A.gae "
+                              "first. What the grader saw: 1 of 3 runs left"), message
+    assert VERDICT not in message and STEP not in message and len(message) <= 300
+
+
+def test_a_departed_row_whose_pieces_pass_keeps_its_own_verdict_and_step():
+    entries = [row("A.gae", True), row("A.batch", True), departed_bar()]
+    before = entries[-1].message
+    with_failing_pieces(entries, BUILDS_ON)
+    assert entries[-1].message == before and before.startswith(f"{VERDICT} {STEP} {SAW}")
+
+
+def test_any_other_failing_row_on_failing_pieces_is_led_by_them_and_says_the_rest_whole():
+    rules = row("C.diagnose_rules", False, "boundary_kl was labelled healthy, not unstable", score=0.5)
+    entries = [row("C.fresh_runs", False), rules]
+    with_failing_pieces(entries, BUILDS_ON)
+    assert rules.message == ("Partly credited: this row builds on C.fresh_runs, which fails its check. Fix "
+                             f"C.fresh_runs first. {SAW}boundary_kl was labelled healthy, not unstable")
+    two = [row("A.gae", False), row("A.batch", False), row("A.bar", False, "median return should be above 450")]
+    with_failing_pieces(two, BUILDS_ON)
+    assert two[-1].message.startswith("Not credited: this row builds on A.gae and A.batch, which fail their checks. "
+                                      "Fix A.gae and A.batch first.")
+
+
+def test_passing_rows_and_rows_that_got_no_verdict_are_left_as_they_are():
+    crashed = row("A.bar", False, "your code failed", details={"status": "student_error"})
+    entries = [row("A.gae", False), crashed, row("C.diagnose_rules", True, "all right")]
+    with_failing_pieces(entries, BUILDS_ON)
+    assert crashed.message == "your code failed" and entries[-1].message == "all right"
