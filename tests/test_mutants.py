@@ -1,5 +1,6 @@
 """Every planted bug loses points on the check meant to catch it, on the public seeds and on an unusual seed set alike,
-and is named by its own finding where its project's catalogue of mistakes has one; every correct implementation
+is named by its own finding where its project's catalogue of mistakes has one, and is said plainly (graded beside the
+rows its check builds on, so a row led by a failing one shows it); every correct implementation
 written differently keeps full marks, with no finding; and every check has a bug that it catches."""
 
 import pytest
@@ -8,6 +9,7 @@ from autograder import paths
 from autograder.projects import PROJECTS
 from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
 from tests.support.mutants import ALL, EQUIVALENT
+from tests.support.plain_messages import unplain
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
@@ -20,32 +22,39 @@ def unusual_course(course):
     return course.model_copy(update={"seeds": course.seeds.model_copy(update={"grading": UNUSUAL_SEEDS})})
 
 
-def graded(tmp_path, planted, checks, course, unusual_course) -> list[dict]:
-    """The results of ``checks`` on the public seeds and on the unusual seeds, for ``planted`` applied to the
-    reference."""
+def graded(tmp_path, planted, checks, course, unusual_course) -> list[dict[str, dict]]:
+    """The results of ``checks`` (id: result) on the public seeds and on the unusual seeds, for ``planted`` applied to
+    the reference."""
     reference = (paths.SOLUTIONS / planted.folder / planted.module).read_text()
     root = copy_reference(tmp_path, planted.folder)
     write_submission(root, mutate(reference, planted.old, planted.new), planted.folder, planted.module)
-    return [result for course_, seed_set in ((course, "public"), (unusual_course, "grading"))
-            for result in grade_checks(root, course_, checks=list(checks), seed_set=seed_set).values()]
+    return [grade_checks(root, course_, checks=list(checks), seed_set=seed_set)
+            for course_, seed_set in ((course, "public"), (unusual_course, "grading"))]
 
 
 @pytest.mark.parametrize("mutant", ALL, ids=[m.name for m in ALL])
-def test_the_planted_bug_is_caught_on_every_seed(mutant, tmp_path, course, unusual_course):
+def test_the_planted_bug_is_caught_on_every_seed_and_said_plainly(mutant, tmp_path, course, unusual_course):
+    """Caught, named where the catalogue knows it, and said so a student can act on it: every failing row short, each
+    thing said once, and led by the row it builds on when that one fails too (graded beside it)."""
     pid = mutant.check.split(".")[0]
-    whole = (course.projects[pid].checks[mutant.check].credit or PROJECTS[pid].checks[mutant.check].credit) \
-        == "all_or_nothing"
-    for result in graded(tmp_path, mutant, [mutant.check], course, unusual_course):
+    check = PROJECTS[pid].checks[mutant.check]
+    whole = (course.projects[pid].checks[mutant.check].credit or check.credit) == "all_or_nothing"
+    for rows in graded(tmp_path, mutant, [mutant.check, *check.builds_on], course, unusual_course):
+        result = rows[mutant.check]
         assert result["score"] < result["max_score"], f"{mutant.check} did not catch: {mutant.name}"
         assert result["score"] == 0 or not whole, f"{mutant.name} kept part of {mutant.check}"
         assert result["message"] and "not implemented" not in result["message"]
         if mutant.finding:
             assert mutant.finding in [f["id"] for f in result.get("findings", [])], (mutant.name, result["message"])
+        for cid, row in rows.items():
+            wrong = [] if row["passed"] else unplain(row, rows, PROJECTS[pid].checks[cid].builds_on)
+            assert not wrong, (mutant.name, cid, wrong, row["message"])
 
 
 @pytest.mark.parametrize("variant", EQUIVALENT, ids=[v.name for v in EQUIVALENT])
 def test_a_correct_implementation_written_differently_keeps_full_marks(variant, tmp_path, course, unusual_course):
-    for result in graded(tmp_path, variant, variant.checks, course, unusual_course):
+    for result in (row for rows in graded(tmp_path, variant, variant.checks, course, unusual_course)
+                   for row in rows.values()):
         assert result["passed"], (variant.name, result["id"], result["message"])
         assert "findings" not in result, (variant.name, result["findings"])
 

@@ -1,0 +1,47 @@
+"""What a failing row's message must be for a student to act on it: when a row it builds on fails in the same grading,
+led by that row (the next step) in its first sentence; and, for the rows that say what the grader saw of runs that
+left the reference's updates, short and each thing said once. (Rows that list several failing cases are longer today:
+their smallest failing case is still to come.)"""
+
+from __future__ import annotations
+
+import re
+
+from autograder.departures import SAW, first_departure
+
+LONGEST = 300  # characters of a row's message
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def clauses(message: str) -> list[str]:
+    """The message's clauses, numbers made alike: a sentence said once per seed differs only in its numbers."""
+    return [NUMBER.sub("#", part.strip(" .;:").lower()) for part in re.split(r"(?<=[.;:])\s+", message)]
+
+
+def repeated(message: str) -> list[str]:
+    """The clauses of four words or more that the message says twice or more."""
+    seen, twice = set(), []
+    for clause in clauses(message):
+        if len(clause.split()) >= 4 and clause in seen:
+            twice.append(clause)
+        seen.add(clause)
+    return twice
+
+
+def first_sentence(message: str) -> str:
+    return re.split(r"(?<=\.)\s", message, maxsplit=1)[0]
+
+
+def unplain(row: dict, rows: dict[str, dict], builds_on: tuple[str, ...]) -> list[str]:
+    """What is wrong with failing ``row``'s message, graded beside ``rows`` (id: row) of the same grading; ``builds_on``
+    the rows it builds on."""
+    message, wrong = row["message"], []
+    failing = [cid for cid in builds_on if cid in rows and not rows[cid]["passed"]]
+    judged = "status" not in (row.get("details") or {})
+    if failing and judged and not any(cid in first_sentence(message) for cid in failing):
+        wrong.append(f"its first sentence names none of {failing}, which fail")
+    if SAW in message and (first_departure(row.get("details") or {}) is not None or not failing):
+        if len(message) > LONGEST:
+            wrong.append(f"{len(message)} characters")
+        wrong += [f"said twice: {clause}" for clause in repeated(message)]
+    return wrong
