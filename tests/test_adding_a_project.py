@@ -108,7 +108,7 @@ def test_the_shared_tests_find_and_pass_the_template_tests_unedited(kit_and_cour
     kit, _ = kit_and_course
     planted, shared = planted_in_the_template(), "tests/test_mutants.py::test_"
     chosen = ["tests/projects/z_returns", f"{shared}every_check_has_a_planted_bug_that_it_catches[Z]",
-              *(f"{shared}the_planted_bug_is_caught_on_every_seed[{m.name}]" for m in planted.MUTANTS),
+              *(f"{shared}the_planted_bug_is_caught_on_every_seed_and_said_plainly[{m.name}]" for m in planted.MUTANTS),
               *(f"{shared}a_correct_implementation_written_differently_keeps_full_marks[{v.name}]"
                 for v in planted.EQUIVALENT)]
     own = sum(test.read_text().count("\ndef test_") for test in (TEMPLATE / "tests").glob("test_*.py"))
