@@ -30,7 +30,9 @@ class Probe(NamedTuple):
 def shown(value) -> str:
     """A short text of an array for a message."""
     array = np.asarray(value, dtype=float)
-    return np.array2string(array, precision=4, suppress_small=True, max_line_width=120, threshold=12)
+    if array.size > 8:
+        return f"an array of shape {array.shape}"
+    return np.array2string(array, precision=4, suppress_small=True, max_line_width=120)
 
 
 def _copies(args: tuple) -> tuple:

@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.config import CourseError, describe
+from autograder.findings import Located
+from capstone_check.located import sentence
 
 
 class Bar(BaseModel):
@@ -129,18 +131,24 @@ class Verdict:
     message: str
     details: dict = field(default_factory=dict)
     findings: list = field(default_factory=list)  # the known mistakes recognised (``autograder.findings.Finding``)
+    located: list = field(default_factory=list)  # where the output departs (``autograder.findings.Located``)
 
     @classmethod
-    def of(cls, failures: list[str], total: int, passed_message: str, note: str = "", findings=(),
-           **details) -> Verdict:
+    def of(cls, failures: list[str], total: int, passed_message: str, note: str = "", findings=(), located=(),
+           case: str = "", **details) -> Verdict:
         """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message,
-        after ``note`` (a hint or what did pass, said first and not counted as a failure). ``findings`` are kept
-        only for a verdict that failed something."""
+        after ``note`` (a hint or what did pass, said first and not counted as a failure). ``findings`` and
+        ``located`` (statements ``{"id", "text"}`` of ``capstone_check.located``, said first) are kept only for a
+        verdict that failed something; ``case``, the smallest failing case as a sentence, is said last."""
         if not failures:
             return cls(1.0, passed_message, details)
         shown = "; ".join(([note] if note else []) + failures[:3])
         shown += f"; and {len(failures) - 3} more" if len(failures) > 3 else ""
-        return cls(max(0.0, 1 - len(failures) / total), shown, details, list(dict.fromkeys(findings)))
+        shown += f". {case}" if case else ""
+        where = [Located(**statement) for statement in located]
+        lead = f"{sentence([s.model_dump() for s in where])} " if where else ""
+        return cls(max(0.0, 1 - len(failures) / total), f"{lead}{shown}", details, list(dict.fromkeys(findings)),
+                   where)
 
 
 class Check:

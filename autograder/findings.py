@@ -25,6 +25,11 @@ class Finding(BaseModel):
     text: str
 
 
+class Located(Finding):
+    """Where a failed check's output departs from the expected one, in the inputs' own terms
+    (``capstone_check.located``): an id ``<check>.<feature or relation>`` and its sentence, which carries no value."""
+
+
 @dataclass(frozen=True)
 class Mistake:
     """One known wrong variant of a piece.

@@ -62,9 +62,10 @@ def _entry(check_id: str, name: str, points: float, outcome: ChildRun | None, ve
         # a project whose modules failed at import says how (grade-all names it)
         kind = outcome.kind if outcome.kind in ("syntax", "import") else None
         fraction, message, details = 0.0, _failure_message(outcome), not_run(outcome.status, kind)
-    findings = list(verdict.findings) if verdict is not None and fraction < 1.0 else []
+    failed = verdict is not None and fraction < 1.0
+    findings, located = (list(verdict.findings), list(verdict.located)) if failed else ([], [])
     return CheckResult(check_id, name, round(points * fraction, 2), float(points), fraction >= 1.0, message, details,
-                       round(outcome.seconds, 3) if outcome else 0.0, findings)
+                       round(outcome.seconds, 3) if outcome else 0.0, findings, located)
 
 
 def _failure_message(outcome: ChildRun) -> str:

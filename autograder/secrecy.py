@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from autograder.departures import SAW, first_departure
-from autograder.findings import Finding
+from autograder.findings import Finding, Located
 from autograder.report.model import CheckResult, ProjectResult, Report
 from autograder.status import Status
+from capstone_check.located import sentence
 
 SEED_MARK = "‹grading seed›"
 SECRET_MARK = "‹course secret›"
@@ -73,7 +74,8 @@ def redacted(report: Report, hidden: Hidden) -> Report:
 def _redacted_check(check: CheckResult, hidden: Hidden) -> CheckResult:
     return replace(check, id=redact(check.id, hidden), name=redact(check.name, hidden),
                    message=redact(check.message, hidden), details=redact(check.details, hidden),
-                   findings=[Finding(**redact(finding.model_dump(), hidden)) for finding in check.findings])
+                   findings=[Finding(**redact(finding.model_dump(), hidden)) for finding in check.findings],
+                   located=[Located(**redact(statement.model_dump(), hidden)) for statement in check.located])
 
 
 # ------------------------------------------------------------------------------------------------ the blind report
@@ -114,6 +116,8 @@ def blind(entry, outcome, pid: str, shown: tuple[str, ...], processes: int):
                        f"{hint[0].upper()}{hint[1:]}. {SAW}the first run to leave did so at update {update}{found}.")
         else:
             message = f"{said}{found}" if entry.passed else f"{said}{found}; {hint}"
+            where = sentence([statement.model_dump() for statement in entry.located])
+            message += f". {where}" if where and not entry.passed else ""  # features and relations only, no value
     else:
         message, details = _failure(entry, outcome, processes, hint), entry.details
     return replace(entry, message=message, details=details, seconds=float(round(entry.seconds)))

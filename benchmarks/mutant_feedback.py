@@ -1,7 +1,8 @@
 """Benchmark: what a failing row says about a mistake nobody wrote by hand. Each mechanical mutant of the reference's
 student-written functions (tests/support/mutations.py) is graded on its project's single-piece and whole-step checks;
 for the mutants that fail some check, per project: the failing rows, the share of them whose row names a known mistake
-(report.json's ``findings``), and the rows whose message prints an array of more than 8 numbers.
+(report.json's ``findings``), the share that names a known mistake or says where the output departs (``located``),
+and the rows whose message prints an array of more than 8 numbers.
 
     nice -n 10 .venv/bin/python -m benchmarks.mutant_feedback --projects D,C --limit 20 --out mutants.json
 
@@ -62,6 +63,7 @@ def graded_rows(mutant, course, seed_set: str) -> list[dict]:
 
 def failing_row(check: dict) -> dict:
     return {"id": check["id"], "findings": [f["id"] for f in check.get("findings", [])],
+            "located": [s["id"] for s in check.get("located", [])],
             "longest_array": longest_array(check["message"]), "message_chars": len(check["message"])}
 
 
@@ -83,16 +85,21 @@ def measure(project: str, course, seed_set: str, limit: int | None) -> dict:
     rows = [row for entry in caught.values() for row in entry["rows"]]
     return {"generated": len(mutants), "failing_some_check": len(caught), "failing_rows": len(rows),
             "rows_with_finding": sum(bool(r["findings"]) for r in rows),
+            "rows_with_finding_or_located": sum(bool(r["findings"] or r["located"]) for r in rows),
             "rows_over_8_numbers": sum(r["longest_array"] > 8 for r in rows), "mutants": caught}
 
 
+def share(count: int, result: dict) -> str:
+    return f"{count} ({count / result['failing_rows']:.0%})" if result["failing_rows"] else "-"
+
+
 def table(results: dict) -> str:
-    lines = ["| project | mutants | failing some check | failing rows | with a finding | over 8 numbers |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| project | mutants | failing some check | failing rows | with a finding | with a finding or located "
+             "| over 8 numbers |", "|---|---|---|---|---|---|---|"]
     for project, r in results.items():
-        share = f"{r['rows_with_finding'] / r['failing_rows']:.0%}" if r["failing_rows"] else "-"
         lines.append(f"| {project} | {r['generated']} | {r['failing_some_check']} | {r['failing_rows']} | "
-                     f"{r['rows_with_finding']} ({share}) | {r['rows_over_8_numbers']} |")
+                     f"{share(r['rows_with_finding'], r)} | {share(r['rows_with_finding_or_located'], r)} | "
+                     f"{r['rows_over_8_numbers']} |")
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ from functools import reduce
 
 import numpy as np
 
+from capstone_check.located import located, sentence, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import COMPARE, decode, difference, fmt
 from capstone_check.verdict import RECOGNISED, Verdict
@@ -47,6 +48,8 @@ def _mismatch(got, out: dict) -> str | None:
         return None
     if np.ndim(want) == 0:
         return f"returned {fmt(got)}, expected {fmt(want)}"
+    if np.size(want) > 8:  # too many numbers to read: the smallest failing case shows a small one whole
+        return f"returned other values ({difference(got, want)})"
     return f"returned {fmt(got)}, expected {fmt(want)} ({difference(got, want)})"
 
 
@@ -60,7 +63,7 @@ def flat(value) -> list[float]:
     return [float(x) for x in np.ravel(np.asarray(value, dtype=float))]
 
 
-def _same(got: list[float], want: list[float]) -> bool:
+def same_numbers(got: list[float], want: list[float]) -> bool:
     """Equal lengths, NaN where the mistake has NaN, equal infinities, every other entry within 1e-6."""
     got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
     if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
@@ -76,7 +79,7 @@ def recognised(spec: dict, got, ids=None) -> list[str]:
     values are the student's output ``got``, flattened."""
     values = flat(got)
     return [mid for mid, want in spec.get("mistakes", {}).items()
-            if (ids is None or mid in ids) and not isinstance(want, dict) and _same(values, want)]
+            if (ids is None or mid in ids) and not isinstance(want, dict) and same_numbers(values, want)]
 
 
 def recognised_parts(spec: dict, got: dict) -> list[str]:
@@ -95,8 +98,48 @@ def with_findings(verdict: Verdict, spec: dict, ids) -> Verdict:
     return verdict
 
 
+def _part(value, part):
+    return value if part is None else value[part]
+
+
+def _expected(out: dict, part):
+    """The expected value of one part of a call's ``out`` (None: the whole)."""
+    if part is not None:
+        out = out["pair" if isinstance(part, int) else "dict"][part]
+    return decode(out["array"] if "array" in out else out["float"])
+
+
+def where_and_smallest(student, spec: dict, verdict: Verdict, compared: dict) -> Verdict:
+    """``verdict``, when it failed, led by where each subject's output departs (``spec["locate"]``: the check, and per
+    subject key the subject and its features; ``compared``: per key, (got, want, masks) of the calls that join it)
+    and ending with the smallest rung of ``spec["ladder"]`` that fails, as final grading says them."""
+    if verdict.fraction >= 1:
+        return verdict
+    if "locate" in spec:
+        where, said = spec["locate"], []
+        for key, about in where["subjects"].items():
+            cases = compared.get(key, [])
+            said += located([(g, w) for g, w, _ in cases], where["tol"], where["check"], about["subject"],
+                            about["features"], [m for _, _, m in cases]) if cases else []
+        lead = sentence(said)
+        verdict.message = f"{lead} {verdict.message}" if lead else verdict.message
+    if "ladder" in spec:
+        ladder, rungs = spec["ladder"], []
+        for rung in ladder["rungs"]:
+            try:
+                got = student.call(ladder["fn"], ladder.get("module"), decode(rung["args"]), {})
+                got = np.asarray(got[ladder["pick"]] if ladder.get("pick") is not None else got, dtype=float)
+            except Exception:  # noqa: BLE001 - a rung is shown, never graded: one that fails is shown as raising
+                got = None
+            rungs.append((rung["what"], got, decode(rung["want"])))
+        case = smallest_case(rungs, ladder["tol"])
+        verdict.message += f". {case}" if case else ""
+    return verdict
+
+
 def run_calls(student, spec: dict) -> Verdict:
     failed: dict[str, str] = {}
+    compared: dict = {}  # subject key -> (got, want, masks) of the calls that say where its output departs
     matches: dict[str, bool] = {}  # recorded mistake -> whether every call that records it matched so far
     for call in spec["calls"]:
         args, kwargs = decode(call.get("args", [])), decode(call.get("kwargs", {}))
@@ -111,10 +154,14 @@ def run_calls(student, spec: dict) -> Verdict:
             continue
         got = _shaped(student.call(call["fn"], call.get("module"), args, kwargs), out, what)
         for mistake, value in call.get("mistakes", {}).items():
-            matches[mistake] = matches.get(mistake, True) and _same(flat(got), value)
+            matches[mistake] = matches.get(mistake, True) and same_numbers(flat(got), value)
         for i, before in kept.items():
             if call["group"] not in failed and not np.array_equal(args[i], before):
                 failed[call["group"]] = f"{what}: changed the array it was given; return a new array"
+        base = decode(call["base"]) if "base" in call else 0.0  # a step is located by its change, not its new values
+        for key, part in call.get("locate", []):
+            compared.setdefault(key, []).append((_part(got, part) - base, _expected(out, part) - base,
+                                                 decode(call["masks"])))
         if "pick" in call:  # one part of a pair or one key of a dict, in a group of its own
             got, out = got[call["pick"]], out["pair" if isinstance(call["pick"], int) else "dict"][call["pick"]]
         problem = _mismatch(got, out)
@@ -124,5 +171,6 @@ def run_calls(student, spec: dict) -> Verdict:
             low, high = call["range"]["bounds"]
             if not low <= got <= high:
                 failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
-    return with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"]), spec,
-                         [m for m, hit in matches.items() if hit])
+    verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"]), spec,
+                            [m for m, hit in matches.items() if hit])
+    return where_and_smallest(student, spec, verdict, compared)

@@ -94,11 +94,14 @@ COMPARE = {"close": close, "defined": close_where_defined, "absolute": within_ab
 
 
 def fmt(value) -> str:
+    """A number or a small array as a message prints it; an array of more than 8 numbers by its shape alone."""
     try:
-        return np.array2string(np.asarray(value, dtype=float), precision=4, suppress_small=True, max_line_width=120,
-                               threshold=12)
+        array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         return repr(value)[:120]
+    if array.size > 8:
+        return f"an array of shape {array.shape}"
+    return np.array2string(array, precision=4, suppress_small=True, max_line_width=120)
 
 
 def difference(got, want) -> str:

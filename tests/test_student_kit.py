@@ -24,7 +24,7 @@ import yaml
 import rlkit
 from autograder import paths
 from autograder.student_kit import wheel as build_wheel
-from tests.support.grading import copy_reference, mutate, quick_course_data, write_submission
+from tests.support.grading import copy_reference, grade_checks, mutate, quick_course_data, write_submission
 from tests.support.mutants import ALL, EQUIVALENT
 from tests.support.student_bundle import (OVERLAY_SECRET, OVERLAY_SEEDS, PROJECT_OF, PROJECT_OF_FOLDER, kit_message,
                                           kit_result)
@@ -506,3 +506,28 @@ def test_the_student_guides_commands_work_as_written_with_the_wheel(declared_pyt
     rows = _rows(done.stdout)
     assert rows and all(mark in ("fail", "----") for mark in rows.values()), done.stdout
     assert "not implemented" in done.stdout
+
+
+LOCATING = {"A.gae": "gae", "D.kl_penalty": "kl_penalized_reward", "D.weights": "leave_one_out_weight",
+            "D.grpo_step": "grpo_step", "C.return_drop": "return_drop", "C.explained_variance": "explained_variance"}
+
+
+def test_the_bundle_says_where_an_output_departs_as_final_grading_does(bundle, tmp_path, course):
+    """On mistakes nobody wrote by hand (three generated mutants of a piece of each locating check), the students'
+    checker leads a failing row with the located sentence final grading's report carries, word for word."""
+    from capstone_check.located import sentence
+    from tests.support.mutations import generate
+
+    said = 0
+    for cid, function in LOCATING.items():
+        pid = cid.split(".")[0]
+        mutants = [m for m in generate(pid) if m.id.split(".")[1] == function]
+        for i, mutant in enumerate(mutants[::max(1, len(mutants) // 3)][:3]):
+            root = copy_reference(tmp_path / f"{cid}-{i}", mutant.folder)
+            write_submission(root, mutant.source, mutant.folder, mutant.module)
+            graded = grade_checks(root, course, checks=[cid])[cid]
+            message, _ = kit_message(bundle, root, pid, cid)
+            where = sentence(graded.get("located", []))
+            assert (where in message) if where else "Where it departs" not in message, (mutant.id, where, message)
+            said += bool(where)
+    assert said >= 4, f"only {said} of the sampled mutants' rows said where they depart"

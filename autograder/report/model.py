@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from autograder.findings import Finding
+from autograder.findings import Finding, Located
 from autograder.status import Status
 
 # How a check ended, said once here instead of being re-derived from score and details by every view:
@@ -39,6 +39,7 @@ class CheckResult:
     details: dict = field(default_factory=dict)
     seconds: float = 0.0
     findings: list[Finding] = field(default_factory=list)  # known mistakes recognised in a failed check
+    located: list[Located] = field(default_factory=list)  # where a failed check's output departs
 
     @property
     def status(self) -> Status | None:
@@ -71,15 +72,17 @@ class CheckResult:
                 "seconds": self.seconds, **self._findings_json()}
 
     def _findings_json(self) -> dict:
-        """Optional in the schema: absent when no known mistake was recognised."""
-        return {"findings": [f.model_dump() for f in self.findings]} if self.findings else {}
+        """Optional in the schema: each absent when no known mistake was recognised, or nothing was located."""
+        return {**({"findings": [f.model_dump() for f in self.findings]} if self.findings else {}),
+                **({"located": [s.model_dump() for s in self.located]} if self.located else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> CheckResult:
         """``outcome`` is derived, so a stored one (or its absence, in a report written before it existed) is not
         read back."""
         return cls(data["id"], data["name"], data["score"], data["max_score"], data["passed"], data["message"],
-                   data["details"], data["seconds"], [Finding(**f) for f in data.get("findings", [])])
+                   data["details"], data["seconds"], [Finding(**f) for f in data.get("findings", [])],
+                   [Located(**s) for s in data.get("located", [])])
 
 
 @dataclass

@@ -12,7 +12,8 @@ import dataclasses
 
 import numpy as np
 
-from capstone_check.calls import recognised, with_findings
+from capstone_check.calls import flat, same_numbers, recognised, with_findings
+from capstone_check.located import sentence
 from capstone_check.student import StudentError, describe
 from capstone_check.values import close, decode, difference
 from capstone_check.verdict import Verdict
@@ -177,7 +178,22 @@ def update(student, spec: dict) -> Verdict:
             verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))[0]
         except StudentError:
             verdict.basis = False
-    return with_findings(verdict, spec, recognised(spec, got) if failures else [])
+    with_findings(verdict, spec, recognised(spec, got) if failures else [])
+    return led_by_where(verdict, spec, got, failures)
+
+
+def led_by_where(verdict: Verdict, spec: dict, got: dict, failures: list[str]) -> Verdict:
+    """A failed update's message led by where it departs, as final grading says it: in one network only, or exactly
+    where a related update of the reference's recorded at release lands."""
+    if not failures:
+        return verdict
+    departs = [net for net in ("actor", "critic") if any(f.startswith(f"the {net} ") for f in failures)]
+    said = list(spec.get("one_network", {}).get(departs[0], [])) if len(departs) == 1 else []
+    said += [{"id": r["id"], "text": r["text"]} for r in spec.get("related", [])
+             if same_numbers(flat(got), r["want"])]
+    lead = sentence(said)
+    verdict.message = f"{lead} {verdict.message}" if lead else verdict.message
+    return verdict
 
 
 def given_agent(rng, hidden: int) -> dict:

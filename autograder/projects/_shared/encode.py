@@ -52,6 +52,21 @@ def call(fn: str, args: list, out: dict, what: str, group: str, module: str | No
             **extra}
 
 
+def locate(check: str, tol: float, subjects: dict[str, tuple[str, dict]]) -> dict:
+    """A calls spec's ``locate``: what the checker needs to say where an output departs, as final grading says it
+    (``capstone_check.located``): per subject key, the subject and its features (id -> where)."""
+    return {"locate": {"check": check, "tol": tol, "subjects": {
+        key: {"subject": subject, "features": features} for key, (subject, features) in subjects.items()}}}
+
+
+def located_call(entry: dict, masks: dict, *parts: tuple[str, str | int | None], base=None) -> dict:
+    """``entry`` (a ``call``) whose output, or each part of it (a pair's index, a dict's key; None for the whole),
+    joins the statement of a subject key of the spec's ``locate``, with the case's feature masks; with ``base``, the
+    output minus it (a step's change rather than its new parameters)."""
+    return {**entry, "masks": encode(masks), "locate": [[key, part] for key, part in parts],
+            **({"base": encode(base)} if base is not None else {})}
+
+
 def mistakes_as_values(catalogue: dict, outputs: dict) -> dict:
     """What the students' checker needs to name known mistakes on a check whose outputs are not single calls:
     ``outputs`` maps a mistake's id to what it gives on the check's public inputs, kept as flat numbers

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Check, ToleranceBar, Verdict, pairs
+from autograder.checks import Check, Malformed, ToleranceBar, Verdict, pairs
 from autograder.comparisons import apart, close, difference
 from autograder.findings import matched, of_piece
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
+from capstone_check.kinds import a_located
+from capstone_check.located import located, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
@@ -38,7 +40,7 @@ class GAE(Check):
             adv, ret = pair(fn(r.copy(), v.copy(), term.copy(), trunc.copy(), gamma, lam), [(T, N), (T, N)],
                             f"gae(T={T}, N={N}, lam={lam})")
             out.append([adv, ret])
-        return {"out": out}
+        return {"out": out, "ladder": [on_rung(fn, rung) for rung in a_located.LADDER]}
 
     def judge(self, data, ctx):
         tol, failed = ctx.bar.tolerance, {}
@@ -57,7 +59,36 @@ class GAE(Check):
         cases = [(r, v, term, trunc, gamma, lam) for _, _, gamma, lam, r, v, term, trunc in gae_cases(ctx.seed)]
         return Verdict.of(list(failed.values()), 4, "matches at lambda = 1, lambda = 0 and in general, across "
                           "terminations, truncations and segment ends",
-                          findings=matched(of_piece(MISTAKES, "gae"), cases, data["out"]))
+                          findings=matched(of_piece(MISTAKES, "gae"), cases, data["out"]),
+                          located=gae_located(cases, data["out"], tol), case=gae_smallest(data, tol))
+
+
+def on_rung(fn, rung):
+    """The advantages ``gae`` returns on a ladder's rung, or None when it raises or returns something else: a rung is
+    shown, never graded, so it fails nothing by itself."""
+    r, v, term, trunc, gamma, lam = rung
+    try:
+        return as_array(fn(r.copy(), v.copy(), term.copy(), trunc.copy(), gamma, lam)[0], r.shape, "gae")
+    except Exception:  # noqa: BLE001 - any failure on a rung only means the rung is shown as raising
+        return None
+
+
+def gae_located(cases, outputs, tol) -> list[dict]:
+    """Where the advantages depart, over every case (``capstone_check.kinds.a_located``'s features)."""
+    pairs = [(adv, oracle.gae(r, v, term, trunc, gamma, lam)) for (r, v, term, trunc, gamma, lam), (adv, _)
+             in zip(cases, outputs)]
+    masks = [a_located.features(term, trunc) for _, _, term, trunc, _, _ in cases]
+    return located(pairs, tol, "A.gae", a_located.SUBJECT, a_located.FEATURES, masks)
+
+
+def gae_smallest(data, tol) -> str:
+    """The smallest rung of the ladder on which the student's advantages fail."""
+    got = data.get("ladder")
+    if not isinstance(got, list) or len(got) != len(a_located.LADDER):
+        raise Malformed(f"expected {len(a_located.LADDER)} results for the ladder")
+    return smallest_case([(a_located.call_text(rung), None if g is None else np.asarray(g, dtype=float),
+                           oracle.gae(rung[0], rung[1], rung[2], rung[3], rung[4], rung[5]))
+                          for rung, g in zip(a_located.LADDER, got)], tol)
 
 
 # ------------------------------------------------------------------------------------------------ batch
@@ -195,7 +226,15 @@ class ClippedSurrogateGradient(Check):
         cases = [case[:5] for case in surrogate_cases(ctx.seed)]
         return Verdict.of(list(failed.values()), 3, "the plain policy gradient at theta_old, zero beyond the clip, "
                           "and the right objective everywhere",
-                          findings=matched(of_piece(MISTAKES, "clipped_surrogate"), cases, data["out"]))
+                          findings=matched(of_piece(MISTAKES, "clipped_surrogate"), cases, data["out"]),
+                          located=located([(grad, oracle.clipped_surrogate(*case)[1]) for case, (_, grad)
+                                           in zip(cases, data["out"])], ctx.bar.tolerance, self.id,
+                                          a_located.SURROGATE_SUBJECT, a_located.SAMPLE_FEATURES,
+                                          [surrogate_features(*case) for case in cases]))
+
+
+def surrogate_features(logits, actions, logp_old, advantages, eps) -> dict:
+    return a_located.sample_features(np.exp(log_prob(logits, actions) - logp_old), advantages, eps)
 
 
 class ValueEntropy(Check):
@@ -228,4 +267,7 @@ class ValueEntropy(Check):
                             f"found {data['entropy'][0]:.6g} (rows include a near one-hot policy and a uniform one)")
         findings = (matched(of_piece(MISTAKES, "value_loss"), [(values, returns)], [data["value"]])
                     + matched(of_piece(MISTAKES, "entropy_bonus"), [(logits,)], [data["entropy"]]))
-        return Verdict.of(failures, 2, "both values and both gradients match", findings=findings)
+        said = (located([(data["value"][1], grad)], ctx.bar.tolerance, self.id, a_located.VALUE_SUBJECT)
+                + located([(data["entropy"][1], dH)], ctx.bar.tolerance, self.id, a_located.ENTROPY_SUBJECT,
+                          a_located.ROW_FEATURES, [a_located.entropy_row_features(logits)]))
+        return Verdict.of(failures, 2, "both values and both gradients match", findings=findings, located=said)

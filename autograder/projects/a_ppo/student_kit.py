@@ -10,9 +10,11 @@ from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases, update_case
 from autograder.projects.a_ppo import pieces, update
 from autograder.findings import computed, of_check
-from autograder.projects._shared.encode import call, encode, mistakes_as_values, out_array, out_float
+from autograder.projects._shared.encode import (call, encode, locate, located_call, mistakes_as_values, out_array,
+                                                out_float)
 from autograder.projects.a_ppo.mistakes import MISTAKES
-from capstone_check.kinds import a_ppo as checker
+from capstone_check.calls import flat
+from capstone_check.kinds import a_located, a_ppo as checker
 
 
 def gae(ctx) -> dict:
@@ -22,11 +24,16 @@ def gae(ctx) -> dict:
         want = oracle.gae(r, v, term, trunc, gamma, lam)
         out = {"pair": [out_array(want, tol), out_array(want + v[:T], tol)]}
         what = f"gae(T={T}, N={N}, lam={lam})"
-        calls.append(call("gae", [r, v, term, trunc, gamma, lam], out, f"{what} advantages", label, pick=0))
+        calls.append(located_call(call("gae", [r, v, term, trunc, gamma, lam], out, f"{what} advantages", label,
+                                       pick=0), a_located.features(term, trunc), ("advantages", 0)))
         calls.append(call("gae", [r, v, term, trunc, gamma, lam], out, f"{what} returns (advantages + V)", "returns",
                           pick=1))
+    ladder = {"fn": "gae", "pick": 0, "tol": tol, "rungs": [
+        {"args": encode(list(rung)), "what": a_located.call_text(rung), "want": encode(oracle.gae(*rung))}
+        for rung in a_located.LADDER]}
     return {"kind": "calls", "calls": calls, "total": 4, "passed": "matches at lambda = 1, lambda = 0 and in general, "
-            "across terminations, truncations and segment ends"}
+            "across terminations, truncations and segment ends",
+            **locate("A.gae", tol, {"advantages": (a_located.SUBJECT, a_located.FEATURES)}), "ladder": ladder}
 
 
 # What a training run takes from the pieces, for predicting A.bar when a piece's check fails only elsewhere: the keys
@@ -73,11 +80,12 @@ def clip_gradient(ctx) -> dict:
             calls.append(call("clipped_surrogate", args, {"pair": [out_float(0.0, np.inf, "absolute"),
                                                                     out_array(np.zeros_like(logits), tol)]},
                               "beyond the clip on the favourable side the gradient should be zero", kind, pick=1))
-        calls.append(call("clipped_surrogate", args, {"pair": [out_float(want_objective, tol, "absolute"),
-                                                                out_array(want_grad, tol)]},
-                          f"clipped_surrogate ({kind}, eps {eps})", "values"))
+        calls.append(located_call(call("clipped_surrogate", args, {"pair": [
+            out_float(want_objective, tol, "absolute"), out_array(want_grad, tol)]},
+            f"clipped_surrogate ({kind}, eps {eps})", "values"), pieces.surrogate_features(*args), ("gradient", 1)))
     return {"kind": "calls", "calls": calls, "total": 3, "passed": "the plain policy gradient at theta_old, zero "
-            "beyond the clip, and the right objective everywhere"}
+            "beyond the clip, and the right objective everywhere",
+            **locate("A.clip_gradient", tol, {"gradient": (a_located.SURROGATE_SUBJECT, a_located.SAMPLE_FEATURES)})}
 
 
 def value_entropy(ctx) -> dict:
@@ -87,11 +95,14 @@ def value_entropy(ctx) -> dict:
     tol = ctx.bar.tolerance
     loss, grad = oracle.value_loss(values, returns)
     H, dH = oracle.entropy_bonus(logits)
-    calls = [call("value_loss", [values, returns], {"pair": [out_array(loss, tol), out_array(grad, tol)]},
-                  "value_loss: expected (0.5 mean (V - R)^2, (V - R) / B)", "value"),
-             call("entropy_bonus", [logits], {"pair": [out_array(H, tol), out_array(dH, tol)]},
-                  "entropy_bonus: expected the mean entropy and dH/dz = -pi (log pi + H) / B", "entropy")]
-    return {"kind": "calls", "calls": calls, "total": 2, "passed": "both values and both gradients match"}
+    calls = [located_call(call("value_loss", [values, returns], {"pair": [out_array(loss, tol), out_array(grad, tol)]},
+                               "value_loss: expected (0.5 mean (V - R)^2, (V - R) / B)", "value"), {}, ("value", 1)),
+             located_call(call("entropy_bonus", [logits], {"pair": [out_array(H, tol), out_array(dH, tol)]},
+                               "entropy_bonus: expected the mean entropy and dH/dz = -pi (log pi + H) / B", "entropy"),
+                          a_located.entropy_row_features(logits), ("entropy", 1))]
+    return {"kind": "calls", "calls": calls, "total": 2, "passed": "both values and both gradients match",
+            **locate("A.value_entropy", tol, {"value": (a_located.VALUE_SUBJECT, {}),
+                                              "entropy": (a_located.ENTROPY_SUBJECT, a_located.ROW_FEATURES)})}
 
 
 def update_check(ctx) -> dict:
@@ -102,6 +113,8 @@ def update_check(ctx) -> dict:
             "lr": update.UPDATE_LR, "seed": ctx.seed, "want": encode({net: list(want[net]) for net in want}),
             "tol": ctx.bar.tolerance,
             "trained": {"config": TRAINED, "want": encode({net: list(want_trained[net]) for net in want_trained})},
+            "related": [{**statement, "want": flat(params)} for statement, params in update.related_updates(ctx.seed)],
+            "one_network": {net: update.one_network([net]) for net in ("actor", "critic")},
             **mistakes_as_values(MISTAKES, {m.id: update.reference_update(ctx.seed, *m.variant)
                                             for m in of_check(MISTAKES, "A.update")})}
 

@@ -13,6 +13,7 @@ from autograder.findings import Finding, matched, of_check, of_piece, same
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
+from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from capstone_check.kinds.a_ppo import config as configured, first_surrogate_call
 from capstone_check.student import StudentError, as_array
 from rlkit.cartpole import N_ACTIONS
@@ -221,7 +222,51 @@ class Update(Check):
         return Verdict.of(failures, 2, "both networks match the reference after the update; its inputs make the "
                           "joint gradient norm exceed max_grad_norm and ratios leave the clip range",
                           note=update_hint(data, ctx.seed) if failures else "",
-                          findings=update_findings(data, ctx.seed) if failures else [])
+                          findings=update_findings(data, ctx.seed) if failures else [],
+                          located=update_located(data, want, ctx) if failures else [])
+
+
+UPDATE_SUBJECT = "your update"
+RELATED_UPDATES = {  # id -> (the config's values changed, what the student's update then is, said after the subject)
+    "one-epoch": ({"epochs": 1}, "is the reference's run for one epoch only"),
+    "one-minibatch": ({"minibatches": 1}, "is the reference's with the whole batch as one minibatch"),
+    "no-entropy-term": ({"ent_coef": 0.0}, "is the reference's without the entropy term"),
+    "no-value-term": ({"vf_coef": 0.0}, "is the reference's without the value term"),
+    "no-norm-clip": ({"max_grad_norm": np.inf}, "is the reference's without clipping the gradient norm"),
+    "no-ratio-clip": ({"clip_eps": np.inf}, "is the reference's without clipping the ratio"),
+}
+
+
+RELATED_CONFIGS = [config for config, _ in RELATED_UPDATES.values()]  # a default said by one of these is said once
+
+
+def one_network(departs: list[str]) -> list[dict]:
+    """The statement that an update departs in one network only, when it does (``departs``: the networks that do)."""
+    if len(departs) != 1:
+        return []
+    return [{"id": f"{Update.id}.{departs[0]}-only",
+             "text": f"{UPDATE_SUBJECT} departs only in the {departs[0]}'s parameters"}]
+
+
+def related_updates(seed: int) -> list[tuple[dict, dict]]:
+    """The reference's updates of the case that a wrong one may be exactly, each with its statement: the config
+    changed as ``RELATED_UPDATES`` says, or one field of it at Config's default (read from somewhere else)."""
+    defaults = Hyperparameters()
+    related = [({"id": f"{Update.id}.{name}", "text": f"{UPDATE_SUBJECT} {text}"}, config)
+               for name, (config, text) in RELATED_UPDATES.items()]
+    related += [({"id": f"{Update.id}.default-{field.replace('_', '-')}",
+                  "text": f"{UPDATE_SUBJECT} is the reference's with config.{field} at Config's default instead of the "
+                          "value in the config it was given"}, {field: getattr(defaults, field)})
+                for field in UPDATE_CONFIG if {field: getattr(defaults, field)} not in RELATED_CONFIGS]
+    return [(statement, reference_update(seed, config=config)) for statement, config in related]
+
+
+def update_located(data, want, ctx) -> list[dict]:
+    """Where a whole update departs: in one network only (a feature of the output), or exactly where a related
+    update of the reference's lands."""
+    departs = [net for net in ("actor", "critic") if first_difference(data[net], want[net], ctx.bar.tolerance)]
+    return one_network(departs) + [statement for statement, params in related_updates(ctx.seed)
+                                   if same_parameters(data, params, 1e-9)]
 
 
 def update_findings(data, seed: int) -> list[Finding]:

@@ -9,6 +9,8 @@ from autograder.comparisons import close_where_defined, difference
 from autograder.findings import matched, of_piece
 from autograder.projects.c_diagnosis import oracle
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
+from capstone_check.kinds import c_located
+from capstone_check.kinds.c_located import where
 from capstone_check.student import StudentError, as_array, describe
 
 
@@ -73,8 +75,14 @@ class Entropy(Check):
         findings = (matched(of_piece(MISTAKES, "policy_entropy"), [(z,) for _, z in cases], [o[0] for o in out])
                     + matched(of_piece(MISTAKES, "logit_magnitude"),
                               [(np.where(np.isinf(z), 0.0, z),) for _, z in cases], [o[1] for o in out]))
+        kinds = [kind for kind, _ in cases]
+        finite = [np.where(np.isinf(z), 0.0, z) for _, z in cases]
+        said = (where(self.id, "policy_entropy", kinds, [o[0] for o in out],
+                      [oracle.entropy_nats(z) for _, z in cases], tol, c_located.ENTROPY_KINDS)
+                + where(self.id, "logit_magnitude", kinds, [o[1] for o in out],
+                        [oracle.logit_magnitude(z) for z in finite], tol, c_located.ENTROPY_KINDS))
         return Verdict.of(list(failed.values()), 4, "entropy in nats (one-hot rows included) and logit magnitude match",
-                          findings=findings)
+                          findings=findings, located=said)
 
 
 def ratio_cases(seed: int):
@@ -119,8 +127,13 @@ class KLClip(Check):
         cases, out = list(ratio_cases(ctx.seed)), data["out"]
         findings = (matched(of_piece(MISTAKES, "approx_kl"), [c[:2] for c in cases], [o[0] for o in out])
                     + matched(of_piece(MISTAKES, "clip_fraction"), cases, [o[1] for o in out]))
+        kinds = ["unchanged" if np.all(new == old) else "changed" for new, old, _ in cases]
+        said = (where(self.id, "approx_kl", kinds, [o[0] for o in out],
+                      [oracle.approx_kl(new, old) for new, old, _ in cases], tol, c_located.RATIO_KINDS)
+                + where(self.id, "clip_fraction", kinds, [o[1] for o in out],
+                        [oracle.clip_fraction(*c) for c in cases], tol, c_located.RATIO_KINDS))
         return Verdict.of(list(failed.values()), 3, "approximate KL and clip fraction match, 0 for an unchanged policy",
-                          findings=findings)
+                          findings=findings, located=said)
 
 
 # ------------------------------------------------------------------------------------------------ critic diagnostics
@@ -164,8 +177,10 @@ class ExplainedVariance(Check):
                         if close_where_defined(got, inverted, 1e-9) else "")
                 failed[label] = f"{kind}: expected 1 - Var(R - V) / Var(R) = {want:.6g}, found {got:.6g}{hint}"
         cases = [(v, r) for _, v, r in variance_cases(ctx.seed)]
+        said = where(self.id, "explained_variance", [kind for kind, _, _ in variance_cases(ctx.seed)],
+                     data["out"], [oracle.explained_variance(v, r) for v, r in cases], tol, c_located.VARIANCE_KINDS)
         return Verdict.of(list(failed.values()), 2, "matches, and is NaN for constant returns",
-                          findings=matched(of_piece(MISTAKES, "explained_variance"), cases, data["out"]))
+                          findings=matched(of_piece(MISTAKES, "explained_variance"), cases, data["out"]), located=said)
 
 
 # ---------------------------------------------------------------------------------------------- value-based diagnostics
@@ -213,7 +228,14 @@ class TDAndQ(Check):
                             [[o[0][k] for k in TD_KEYS] for o in out])
                     + matched(of_piece(MISTAKES, "q_overestimation"), [c[1:] for c in cases],
                               [[o[1][k] for k in Q_KEYS] for o in out]))
-        return Verdict.of(list(failed.values()), 6, "TD-error statistics and overestimation match", findings=findings)
+        kinds = ["negative Q" if (q < 0).any() else "positive Q" for _, q, _, _ in cases]
+        said = [statement for part, keys, fn in ((0, TD_KEYS, lambda c: oracle.td_error_stats(*c[:2])),
+                                                 (1, Q_KEYS, lambda c: oracle.q_overestimation(*c[1:])))
+                for key in keys for statement in where(
+                    self.id, f"{('td_error_stats', 'q_overestimation')[part]}:{key}", kinds,
+                    [o[part][key] for o in out], [fn(c)[key] for c in cases], tol, c_located.TD_KINDS)]
+        return Verdict.of(list(failed.values()), 6, "TD-error statistics and overestimation match", findings=findings,
+                          located=said)
 
 
 def td_hint(key: str, got: float, td, q) -> str:
@@ -257,5 +279,7 @@ class ReturnDrop(Check):
             if label not in failed and not close_where_defined(got, want, tol):
                 failed[label] = f"{kind} curve: expected 1 - mean(after the peak) / peak = {want:.6g}, found {got:.6g}"
         cases = [(curve,) for _, curve in curve_cases(ctx.seed)]
+        said = where(self.id, "return_drop", [kind for kind, _ in curve_cases(ctx.seed)], data["out"],
+                     [oracle.return_drop(c) for c, in cases], tol, c_located.CURVE_KINDS)
         return Verdict.of(list(failed.values()), 2, "matches, gaps, a final peak and an empty curve included",
-                          findings=matched(of_piece(MISTAKES, "return_drop"), cases, data["out"]))
+                          findings=matched(of_piece(MISTAKES, "return_drop"), cases, data["out"]), located=said)

@@ -8,10 +8,12 @@ import numpy as np
 from pydantic import Field
 
 from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, pairs
-from autograder.comparisons import beyond, close
+from autograder.comparisons import beyond, close, difference
 from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
+from capstone_check.kinds import d_located
+from capstone_check.located import located
 from capstone_check.student import as_array
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
 
@@ -19,7 +21,11 @@ REWARDS = {"verify": verify, "sloppy": sloppy}
 
 
 def fmt(a) -> str:
-    return np.array2string(np.asarray(a, dtype=float), precision=4, suppress_small=True, max_line_width=200)
+    """A small array as a message prints it; one of more than 8 numbers by its shape alone."""
+    array = np.asarray(a, dtype=float)
+    if array.size > 8:
+        return f"an array of shape {array.shape}"
+    return np.array2string(array, precision=4, suppress_small=True, max_line_width=200)
 
 
 # ------------------------------------------------------------------------------------------------ weights
@@ -74,21 +80,25 @@ class Weights(Check):
         return out
 
     def judge(self, data, ctx):
-        failures, findings = [], []
+        failures, findings, said = [], [], []
         for name, (reference, mistake) in WEIGHTS.items():
             groups = [r for r in make_groups(ctx.seed, ctx.bar.groups)
                       if not (name == "leave_one_out_weight" and len(r) < 2)]
-            for r, got in pairs(groups, data[name], f"groups of {name}"):
-                if not close(got, reference(r), ctx.bar.tolerance):
-                    hint = f" (hint: {mistake[1]})" if mistake and close(got, mistake[0](r), 1e-9) else ""
-                    failures.append(f"{name}({fmt(r)}) returned {fmt(got)}, expected {fmt(reference(r))}{hint}")
-                    findings += matched(of_piece(MISTAKES, name), [(r,) for r in groups], data[name])
-                    break
+            failing = [(r, got) for r, got in pairs(groups, data[name], f"groups of {name}")
+                       if not close(got, reference(r), ctx.bar.tolerance)]
+            if failing:  # the smallest failing group, shown whole
+                r, got = min(failing, key=lambda case: len(case[0]))
+                hint = f" (hint: {mistake[1]})" if mistake and close(got, mistake[0](r), 1e-9) else ""
+                failures.append(f"{name}({fmt(r)}) returned {fmt(got)}, expected {fmt(reference(r))}{hint}")
+                findings += matched(of_piece(MISTAKES, name), [(r,) for r in groups], data[name])
+                said += located([(got, reference(r)) for r, got in zip(groups, data[name])], ctx.bar.tolerance,
+                                self.id, d_located.weights_subject(name), d_located.GROUP_FEATURES,
+                                [d_located.group_features(r) for r in groups])
         if not data["loo_k1_raises"]:
             failures.append("leave_one_out_weight of a single sample should raise ValueError: "
                             "with K = 1 there is no other sample to average")
             findings.append(MISTAKES["D.weights.loo-single-sample"].finding)
-        return Verdict.of(failures, len(WEIGHTS) + 1, "all three weights match the chapter's definitions",
+        return Verdict.of(failures, len(WEIGHTS) + 1, "all three weights match the chapter's definitions", located=said,
                           findings=findings)
 
 
@@ -130,8 +140,12 @@ class KLPenalty(Check):
         hint = ("hint: every failing case has the penalty's sign flipped; it is subtracted, so responses the policy "
                 "favours over the reference pay") if flipped and all(flipped) else ""  # said once, and only then
         cases = list(kl_cases(ctx.seed))
+        said = located([(got, oracle.kl_penalized(*case)) for case, got in zip(cases, data["out"])], ctx.bar.tolerance,
+                       self.id, d_located.KL_SUBJECT, d_located.KL_FEATURES,
+                       [d_located.kl_features(*case) for case in cases])
         return Verdict.of(failures, 5, "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged", note=hint,
-                          findings=matched(of_piece(MISTAKES, "kl_penalized_reward"), cases, data["out"]))
+                          findings=matched(of_piece(MISTAKES, "kl_penalized_reward"), cases, data["out"]),
+                          located=said)
 
 
 # ------------------------------------------------------------------------------------------------ enumeration
@@ -244,8 +258,13 @@ class GroupClippedGradient(Check):
             want = oracle.clipped_gradient(pi, old, ys, A, eps)
             if region not in wrong and not close(got, want, ctx.bar.tolerance):
                 rho = pi[ys] / old[ys]
-                wrong[region] = (f"{region} (ratio {fmt(rho)}, advantage {fmt(A)}, eps {eps}): "
-                                 f"returned {fmt(got)}, expected {fmt(want)}")
+                wrong[region] = (f"{region} (ratio {fmt(rho)}, advantage {fmt(A)}, eps {eps}): the gradient over the "
+                                 f"{N_RESPONSES} responses is off, {difference(got, want)}")
         cases = [case[1:] for case in clip_cases(ctx.seed, ctx.bar.cases)]
+        said = located([(got, oracle.clipped_gradient(*case)) for case, got in zip(cases, data["out"])],
+                       ctx.bar.tolerance, self.id, d_located.CLIP_SUBJECT, d_located.CLIP_FEATURES,
+                       [d_located.clip_features(REGIONS.index(region), *case)
+                        for (region, *case) in clip_cases(ctx.seed, ctx.bar.cases)])
         return Verdict.of(list(wrong.values()), len(REGIONS), "right in all four regions of the clipped surrogate",
-                          findings=matched(of_piece(MISTAKES, "clipped_surrogate_gradient"), cases, data["out"]))
+                          findings=matched(of_piece(MISTAKES, "clipped_surrogate_gradient"), cases, data["out"]),
+                          located=said)

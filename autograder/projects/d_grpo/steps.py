@@ -13,6 +13,8 @@ from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
+from capstone_check.kinds import d_located
+from capstone_check.located import located
 from capstone_check.student import as_array, as_float
 from rlkit.toy import CONTAINS_ANSWER, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF, policy
 
@@ -132,9 +134,14 @@ class GrpoStep(Check):
             elif not close(got, want, ctx.bar.tolerance):
                 failures.append(f"{setting(case)}: {first_entry(got, want)}")
                 mistakes.append(step_mistake(ctx.seed, i, theta, got, kwargs))
+        thetas = step_inputs(ctx.seed)
+        said = located([(np.array(data["out"][2 * i]) - theta, reference_step(ctx.seed, i, theta, step_kwargs(case))
+                         - theta) for i, (case, theta) in enumerate(zip(STEP_CASES, thetas))], ctx.bar.tolerance,
+                       self.id, d_located.STEP_SUBJECT, d_located.STEP_FEATURES,
+                       [d_located.step_features(case) for case in STEP_CASES])
         return Verdict.of(failures, len(STEP_CASES), "matches the chapter's step, its clipped multi-epoch form, any "
                           "weight and beta > 0", note=hint(mistakes),
-                          findings=step_findings(data, ctx.seed) if failures else [])
+                          findings=step_findings(data, ctx.seed) if failures else [], located=said)
 
 
 def step_findings(data, seed: int) -> list:

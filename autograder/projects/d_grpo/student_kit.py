@@ -8,37 +8,43 @@ import numpy as np
 
 from autograder.findings import computed, of_piece
 from autograder.projects.d_grpo import oracle, pieces, steps
-from autograder.projects._shared.encode import (call, encode, mistakes_as_values, out_array, out_float, reward, rng,
-                                                weight)
+from autograder.projects._shared.encode import (call, encode, locate, located_call, mistakes_as_values, out_array,
+                                                out_float, reward, rng, weight)
 from autograder.projects.d_grpo.mistakes import MISTAKES
-from capstone_check.kinds import d_grpo as checker
+from capstone_check.kinds import d_grpo as checker, d_located
 from rlkit.toy import N_PROMPTS, N_RESPONSES, policy
 
 
 def weights(ctx) -> dict:
     calls = []
     for name, (reference, _) in pieces.WEIGHTS.items():
-        for r in pieces.make_groups(ctx.seed, ctx.bar.groups):
+        # smallest group first: the first failure the checker reports is the smallest failing group, as final grading's
+        for r in sorted(pieces.make_groups(ctx.seed, ctx.bar.groups), key=len):
             if name == "leave_one_out_weight" and len(r) < 2:
                 continue
-            calls.append(call(name, [r.copy()], out_array(reference(r), ctx.bar.tolerance, finite=False),
-                              f"{name} of a group of {len(r)}", name))  # NaN is compared, so its cause is named
+            calls.append(located_call(call(name, [r.copy()], out_array(reference(r), ctx.bar.tolerance, finite=False),
+                                           f"{name} of a group of {len(r)}", name),  # NaN is compared, so its cause
+                                      d_located.group_features(r), (name, None)))  # is named
     calls.append(call("leave_one_out_weight", [np.array([1.0])],
                       {"raises": "ValueError", "message": "leave_one_out_weight of a single sample should raise "
                        "ValueError: with K = 1 there is no other sample to average"}, "leave_one_out_weight([1])",
                       "loo_k1", mistake="D.weights.loo-single-sample"))
     return {"kind": "calls", "calls": calls, "total": len(pieces.WEIGHTS) + 1,
             "passed": "all three weights match the chapter's definitions",
+            **locate("D.weights", ctx.bar.tolerance, {name: (d_located.weights_subject(name), d_located.GROUP_FEATURES)
+                                                      for name in pieces.WEIGHTS}),
             "findings": {"D.weights.loo-single-sample": MISTAKES["D.weights.loo-single-sample"].text}}
 
 
 def kl_penalty(ctx) -> dict:
-    calls = [call("kl_penalized_reward", [r, p, q, beta], out_array(oracle.kl_penalized(r, p, q, beta),
-                                                                     ctx.bar.tolerance),
-                  f"kl_penalized_reward(beta={beta})", f"case {i}")
+    calls = [located_call(call("kl_penalized_reward", [r, p, q, beta], out_array(oracle.kl_penalized(r, p, q, beta),
+                                                                                  ctx.bar.tolerance),
+                               f"kl_penalized_reward(beta={beta})", f"case {i}"),
+                          d_located.kl_features(r, p, q, beta), ("kl", None))
              for i, (r, p, q, beta) in enumerate(pieces.kl_cases(ctx.seed))]
     return {"kind": "calls", "calls": calls, "total": 5,
-            "passed": "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged"}
+            "passed": "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged",
+            **locate("D.kl_penalty", ctx.bar.tolerance, {"kl": (d_located.KL_SUBJECT, d_located.KL_FEATURES)})}
 
 
 def enumeration(ctx) -> dict:
@@ -81,12 +87,14 @@ def weighed_by_mistakes(ctx) -> dict:
 
 
 def clip_gradient(ctx) -> dict:
-    calls = [call("clipped_surrogate_gradient", [pi, old, ys, A, eps],
-                  out_array(oracle.clipped_gradient(pi, old, ys, A, eps), ctx.bar.tolerance),
-                  f"clipped_surrogate_gradient {region} (eps {eps})", region)
+    calls = [located_call(call("clipped_surrogate_gradient", [pi, old, ys, A, eps],
+                               out_array(oracle.clipped_gradient(pi, old, ys, A, eps), ctx.bar.tolerance),
+                               f"clipped_surrogate_gradient {region} (eps {eps})", region),
+                          d_located.clip_features(pieces.REGIONS.index(region), pi, old, ys, A, eps), ("clip", None))
              for region, pi, old, ys, A, eps in pieces.clip_cases(ctx.seed, ctx.bar.cases)]
     return {"kind": "calls", "calls": calls, "total": len(pieces.REGIONS),
-            "passed": "right in all four regions of the clipped surrogate"}
+            "passed": "right in all four regions of the clipped surrogate",
+            **locate("D.clip_gradient", ctx.bar.tolerance, {"clip": (d_located.CLIP_SUBJECT, d_located.CLIP_FEATURES)})}
 
 
 def grpo_step(ctx) -> dict:
@@ -98,9 +106,10 @@ def grpo_step(ctx) -> dict:
         entry = call("grpo_step", [theta, K, reward(reward_name), rng(ctx.seed + i)],
                      out_array(want, ctx.bar.tolerance), f"grpo_step({steps.setting(case)})", f"case {i}", keep=[0])
         entry["kwargs"] = {**kwargs, **({"weight": weight(weight_name)} if weight_name else {})}
-        calls.append(entry)
+        calls.append(located_call(entry, d_located.step_features(case), ("step", None), base=theta))
     return {"kind": "calls", "calls": calls, "total": len(steps.STEP_CASES),
-            "passed": "matches the chapter's step, its clipped multi-epoch form, any weight and beta > 0"}
+            "passed": "matches the chapter's step, its clipped multi-epoch form, any weight and beta > 0",
+            **locate("D.grpo_step", ctx.bar.tolerance, {"step": (d_located.STEP_SUBJECT, d_located.STEP_FEATURES)})}
 
 
 def price_exploit(ctx) -> dict:

@@ -1,0 +1,109 @@
+"""Where A's pieces depart, in their inputs' own terms: the features of a (T, N) segment that A.gae's located
+statements name, with the ladder of small public segments whose smallest failing rung a failing A.gae row shows
+whole; and the features of a minibatch's samples that A.clip_gradient's and A.value_entropy's statements name.
+Final grading and the students' checker both read them from here."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from capstone_check.located import shown
+
+SUBJECT = "your advantages"
+FEATURES = {  # feature id -> where, as a statement says it ("your advantages depart only <where>")
+    "termination": "at the steps where an episode terminates",
+    "truncation": "at the steps where an episode is truncated",
+    "segment-end": "at the segment's last step",
+    "after-reset": "at the first step of an episode that starts inside the segment",
+    "terminated-episode": "in the episodes that terminate inside the segment",
+    "truncated-episode": "in the episodes that are truncated inside the segment",
+    "ended-episode": "in the episodes that end inside the segment",
+    "cut-episode": "in the episode that the segment's end cuts off",
+}
+
+
+def features(terminated, truncated) -> dict[str, np.ndarray]:
+    """Each feature's (T, N) mask for a segment with these ends."""
+    term, trunc = np.asarray(terminated, dtype=bool), np.asarray(truncated, dtype=bool)
+    T = term.shape[0]
+    ended = term | trunc
+    ends = np.zeros(term.shape, dtype=int)  # how the episode of each step ends: 0 cut off, 1 terminated, 2 truncated
+    following = np.zeros(term.shape[1:], dtype=int)
+    for t in reversed(range(T)):
+        following = np.where(term[t], 1, np.where(trunc[t], 2, following))
+        ends[t] = following
+    last = np.zeros(term.shape, dtype=bool)
+    last[-1] = True
+    after = np.zeros(term.shape, dtype=bool)
+    after[1:] = ended[:-1]
+    return {"termination": term, "truncation": trunc & ~term, "segment-end": last, "after-reset": after,
+            "terminated-episode": ends == 1, "truncated-episode": ends == 2, "ended-episode": ends > 0,
+            "cut-episode": ends == 0}
+
+
+def _rung(gamma, lam, rewards, values, terminated, truncated) -> tuple:
+    r = np.array(rewards, dtype=float).reshape(len(rewards), -1)
+    return (r, np.array(values, dtype=float).reshape(len(values), -1),
+            np.array(terminated, dtype=bool).reshape(r.shape), np.array(truncated, dtype=bool).reshape(r.shape),
+            gamma, lam)
+
+
+# (rewards, values, terminated, truncated, gamma, lam) per rung, smallest first: one step, then two, then an episode
+# ending inside the segment each way, then both at once in two environments; every array 8 numbers at most
+LADDER = [
+    _rung(0.9, 0.5, [1], [0.5, 0.25], [0], [0]),
+    _rung(0.9, 0.5, [1], [0.5, 0.25], [1], [0]),
+    _rung(0.9, 0.5, [1], [0.5, 0.25], [0], [1]),
+    _rung(0.9, 0.5, [1, 0], [0.5, 0.25, 1], [0, 0], [0, 0]),
+    _rung(0.9, 0.0, [1, 0], [0.5, 0.25, 1], [1, 0], [0, 0]),
+    _rung(0.9, 1.0, [1, 0], [0.5, 0.25, 1], [1, 0], [0, 0]),
+    _rung(0.9, 0.5, [1, 0], [0.5, 0.25, 1], [1, 0], [0, 0]),
+    _rung(0.9, 0.5, [1, 0], [0.5, 0.25, 1], [0, 0], [1, 0]),
+    _rung(0.9, 0.5, [1, 0, 1], [0.5, 0.25, 1, 2], [0, 1, 0], [1, 0, 0]),
+    _rung(0.99, 0.95, [[1, 0], [0, 1], [1, 1]], [[0.5, 1], [0.25, 0.5], [1, 2], [2, 1]],
+          [[0, 0], [0, 1], [0, 0]], [[0, 0], [1, 0], [0, 0]]),
+]
+
+
+def call_text(rung) -> str:
+    """How a rung's call is shown whole."""
+    r, v, term, trunc, gamma, lam = rung
+    return (f"gae(rewards {shown(r)}, values {shown(v)}, terminated {shown(term)}, truncated {shown(trunc)}, "
+            f"gamma {gamma:g}, lambda {lam:g})")
+
+
+SURROGATE_SUBJECT = "your gradients"
+SAMPLE_FEATURES = {  # a minibatch sample's features: its gradient row is its own
+    "above": "at the samples whose ratio is above 1 + eps",
+    "below": "at the samples whose ratio is below 1 - eps",
+    "beyond": "at the samples whose ratio is beyond the clip, on either side",
+    "inside": "at the samples whose ratio is inside the clip range",
+    "favourable": "at the samples beyond the clip on the favourable side (where the clip removes the gradient)",
+    "unfavourable": "at the samples beyond the clip on the unfavourable side",
+    "positive-advantage": "at the samples whose advantage is positive",
+    "negative-advantage": "at the samples whose advantage is negative",
+}
+
+
+def sample_features(ratios, advantages, eps) -> dict[str, np.ndarray]:
+    """Each feature's mask over a minibatch's gradient rows, (B, 1)."""
+    rho, adv = np.asarray(ratios, dtype=float)[:, None], np.asarray(advantages, dtype=float)[:, None]
+    above, below = rho > 1 + eps, rho < 1 - eps
+    return {"above": above, "below": below, "beyond": above | below, "inside": ~(above | below),
+            "favourable": (above & (adv > 0)) | (below & (adv < 0)),
+            "unfavourable": (above & (adv < 0)) | (below & (adv > 0)),
+            "positive-advantage": adv > 0, "negative-advantage": adv < 0}
+
+
+VALUE_SUBJECT = "the entries of your value-loss gradient"
+ENTROPY_SUBJECT = "the entries of your entropy gradient"
+ROW_FEATURES = {"near-one-hot": "at the near one-hot policy's row", "uniform": "at the uniform policy's row",
+                "ordinary": "at the ordinary rows"}
+
+
+def entropy_row_features(logits) -> dict[str, np.ndarray]:
+    """Each feature's mask over the entropy gradient's rows, (B, 1): A.value_entropy's last two rows are a near
+    one-hot policy and a uniform one."""
+    z = np.asarray(logits, dtype=float)
+    gap = np.abs(z[:, :1] - z[:, 1:2])
+    return {"near-one-hot": gap > 50, "uniform": gap == 0, "ordinary": (gap > 0) & (gap <= 50)}

@@ -1,0 +1,93 @@
+"""Where an output departs (``capstone_check.located``): each relation and feature is found when it holds on every
+case and never when it does not; statements carry no value; the smallest failing case is the first rung that fails and
+no array of more than 8 numbers is printed; GAE's features are where a segment has them."""
+
+import numpy as np
+import pytest
+
+from capstone_check.kinds import a_located
+from capstone_check.located import (RELATIONS, SHOWN_AT_MOST, feature, located, of_kinds, relation, sentence, shown,
+                                    smallest_case)
+
+RNG = np.random.default_rng(5)
+WANT = [RNG.normal(0, 2, (4, 3)), RNG.normal(0, 2, (6, 2)), RNG.normal(0, 2, (3, 3))]
+
+
+@pytest.mark.parametrize("kind, wrong", [
+    ("sign", lambda w: -w), ("factor", lambda w: 0.5 * w), ("offset", lambda w: w + 0.3),
+    ("zero", lambda w: 0 * w), ("nan", lambda w: w * np.nan),
+    ("later", lambda w: np.vstack([w[1:], w[-1:] + 1])), ("earlier", lambda w: np.vstack([w[:1] - 1, w[:-1]])),
+    ("transposed", lambda w: w.T)])
+def test_a_relation_that_holds_on_every_case_is_found(kind, wrong):
+    assert relation([(wrong(w), w) for w in WANT], 1e-6) == kind
+
+
+def test_no_relation_is_said_when_one_case_breaks_it():
+    pairs = [(0.5 * w, w) for w in WANT[:2]] + [(0.25 * WANT[2], WANT[2])]
+    assert relation(pairs, 1e-6) is None
+    assert relation([(w, w) for w in WANT], 1e-6) is None  # nothing departs: nothing to say
+
+
+def test_the_smallest_feature_holding_every_departure_is_said_and_whether_it_is_exact():
+    masks = [{"row0": np.arange(len(w))[:, None] == 0, "rows01": np.arange(len(w))[:, None] <= 1} for w in WANT]
+    got = [w.copy() for w in WANT]
+    for g in got:
+        g[0] += 1
+    assert feature(list(zip(got, WANT)), masks, 1e-6) == ("row0", True)
+    got[1][1, 0] += 1  # one departure outside row 0: only the wider feature holds, and not exactly
+    assert feature(list(zip(got, WANT)), masks, 1e-6) == ("rows01", False)
+    got[2][2, 2] += 1  # and one outside both: nothing is said
+    assert feature(list(zip(got, WANT)), masks, 1e-6) is None
+
+
+def test_nan_where_nan_is_expected_does_not_depart():
+    want = [np.array([np.nan, 1.0]), np.array([2.0])]
+    got = [np.array([np.nan, 2.0]), np.array([4.0])]
+    assert relation(list(zip(got, want)), 1e-6) == "factor"
+
+
+def test_statements_are_made_of_the_vocabulary_alone_and_carry_no_value():
+    features = {"one": "on groups of one sample", "many": "on larger groups"}
+    for trial in range(40):
+        rng = np.random.default_rng(trial)
+        want = [rng.normal(0, 3, int(k)) for k in rng.integers(1, 5, 6)]
+        got = [w * rng.choice([1, 1, -1, 0.5]) + rng.choice([0, 0, 0.7]) for w in want]
+        kinds = ["one" if len(w) == 1 else "many" for w in want]
+        for statement in located(list(zip(got, want)), 1e-6, "D.x", "your weights", features, of_kinds(kinds)):
+            allowed = {f"your weights depart only {where}{exact}" for where in features.values()
+                       for exact in ("", " (at every one of them)")}
+            allowed |= {f"{subject} {phrase}" for phrase in RELATIONS.values()
+                        for subject in ("your weights", "where they depart, they")}
+            assert statement["text"] in allowed, statement
+            assert statement["id"].split(".")[-1] in {*features, *RELATIONS}
+
+
+def test_a_statement_and_its_sentence():
+    said = located([(2 * w, w) for w in WANT], 1e-6, "A.gae", "your advantages")
+    assert said == [{"id": "A.gae.factor", "text": "your advantages are the expected values times one constant factor"}]
+    assert sentence(said) == "Where it departs: your advantages are the expected values times one constant factor."
+    assert sentence([]) == ""
+
+
+def test_the_smallest_failing_case_is_the_first_rung_that_fails_and_prints_small_arrays_only():
+    rungs = [("f(1)", np.array([1.0]), np.array([1.0])), ("f(2)", np.array([3.0, 1.0]), np.array([2.0, 1.0])),
+             ("f(3)", None, np.zeros(3))]
+    assert smallest_case(rungs, 1e-6) == "Smallest failing case: f(2) returned [3, 1], expected [2, 1]."
+    assert smallest_case(rungs[:1], 1e-6) == ""
+    assert smallest_case(rungs[2:], 1e-6) == "Smallest failing case: f(3) raised an exception."
+    assert shown(np.arange(SHOWN_AT_MOST + 1)) == f"an array of shape ({SHOWN_AT_MOST + 1},)"
+    for rung in a_located.LADDER:  # every array of every rung is shown whole
+        assert all(np.size(part) <= SHOWN_AT_MOST for part in rung[:4]), a_located.call_text(rung)
+
+
+def test_gae_features_of_a_segment():
+    term = np.array([[0, 0], [1, 0], [0, 0], [0, 0]], dtype=bool)
+    trunc = np.array([[0, 0], [0, 0], [0, 1], [0, 0]], dtype=bool)
+    f = a_located.features(term, trunc)
+    assert f["termination"][:, 0].tolist() == [False, True, False, False]
+    assert f["terminated-episode"][:, 0].tolist() == [True, True, False, False]
+    assert f["cut-episode"][:, 0].tolist() == [False, False, True, True]
+    assert f["truncated-episode"][:, 1].tolist() == [True, True, True, False]
+    assert f["after-reset"][:, 0].tolist() == [False, False, True, False]
+    assert f["segment-end"][-1].all() and not f["segment-end"][:-1].any()
+    assert set(f) == set(a_located.FEATURES)
