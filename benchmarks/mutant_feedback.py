@@ -12,7 +12,6 @@ A's update).
 
 import argparse
 import json
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -20,37 +19,19 @@ from pathlib import Path
 from autograder import paths
 from autograder.loader import load_course
 from autograder.grading import grade
+from autograder.projects import PROJECTS
+from tests.support.located_truth import judged_statements, loaded
 from tests.support.mutations import generate
+from tests.support.plain_messages import longest_array
 
 PIECE_CHECKS = {
     "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update"],
     "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop", "C.own_labels"],
     "D": ["D.weights", "D.kl_penalty", "D.clip_gradient", "D.price_exploit", "D.grpo_step"],
 }
-NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf")
-
-
-def bracketed(message: str) -> list[str]:
-    """The outermost [...] spans of ``message`` (numpy prints an array, nested rows included, as one)."""
-    spans, depth, start = [], 0, 0
-    for i, char in enumerate(message):
-        if char == "[":
-            start = i if depth == 0 else start
-            depth += 1
-        elif char == "]" and depth:
-            depth -= 1
-            if depth == 0:
-                spans.append(message[start:i + 1])
-    return spans
-
-
-def longest_array(message: str) -> int:
-    """How many numbers the longest array printed in ``message`` holds."""
-    return max((len(NUMBER.findall(span)) for span in bracketed(message)), default=0)
-
-
 def graded_rows(mutant, course, seed_set: str) -> list[dict]:
-    """The mutant's rows of its project's piece checks, graded from a copy of the reference's folder."""
+    """The mutant's rows of its project's piece checks, graded from a copy of the reference's folder; each located
+    statement of a check whose cases tests/support/located_truth.py can replay is marked true or false there."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / mutant.folder
         shutil.copytree(paths.SOLUTIONS / mutant.folder, folder,
@@ -58,11 +39,18 @@ def graded_rows(mutant, course, seed_set: str) -> list[dict]:
         (folder / mutant.module).write_text(mutant.source, encoding="utf-8")
         report = grade(tmp, course, seed_set=seed_set, projects=[mutant.project],
                        checks=PIECE_CHECKS[mutant.project]).report.to_json()
-    return [check for project in report["projects"].values() for check in project["checks"]]
+        rows = [check for project in report["projects"].values() for check in project["checks"]]
+        for row in (row for row in rows if row.get("located")):
+            with loaded(folder, PROJECTS[mutant.project].modules) as piece:
+                row["checked"], row["false_statements"] = judged_statements(
+                    row["id"], row["located"], piece, min(course.seeds.public),
+                    course.projects[mutant.project].checks[row["id"]].bar)
+    return rows
 
 
 def failing_row(check: dict) -> dict:
     return {"id": check["id"], "findings": [f["id"] for f in check.get("findings", [])],
+            "checked": check.get("checked", 0), "false_statements": check.get("false_statements", []),
             "located": [s["id"] for s in check.get("located", [])],
             "longest_array": longest_array(check["message"]), "message_chars": len(check["message"])}
 
@@ -86,6 +74,8 @@ def measure(project: str, course, seed_set: str, limit: int | None) -> dict:
     return {"generated": len(mutants), "failing_some_check": len(caught), "failing_rows": len(rows),
             "rows_with_finding": sum(bool(r["findings"]) for r in rows),
             "rows_with_finding_or_located": sum(bool(r["findings"] or r["located"]) for r in rows),
+            "statements_checked": sum(r["checked"] for r in rows),
+            "false_statements": sum(len(r["false_statements"]) for r in rows),
             "rows_over_8_numbers": sum(r["longest_array"] > 8 for r in rows), "mutants": caught}
 
 
@@ -95,11 +85,11 @@ def share(count: int, result: dict) -> str:
 
 def table(results: dict) -> str:
     lines = ["| project | mutants | failing some check | failing rows | with a finding | with a finding or located "
-             "| over 8 numbers |", "|---|---|---|---|---|---|---|"]
+             "| over 8 numbers | statements checked, false |", "|---|---|---|---|---|---|---|---|"]
     for project, r in results.items():
         lines.append(f"| {project} | {r['generated']} | {r['failing_some_check']} | {r['failing_rows']} | "
                      f"{share(r['rows_with_finding'], r)} | {share(r['rows_with_finding_or_located'], r)} | "
-                     f"{r['rows_over_8_numbers']} |")
+                     f"{r['rows_over_8_numbers']} | {r['statements_checked']}, {r['false_statements']} |")
     return "\n".join(lines)
 
 

@@ -26,6 +26,8 @@ RELATIONS = {  # said after a plural subject: "your advantages are ..."
     "sign": "are the expected values with their sign flipped",
     "factor": "are the expected values times one constant factor",
     "offset": "are the expected values plus one constant",
+    "factor-per-case": "are the expected values times a factor of each case's own",
+    "offset-per-case": "are the expected values plus a constant of each case's own",
     "later": "hold at each step the value expected one step later",
     "earlier": "hold at each step the value expected one step earlier",
     "transposed": "are the expected array with its two axes swapped",
@@ -95,10 +97,19 @@ def relation(pairs: Sequence[tuple], tolerance: float) -> str | None:
         return "zero"
     if all(_near(g, -w, tolerance) for g, w in zip(got, want)):
         return "sign"
-    for how in ("factor", "offset"):
-        c = _constant(got, want, how)
-        if c is not None and all(_near(g, w * c if how == "factor" else w + c, tolerance) for g, w in zip(got, want)):
-            return how
+    if sum(x.size for x in got) >= 2:  # a single entry is a multiple of itself: nothing would be said
+        for how in ("factor", "offset"):
+            c = _constant(got, want, how)
+            if c is not None and all(_near(g, w * c if how == "factor" else w + c, tolerance)
+                                     for g, w in zip(got, want)):
+                return how
+    departed = [(g, w) for g, w in zip(got, want) if g.size]
+    if len(departed) >= 2 and all(g.size >= 2 for g, _ in departed):  # each case's own constant, seen twice in it
+        for how in ("factor", "offset"):
+            constants = [_constant([g], [w], how) for g, w in departed]
+            if all(c is not None and _near(g, w * c if how == "factor" else w + c, tolerance)
+                   for c, (g, w) in zip(constants, departed)):
+                return f"{how}-per-case"
     for shift, name in ((1, "later"), (-1, "earlier")):
         if all(g.ndim >= 1 and g.shape[0] >= 2 for g, _ in cases) and all(
                 _near(g[:-1], w[1:], tolerance) if shift == 1 else _near(g[1:], w[:-1], tolerance) for g, w in cases):

@@ -68,6 +68,7 @@ def on_files(files, config):
     projects, left_out = _projects()
     shots.grade_a_class(work, projects, whole=not left_out)
     shots.photograph(work, img)
+    shots.what_was_photographed(work, img)
     figures = shots.draw_figures(work, img, projects)
     pages = {"reference/commands.md": reference.commands_page(), "reference/checks.md": reference.checks_page(),
              "reference/figures.md": _figures_page(figures, left_out)}

@@ -149,3 +149,24 @@ def draw_figures(work: Path, out: Path, projects: list[str]) -> dict[str, list[t
             (out / name).write_bytes(png)
             figures[pid].append((name, caption))
     return figures
+
+
+def what_was_photographed(work: Path, out: Path) -> dict:
+    """What the class's grading gave, read from its reports and written beside the pictures as class.json, so a test
+    can hold that the pictures show what they claim: each graded student's total, the shown student's failing rows
+    with the mistakes named in them, and the mistakes named across the class."""
+    graded, shown = {}, {}
+    for student in CLASS:
+        path = work / "grades" / student / "report.json"
+        if path.is_file():
+            report = json.loads(path.read_text())
+            graded[student] = report["score"]
+            if student == SHOWN:
+                shown = {c["id"]: [f["id"] for f in c.get("findings", [])] for p in report["projects"].values()
+                         for c in p["checks"] if not c["passed"]}
+    named = sorted({f["id"] for student in graded for p in json.loads(
+        (work / "grades" / student / "report.json").read_text())["projects"].values()
+        for c in p["checks"] for f in c.get("findings", [])})
+    said = {"scores": graded, "shown": SHOWN, "shown_failing": shown, "named_in_class": named}
+    (out / "class.json").write_text(json.dumps(said, indent=1))
+    return said

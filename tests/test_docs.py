@@ -4,6 +4,7 @@ every page speaks of the kit alone (no issue numbers, no file outside the reposi
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -71,6 +72,10 @@ def test_the_pictures_are_photographs_of_a_real_grading(site):
     for name in ("report", "summary", "compare", "similarity"):
         png = (site / "img" / f"{name}.png").read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 20_000, f"{name}.png is not a photograph of a page"
+    shown = json.loads((site / "img" / "class.json").read_text())  # what the photographed pages were made from
+    assert len(set(shown["scores"].values())) >= 3, f"no spread of scores: {shown['scores']}"
+    assert any(shown["shown_failing"].values()), f"the report shown names no mistake: {shown['shown_failing']}"
+    assert shown["named_in_class"], "the summary's mistakes section is empty"
     figures = sorted((site / "img").glob("figure-C-*.png"))
     assert figures, "no figure of C was drawn from the reference's grading"
     page = (site / "reference" / "figures.html").read_text()

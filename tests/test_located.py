@@ -23,7 +23,7 @@ def test_a_relation_that_holds_on_every_case_is_found(kind, wrong):
 
 
 def test_no_relation_is_said_when_one_case_breaks_it():
-    pairs = [(0.5 * w, w) for w in WANT[:2]] + [(0.25 * WANT[2], WANT[2])]
+    pairs = [(0.5 * w, w) for w in WANT[:2]] + [(WANT[2] + RNG.normal(0, 1, WANT[2].shape), WANT[2])]
     assert relation(pairs, 1e-6) is None
     assert relation([(w, w) for w in WANT], 1e-6) is None  # nothing departs: nothing to say
 
@@ -91,3 +91,12 @@ def test_gae_features_of_a_segment():
     assert f["after-reset"][:, 0].tolist() == [False, False, True, False]
     assert f["segment-end"][-1].all() and not f["segment-end"][:-1].any()
     assert set(f) == set(a_located.FEATURES)
+
+
+def test_a_constant_of_each_cases_own_is_said_only_when_each_case_shows_it_twice():
+    assert relation([(w * (i + 2), w) for i, w in enumerate(WANT)], 1e-6) == "factor-per-case"
+    assert relation([(w + i + 1, w) for i, w in enumerate(WANT)], 1e-6) == "offset-per-case"
+    one_entry = [np.array([1.0, 2.0]), np.array([3.0, 4.0])]
+    moved = [np.array([1.0, 5.0]), np.array([3.0, 9.0])]  # one departing entry per case: no constant is seen
+    assert relation(list(zip(moved, one_entry)), 1e-6) is None
+    assert relation([(np.array([2.0]), np.array([1.0]))], 1e-6) is None  # one entry in all: no factor either

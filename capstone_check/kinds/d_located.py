@@ -70,3 +70,29 @@ def step_features(case) -> dict[str, bool]:
     return {"one-sample": K == 1, "positive-beta": beta > 0, "several-epochs": epochs > 1,
             "weight-given": weight_name is not None, "default-weight": weight_name is None,
             "sloppy": reward_name == "sloppy", "verify": reward_name == "verify"}
+
+
+PRICE_SUBJECT = "your prices"
+PRICE_FEATURES = {
+    "toy": "on the toy's four prompts", "random": "on the random rows",
+    "floor-binds": "on the rows whose floor binds", "floor-free": "on the rows whose floor does not bind",
+    "floor": "on the rows with a floor (a response the reference disfavours that earns more)",
+    "tie-same": "on the row where a response ties the exploit's logit and earns the same",
+    "tie-more": "on the row where a response ties the exploit's logit and earns more",
+    "tie-less": "on the row where a response ties the exploit's logit and earns less",
+    "tie": "on the rows where a response ties the exploit's logit",
+    "cap-equals-floor": "on the rows whose cap equals their floor",
+    "no-beta": "on the rows where no beta makes the exploit the unique mode (price 0)",
+}
+PRICE_KINDS = {"toy prompt": "toy", "random": "random", "floor binds": "floor-binds",
+               "floor does not bind": "floor-free", "logit tie earning the same": "tie-same",
+               "logit tie earning more": "tie-more", "logit tie earning less": "tie-less",
+               "cap equals floor": "cap-equals-floor"}
+
+
+def price_features(kind: str, want: float) -> dict[str, bool]:
+    """A price row's features: its kind (D.price_exploit's row kinds, "toy prompt" for the toy's), and whether its
+    expected price is 0."""
+    own = PRICE_KINDS[kind]
+    return {**{name: name == own for name in PRICE_KINDS.values()}, "floor": own.startswith("floor"),
+            "tie": own.startswith("tie"), "no-beta": want == 0}

@@ -16,17 +16,57 @@ import numpy as np
 from autograder.projects._shared.ppo import oracle as ppo_oracle
 from autograder.projects._shared.ppo.cases import gae_cases
 from autograder.projects.c_diagnosis import oracle as c_oracle, pieces as c_pieces
-from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces
+from autograder.projects.a_ppo import pieces as a_pieces
+from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, steps as d_steps
 from capstone_check.kinds import a_located, c_located, d_located
 from capstone_check.located import of_kinds
 from capstone_check.student import Student
 from tests.support.imports import forgotten_after
 
 
+def _copies(args) -> list:
+    """Fresh copies of a case's arrays, other arguments as they are (a piece may change what it is handed)."""
+    return [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
 def _gae(module, seed, bar):
     for _, _, gamma, lam, r, v, term, trunc in gae_cases(seed):
         yield (module.gae(r.copy(), v.copy(), term.copy(), trunc.copy(), gamma, lam)[0],
                ppo_oracle.gae(r, v, term, trunc, gamma, lam), a_located.features(term, trunc))
+
+
+def _surrogate(module, seed, bar):
+    for *case, _ in a_pieces.surrogate_cases(seed):
+        yield (module.clipped_surrogate(*_copies(case))[1], ppo_oracle.clipped_surrogate(*case)[1],
+               a_pieces.surrogate_features(*case))
+
+
+def _value_entropy(part):
+    def cases(module, seed, bar):
+        rng = np.random.default_rng(seed)
+        values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
+        logits = np.vstack([rng.normal(0, 2, (30, 2)), [[60.0, -60.0], [0.0, 0.0]]])
+        if part == "value":
+            yield module.value_loss(values.copy(), returns.copy())[1], ppo_oracle.value_loss(values, returns)[1], {}
+        else:
+            yield (module.entropy_bonus(logits.copy())[1], ppo_oracle.entropy_bonus(logits)[1],
+                   a_located.entropy_row_features(logits))
+    return cases
+
+
+def _step(module, seed, bar):
+    for i, (case, theta) in enumerate(zip(d_steps.STEP_CASES, d_steps.step_inputs(seed))):
+        K, reward_name = case[:2]
+        got = module.grpo_step(theta.copy(), K, d_pieces.REWARDS[reward_name], np.random.default_rng(seed + i),
+                               **d_steps.step_kwargs(case, judging=False))
+        want = d_steps.reference_step(seed, i, theta, d_steps.step_kwargs(case))
+        yield np.asarray(got) - theta, want - theta, d_located.step_features(case)
+
+
+def _price(module, seed, bar):
+    for case, kind in zip(d_steps.price_cases(seed), d_steps.price_kinds()):
+        want = d_oracle.price_exploit(*case)
+        yield module.price_exploit(*_copies(case)), want, d_located.price_features(kind, want)
 
 
 def _kl(module, seed, bar):
@@ -36,7 +76,7 @@ def _kl(module, seed, bar):
 
 def _clip(module, seed, bar):
     for region, *case in d_pieces.clip_cases(seed, bar["cases"]):
-        yield (module.clipped_surrogate_gradient(*[np.copy(a) for a in case]), d_oracle.clipped_gradient(*case),
+        yield (module.clipped_surrogate_gradient(*_copies(case)), d_oracle.clipped_gradient(*case),
                d_located.clip_features(d_pieces.REGIONS.index(region), *case))
 
 
@@ -55,12 +95,17 @@ def _kinds(name, cases_of, want_of, texts_kinds):
         listed = list(cases_of(seed))
         masks = of_kinds([kind for kind, *_ in listed])
         for (_, *args), mask in zip(listed, masks):
-            yield getattr(module, name)(*[np.copy(a) for a in args]), want_of(*args), mask
+            yield getattr(module, name)(*_copies(args)), want_of(*args), mask
     return cases
 
 
 CASES = {  # check -> subject -> the piece's (got, want, features) on each case of a seed and bar
     "A.gae": {a_located.SUBJECT: _gae},
+    "A.clip_gradient": {a_located.SURROGATE_SUBJECT: _surrogate},
+    "A.value_entropy": {a_located.VALUE_SUBJECT: _value_entropy("value"),
+                        a_located.ENTROPY_SUBJECT: _value_entropy("entropy")},
+    "D.grpo_step": {d_located.STEP_SUBJECT: _step},
+    "D.price_exploit": {d_located.PRICE_SUBJECT: _price},
     "D.kl_penalty": {d_located.KL_SUBJECT: _kl},
     "D.weights": {d_located.weights_subject(name): _weights(name) for name in d_pieces.WEIGHTS},
     "D.clip_gradient": {d_located.CLIP_SUBJECT: _clip},
@@ -70,6 +115,10 @@ CASES = {  # check -> subject -> the piece's (got, want, features) on each case 
         "return_drop", c_pieces.curve_cases, c_oracle.return_drop, c_located.CURVE_KINDS)},
     "C.entropy": {c_located.SUBJECTS["policy_entropy"]: _kinds(
         "policy_entropy", c_pieces.entropy_logits_cases, c_oracle.entropy_nats, c_located.ENTROPY_KINDS)},
+    "C.kl_clip": {c_located.SUBJECTS["approx_kl"]: _kinds(
+        "approx_kl", lambda seed: [("unchanged" if np.all(n == o) else "changed", n, o)
+                                   for n, o, _ in c_pieces.ratio_cases(seed)], c_oracle.approx_kl,
+        c_located.RATIO_KINDS)},
 }
 
 
@@ -127,6 +176,15 @@ def true_of(statement: dict, triples: list, tol: float) -> bool:
         spread = got / want if kind == "factor" else got - want
         spread = spread[np.abs(want) > 1e-6] if kind == "factor" else spread
         return bool(spread.size and np.ptp(spread) <= 10 * tol * max(1.0, float(np.max(np.abs(spread)))))
+    if kind in ("factor-per-case", "offset-per-case"):
+        for (g, w, _), d in zip(triples, departures):
+            g, w = np.asarray(g, float)[d], np.asarray(w, float)[d]
+            if g.size:
+                spread = g / w if kind == "factor-per-case" else g - w
+                spread = spread[np.abs(w) > 1e-6] if kind == "factor-per-case" else spread
+                if g.size < 2 or np.ptp(spread) > 10 * tol * max(1.0, float(np.max(np.abs(spread)))):
+                    return False
+        return True
     if kind in ("later", "earlier"):
         ahead = kind == "later"
         return all(np.all(np.abs(np.asarray(g, float)[:-1] - np.asarray(w, float)[1:]) <= tol * np.maximum(
@@ -134,3 +192,20 @@ def true_of(statement: dict, triples: list, tol: float) -> bool:
                 np.asarray(g, float)[1:] - np.asarray(w, float)[:-1]) <= tol * np.maximum(
                 1, np.abs(np.asarray(w, float)[:-1]))) for g, w, _ in triples)
     return False  # a relation this check does not know is not taken as true
+
+
+def judged_statements(check: str, statements: list[dict], piece, seed: int, bar: dict) -> tuple[int, list[str]]:
+    """How many of a row's ``statements`` could be replayed here, and the ids of those that do not hold of ``piece``'s
+    own output. A "where they depart, they ..." statement speaks of the subject said before it; a subject ``CASES``
+    does not replay is skipped."""
+    checked, false, subject = 0, [], None
+    for statement in statements:
+        text = statement["text"]
+        if not text.startswith("where they depart"):
+            subject = next((s for s in CASES.get(check, {}) if text.startswith(s)), None)
+        if subject is None:
+            continue
+        checked += 1
+        if not true_of(statement, list(CASES[check][subject](piece, seed, bar)), bar["tolerance"]):
+            false.append(statement["id"])
+    return checked, false

@@ -1,7 +1,7 @@
 """What a failing row's message must be for a student to act on it: when a row it builds on fails in the same grading,
 led by that row (the next step) in its first sentence; and, for the rows that say what the grader saw of runs that
-left the reference's updates, short and each thing said once. (Rows that list several failing cases are longer today:
-their smallest failing case is still to come.)"""
+left the reference's updates, short and each thing said once; and no array of more than 8 numbers printed. (Rows
+that list several failing cases may be longer: they end with their smallest failing case.)"""
 
 from __future__ import annotations
 
@@ -11,6 +11,29 @@ from autograder.departures import SAW, first_departure
 
 LONGEST = 300  # characters of a row's message
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+ARRAY_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf")
+SHOWN_AT_MOST = 8  # numbers of one array a message may print
+
+
+def bracketed(message: str) -> list[str]:
+    """The outermost [...] spans of ``message`` (numpy prints an array, nested rows included, as one)."""
+    spans, depth, start = [], 0, 0
+    for i, char in enumerate(message):
+        if char == "[":
+            start = i if depth == 0 else start
+            depth += 1
+        elif char == "]" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append(message[start:i + 1])
+    return spans
+
+
+def longest_array(message: str) -> int:
+    """How many numbers the longest array printed in ``message`` holds."""
+    return max((len(ARRAY_NUMBER.findall(span)) for span in bracketed(message)), default=0)
 
 
 def clauses(message: str) -> list[str]:
@@ -36,6 +59,8 @@ def unplain(row: dict, rows: dict[str, dict], builds_on: tuple[str, ...]) -> lis
     """What is wrong with failing ``row``'s message, graded beside ``rows`` (id: row) of the same grading; ``builds_on``
     the rows it builds on."""
     message, wrong = row["message"], []
+    if longest_array(message) > SHOWN_AT_MOST:
+        wrong.append(f"an array of {longest_array(message)} numbers")
     failing = [cid for cid in builds_on if cid in rows and not rows[cid]["passed"]]
     judged = "status" not in (row.get("details") or {})
     if failing and judged and not any(cid in first_sentence(message) for cid in failing):

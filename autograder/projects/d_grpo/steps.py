@@ -287,6 +287,14 @@ class PriceExploit(Check):
                 failures.append(f"row {row} (logits {fmt(logits)}, rewards {fmt(rewards)}, exploit {exploit}): "
                                 f"returned {got:.6g}, expected {want:.6g}{price_hint(logits, rewards, exploit, got)}")
                 break
+        wants = [oracle.price_exploit(*case) for case in cases]
+        said = located(list(zip(data["out"], wants)), ctx.bar.tolerance, self.id, d_located.PRICE_SUBJECT,
+                       d_located.PRICE_FEATURES,
+                       [d_located.price_features(kind, want) for kind, want in zip(price_kinds(), wants)])
         return Verdict.of(failures, 3, f"threshold {toy[2]:.4g} on the toy, and right on unseen rows, binding floors "
-                          "included", toy_thresholds=toy,
+                          "included", toy_thresholds=toy, located=said,
                           findings=matched(of_piece(MISTAKES, "price_exploit"), cases, data["out"]))
+
+
+def price_kinds() -> list[str]:  # the kind of each row of price_cases, in order
+    return ["toy prompt"] * N_PROMPTS + PRICE_ROW_KINDS

@@ -115,16 +115,20 @@ def grpo_step(ctx) -> dict:
 def price_exploit(ctx) -> dict:
     low, high = ctx.bar.threshold_range
     calls = []
-    for row, (logits, rewards, exploit) in enumerate(steps.price_cases(ctx.seed)):
-        entry = call("price_exploit", [logits, rewards, exploit],
-                     out_float(oracle.price_exploit(logits, rewards, exploit), ctx.bar.tolerance, "exact_or_close",
-                               finite=True), f"price_exploit, row {row}", "rows")
+    for row, ((logits, rewards, exploit), kind) in enumerate(zip(steps.price_cases(ctx.seed), steps.price_kinds())):
+        want = oracle.price_exploit(logits, rewards, exploit)
+        entry = located_call(call("price_exploit", [logits, rewards, exploit],
+                                  out_float(want, ctx.bar.tolerance, "exact_or_close", finite=True),
+                                  f"price_exploit, row {row}", "rows"), d_located.price_features(kind, want),
+                             ("price", None))
         if row in (2, 3):  # 8*8 and 9*9: only the KL penalty stands in the hedge's way
             entry["range"] = {"bounds": [low, high], "group": f"toy {row}",
                               "message": f"on prompt {row} of the toy the hedge should stop paying near beta = 1/4"}
         calls.append(entry)
     return {"kind": "calls", "calls": calls, "total": 3,
-            "passed": "right on the toy and on unseen rows, binding floors included"}
+            "passed": "right on the toy and on unseen rows, binding floors included",
+            **locate("D.price_exploit", ctx.bar.tolerance, {"price": (d_located.PRICE_SUBJECT,
+                                                                      d_located.PRICE_FEATURES)})}
 
 
 def chapter_tables(ctx) -> dict:

@@ -9,6 +9,7 @@ from pydantic import Field
 from autograder.checks import Bar, Check, Verdict, pairs
 from autograder.comparisons import close
 from autograder.projects.z_returns import oracle
+from capstone_check.located import shown  # a message prints at most 8 numbers of an array
 from capstone_check.student import as_array
 
 
@@ -35,8 +36,8 @@ class Returns(Check):
 
     def judge(self, data, ctx):
         """In the grader: make the cases again and compare with the oracle."""
-        failures = [f"{len(r)} rewards, gamma={gamma}: returned {np.round(got, 4)}, expected "
-                    f"{np.round(oracle.discounted_returns(r, gamma), 4)}"
+        failures = [f"{len(r)} rewards, gamma={gamma}: returned {shown(got)}, expected "
+                    f"{shown(oracle.discounted_returns(r, gamma))}"
                     for (r, gamma), got in pairs(cases(ctx.seed, ctx.bar.cases), data["out"])
                     if not close(got, oracle.discounted_returns(r, gamma), ctx.bar.tolerance)]
         return Verdict.of(failures, ctx.bar.cases, "every return matches r_t + gamma * G_{t+1}")
