@@ -144,7 +144,7 @@ def _apart(got, want, tol) -> np.ndarray:
     out = np.zeros(want.shape, dtype=bool)
     for index in np.ndindex(want.shape):
         g, w = got[index], want[index]
-        if np.isnan(g) and np.isnan(w):
+        if g == w or (np.isnan(g) and np.isnan(w)):  # equal infinities too, as the grader takes them
             continue
         out[index] = not (abs(g - w) <= tol * max(1.0, abs(w)))
     return out
