@@ -2,7 +2,8 @@
 student-written functions (tests/support/mutations.py) is graded on its project's single-piece and whole-step checks;
 for the mutants that fail some check, per project: the failing rows, the share of them whose row names a known mistake
 (report.json's ``findings``), the share that names a known mistake or says where the output departs (``located``),
-and the rows whose message prints an array of more than 8 numbers.
+the rows whose code raised (their message names the line) and the share of the others that name or locate, and the
+rows whose message prints an array of more than 8 numbers.
 
     nice -n 10 .venv/bin/python -m benchmarks.mutant_feedback --projects D,C --limit 20 --out mutants.json
 
@@ -52,7 +53,8 @@ def failing_row(check: dict) -> dict:
     return {"id": check["id"], "findings": [f["id"] for f in check.get("findings", [])],
             "checked": check.get("checked", 0), "false_statements": check.get("false_statements", []),
             "located": [s["id"] for s in check.get("located", [])],
-            "longest_array": longest_array(check["message"]), "message_chars": len(check["message"])}
+            "longest_array": longest_array(check["message"]), "message_chars": len(check["message"]),
+            "raised": "status" in (check.get("details") or {}) or "` raised " in check["message"]}
 
 
 def spread(mutants: list, limit: int | None) -> list:
@@ -74,21 +76,26 @@ def measure(project: str, course, seed_set: str, limit: int | None) -> dict:
     return {"generated": len(mutants), "failing_some_check": len(caught), "failing_rows": len(rows),
             "rows_with_finding": sum(bool(r["findings"]) for r in rows),
             "rows_with_finding_or_located": sum(bool(r["findings"] or r["located"]) for r in rows),
+            "rows_raised": sum(r["raised"] for r in rows),
+            "ran_with_finding_or_located": sum(bool(r["findings"] or r["located"]) for r in rows if not r["raised"]),
             "statements_checked": sum(r["checked"] for r in rows),
             "false_statements": sum(len(r["false_statements"]) for r in rows),
             "rows_over_8_numbers": sum(r["longest_array"] > 8 for r in rows), "mutants": caught}
 
 
-def share(count: int, result: dict) -> str:
-    return f"{count} ({count / result['failing_rows']:.0%})" if result["failing_rows"] else "-"
+def share(count: int, result: dict, of: str = "failing_rows") -> str:
+    total = result[of] if of == "failing_rows" else result["failing_rows"] - result["rows_raised"]
+    return f"{count} ({count / total:.0%})" if total else "-"
 
 
 def table(results: dict) -> str:
     lines = ["| project | mutants | failing some check | failing rows | with a finding | with a finding or located "
-             "| over 8 numbers | statements checked, false |", "|---|---|---|---|---|---|---|---|"]
+             "| raised (line named) | of the rest, with a finding or located | over 8 numbers "
+             "| statements checked, false |", "|---|---|---|---|---|---|---|---|---|---|"]
     for project, r in results.items():
         lines.append(f"| {project} | {r['generated']} | {r['failing_some_check']} | {r['failing_rows']} | "
                      f"{share(r['rows_with_finding'], r)} | {share(r['rows_with_finding_or_located'], r)} | "
+                     f"{r['rows_raised']} | {share(r['ran_with_finding_or_located'], r, 'ran')} | "
                      f"{r['rows_over_8_numbers']} | {r['statements_checked']}, {r['false_statements']} |")
     return "\n".join(lines)
 

@@ -8,7 +8,8 @@ Two kinds of statement, each made only when it holds on every case of the check:
   boolean mask per case; the smallest feature that holds every departure is said, with "at every one of them" when
   the departures are exactly that feature.
 - **a relation** between the output and the expected one, over the entries that depart (or all of them): a flipped
-  sign, a constant factor, a constant offset, zeros, a shift by one step along the first axis, swapped axes, or NaN.
+  sign, a constant factor, a constant offset, zeros, a shift by one step along the first axis, swapped axes, or NaN;
+  failing all of these, one direction (every departing entry too large, or every one too small).
 
 A statement never carries a value (no factor, no offset, no input): it names a feature or a relation only, so it may
 be said on the grading seeds too. The vocabulary, per piece, is in docs/located.md.
@@ -31,6 +32,8 @@ RELATIONS = {  # said after a plural subject: "your advantages are ..."
     "later": "hold at each step the value expected one step later",
     "earlier": "hold at each step the value expected one step earlier",
     "transposed": "are the expected array with its two axes swapped",
+    "above": "are too large, never too small",
+    "below": "are too small, never too large",
 }
 
 
@@ -103,8 +106,9 @@ def relation(pairs: Sequence[tuple], tolerance: float) -> str | None:
             if c is not None and all(_near(g, w * c if how == "factor" else w + c, tolerance)
                                      for g, w in zip(got, want)):
                 return how
-    departed = [(g, w) for g, w in zip(got, want) if g.size]
-    if len(departed) >= 2 and all(g.size >= 2 for g, _ in departed):  # each case's own constant, seen twice in it
+    # each case's own constant, seen at two entries or more of two cases or more (one entry fits any constant)
+    departed = [(g, w) for g, w in zip(got, want) if g.size >= 2]
+    if len(departed) >= 2:
         for how in ("factor", "offset"):
             constants = [_constant([g], [w], how) for g, w in departed]
             if all(c is not None and _near(g, w * c if how == "factor" else w + c, tolerance)
@@ -114,7 +118,8 @@ def relation(pairs: Sequence[tuple], tolerance: float) -> str | None:
         if all(g.ndim >= 1 and g.shape[0] >= 2 for g, _ in cases) and all(
                 _near(g[:-1], w[1:], tolerance) if shift == 1 else _near(g[1:], w[:-1], tolerance) for g, w in cases):
             return name
-    return None
+    g, w = np.concatenate([x.ravel() for x in got]), np.concatenate([x.ravel() for x in want])
+    return "above" if np.all(g > w) else "below" if np.all(g < w) else None
 
 
 def feature(pairs: Sequence[tuple], masks: Sequence[dict[str, np.ndarray]],

@@ -17,7 +17,7 @@ WANT = [RNG.normal(0, 2, (4, 3)), RNG.normal(0, 2, (6, 2)), RNG.normal(0, 2, (3,
     ("sign", lambda w: -w), ("factor", lambda w: 0.5 * w), ("offset", lambda w: w + 0.3),
     ("zero", lambda w: 0 * w), ("nan", lambda w: w * np.nan),
     ("later", lambda w: np.vstack([w[1:], w[-1:] + 1])), ("earlier", lambda w: np.vstack([w[:1] - 1, w[:-1]])),
-    ("transposed", lambda w: w.T)])
+    ("transposed", lambda w: w.T), ("above", lambda w: w + 1 + w ** 2), ("below", lambda w: w - 1 - w ** 2)])
 def test_a_relation_that_holds_on_every_case_is_found(kind, wrong):
     assert relation([(wrong(w), w) for w in WANT], 1e-6) == kind
 
@@ -93,10 +93,16 @@ def test_gae_features_of_a_segment():
     assert set(f) == set(a_located.FEATURES)
 
 
-def test_a_constant_of_each_cases_own_is_said_only_when_each_case_shows_it_twice():
+def test_a_constant_of_each_cases_own_is_said_only_when_two_cases_show_it_twice():
     assert relation([(w * (i + 2), w) for i, w in enumerate(WANT)], 1e-6) == "factor-per-case"
     assert relation([(w + i + 1, w) for i, w in enumerate(WANT)], 1e-6) == "offset-per-case"
+    single = [(np.array([7.0]), np.array([1.0]))]  # a case of one departing entry fits any constant of its own
+    assert relation([(w + i + 1, w) for i, w in enumerate(WANT)] + single, 1e-6) == "offset-per-case"
+    assert relation([(WANT[0] + 1, WANT[0])] + single, 1e-6) == "above"  # one case shows a constant: no offset
+    broken = WANT[1] + np.arange(WANT[1].size).reshape(WANT[1].shape)  # a second case departs by no constant
+    assert relation([(WANT[0] + 1, WANT[0]), (broken, WANT[1])], 1e-6) != "offset-per-case"
     one_entry = [np.array([1.0, 2.0]), np.array([3.0, 4.0])]
-    moved = [np.array([1.0, 5.0]), np.array([3.0, 9.0])]  # one departing entry per case: no constant is seen
-    assert relation(list(zip(moved, one_entry)), 1e-6) is None
-    assert relation([(np.array([2.0]), np.array([1.0]))], 1e-6) is None  # one entry in all: no factor either
+    moved = [np.array([1.0, 5.0]), np.array([3.0, 9.0])]  # one departing entry per case: no constant is seen,
+    assert relation(list(zip(moved, one_entry)), 1e-6) == "above"  # only the direction
+    assert relation([(np.array([2.0]), np.array([1.0]))], 1e-6) == "above"  # one entry in all: no factor either
+    assert relation([(np.array([2.0, 0.0]), np.array([1.0, 1.0]))], 1e-6) is None  # both ways: nothing

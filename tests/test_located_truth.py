@@ -18,6 +18,7 @@ PIECES = {  # the generated mutants' function -> the check that locates its depa
     "clipped_surrogate_gradient": "D.clip_gradient", "explained_variance": "C.explained_variance",
     "return_drop": "C.return_drop", "policy_entropy": "C.entropy", "approx_kl": "C.kl_clip",
     "clipped_surrogate": "A.clip_gradient", "value_loss": "A.value_entropy", "grpo_step": "D.grpo_step",
+    "ppo_update": "A.update",
     "price_exploit": "D.price_exploit"}
 EACH = 5  # mutants of each function, at even steps through its list
 

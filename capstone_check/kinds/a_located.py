@@ -1,13 +1,15 @@
 """Where A's pieces depart, in their inputs' own terms: the features of a (T, N) segment that A.gae's located
 statements name, with the ladder of small public segments whose smallest failing rung a failing A.gae row shows
-whole; and the features of a minibatch's samples that A.clip_gradient's and A.value_entropy's statements name.
+whole; the features of a minibatch's samples that A.clip_gradient's and A.value_entropy's statements name; and where
+along its Adam steps a whole update (A.update) first departs.
 Final grading and the students' checker both read them from here."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from capstone_check.located import shown
+from capstone_check.located import departing, shown
+from rlkit.nn import Adam
 
 SUBJECT = "your advantages"
 FEATURES = {  # feature id -> where, as a statement says it ("your advantages depart only <where>")
@@ -107,3 +109,54 @@ def entropy_row_features(logits) -> dict[str, np.ndarray]:
     z = np.asarray(logits, dtype=float)
     gap = np.abs(z[:, :1] - z[:, 1:2])
     return {"near-one-hot": gap > 50, "uniform": gap == 0, "ordinary": (gap > 0) & (gap <= 50)}
+
+
+UPDATE_SUBJECT = "your update"
+COURSE = {  # where along its Adam steps a whole update first departs -> what a statement says of it
+    "first-step": "departs already at its first Adam step, so the mistake is in what one minibatch computes (its "
+                  "samples, loss or gradient), not in the loops over epochs and minibatches",
+    "later-minibatch": "follows the reference's first Adam step, where every ratio is still 1, and departs at a later "
+                       "minibatch of the first epoch",
+    "later-epoch": "follows the reference's whole first epoch and departs only in a later epoch",
+    "step-count": "takes another number of steps of the optimizer it is given than epochs times minibatches",
+}
+
+
+KEPT_STEPS = 64  # steps whose parameters are kept (an update of the course takes 16): a loop gone wild stays small
+
+
+class RecordingAdam(Adam):
+    """The given Adam, keeping the parameters after each of its first ``KEPT_STEPS`` steps (one flat vector per step)
+    and counting them all, so that a whole update can be followed step by step."""
+
+    def __init__(self, params, lr: float):
+        super().__init__(params, lr)
+        self.after: list[np.ndarray] = []
+        self.taken = 0
+
+    def step(self, grads) -> None:
+        super().step(grads)
+        self.taken += 1
+        if self.taken <= KEPT_STEPS:
+            self.after.append(np.concatenate([np.ravel(p) for p in self.params]).astype(float))
+
+
+def update_course(got_steps, taken: int, want_steps, tolerance: float, minibatches: int) -> list[dict]:
+    """The statement (``COURSE``, id ``A.update.<key>``) of where the student's Adam steps (``taken`` of them, the
+    first kept as flat parameter vectors) first depart from the reference's; nothing when every step holds (the update
+    departs after its last step) or a step is not of the parameters' shape."""
+    if taken != len(want_steps):
+        key = "step-count"
+    else:
+        first = None
+        for k, (got, want) in enumerate(zip(got_steps, want_steps)):
+            wrong = departing(got, want, tolerance)
+            if wrong is None:
+                return []
+            if wrong.any():
+                first = k
+                break
+        if first is None:
+            return []
+        key = "first-step" if first == 0 else "later-minibatch" if first < minibatches else "later-epoch"
+    return [{"id": f"A.update.{key}", "text": f"{UPDATE_SUBJECT} {COURSE[key]}"}]

@@ -12,6 +12,7 @@ import dataclasses
 
 import numpy as np
 
+from capstone_check.kinds.a_located import RecordingAdam, update_course
 from capstone_check.calls import flat, same_numbers, recognised, with_findings
 from capstone_check.located import sentence
 from capstone_check.student import StudentError, describe
@@ -155,11 +156,11 @@ def first_difference(got, want, tolerance) -> str | None:
     return None
 
 
-def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict]:
-    """Where the student's ppo_update on the recorded case, configured with ``values``, departs from ``want``, and
-    the networks' parameters it left."""
+def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict, RecordingAdam]:
+    """Where the student's ppo_update on the recorded case, configured with ``values``, departs from ``want``, the
+    networks' parameters it left and the optimizer that recorded its steps."""
     agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
-    optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=spec["lr"])
+    optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=spec["lr"])
     student.fn("ppo_update")(agent, optimizer, batch_, config(student, values), np.random.default_rng(spec["seed"]))
     failures, got = [], {}
     for net in ("actor", "critic"):
@@ -167,11 +168,11 @@ def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict]:
         where = first_difference(got[net], want[net], spec["tol"])
         if where:
             failures.append(f"the {net} after the update differs from the reference's at {where}")
-    return failures, got
+    return failures, got, optimizer
 
 
 def update(student, spec: dict) -> Verdict:
-    failures, got = updated(student, spec, spec["config"], decode(spec["want"]))
+    failures, got, optimizer = updated(student, spec, spec["config"], decode(spec["want"]))
     verdict = Verdict.of(failures, 2, "both networks match the reference after the update")
     if failures and "trained" in spec:  # the same update, configured as the course's runs are
         try:
@@ -179,16 +180,21 @@ def update(student, spec: dict) -> Verdict:
         except StudentError:
             verdict.basis = False
     with_findings(verdict, spec, recognised(spec, got) if failures else [])
-    return led_by_where(verdict, spec, got, failures)
+    return led_by_where(verdict, spec, got, failures, optimizer)
 
 
-def led_by_where(verdict: Verdict, spec: dict, got: dict, failures: list[str]) -> Verdict:
-    """A failed update's message led by where it departs, as final grading says it: in one network only, or exactly
-    where a related update of the reference's recorded at release lands."""
+def led_by_where(verdict: Verdict, spec: dict, got: dict, failures: list[str], optimizer: RecordingAdam) -> Verdict:
+    """A failed update's message led by where it departs, as final grading says it: in one network only, at which of
+    its Adam steps (``optimizer`` recorded them) it first departs, or exactly where a related update of the
+    reference's recorded at release lands."""
     if not failures:
         return verdict
     departs = [net for net in ("actor", "critic") if any(f.startswith(f"the {net} ") for f in failures)]
     said = list(spec.get("one_network", {}).get(departs[0], [])) if len(departs) == 1 else []
+    if "steps" in spec:
+        said += update_course(optimizer.after, optimizer.taken, [np.asarray(s, dtype=float)
+                                                                 for s in decode(spec["steps"])],
+                              spec["tol"], spec["minibatches"])
     said += [{"id": r["id"], "text": r["text"]} for r in spec.get("related", [])
              if same_numbers(flat(got), r["want"])]
     lead = sentence(said)

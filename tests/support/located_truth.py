@@ -16,11 +16,13 @@ import numpy as np
 from autograder.projects._shared.ppo import oracle as ppo_oracle
 from autograder.projects._shared.ppo.cases import gae_cases
 from autograder.projects.c_diagnosis import oracle as c_oracle, pieces as c_pieces
-from autograder.projects.a_ppo import pieces as a_pieces
+from autograder.projects.a_ppo import pieces as a_pieces, update as a_update
+from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, steps as d_steps
 from capstone_check.kinds import a_located, c_located, d_located
 from capstone_check.located import of_kinds
 from capstone_check.student import Student
+from rlkit.nn import Adam, flatten
 from tests.support.imports import forgotten_after
 
 
@@ -177,21 +179,62 @@ def true_of(statement: dict, triples: list, tol: float) -> bool:
         spread = spread[np.abs(want) > 1e-6] if kind == "factor" else spread
         return bool(spread.size and np.ptp(spread) <= 10 * tol * max(1.0, float(np.max(np.abs(spread)))))
     if kind in ("factor-per-case", "offset-per-case"):
+        shown = 0  # cases that show their constant at two departing entries or more
         for (g, w, _), d in zip(triples, departures):
             g, w = np.asarray(g, float)[d], np.asarray(w, float)[d]
-            if g.size:
+            if g.size >= 2:
+                shown += 1
                 spread = g / w if kind == "factor-per-case" else g - w
                 spread = spread[np.abs(w) > 1e-6] if kind == "factor-per-case" else spread
-                if g.size < 2 or np.ptp(spread) > 10 * tol * max(1.0, float(np.max(np.abs(spread)))):
+                if np.ptp(spread) > 10 * tol * max(1.0, float(np.max(np.abs(spread)))):
                     return False
-        return True
+        return shown >= 2
     if kind in ("later", "earlier"):
         ahead = kind == "later"
         return all(np.all(np.abs(np.asarray(g, float)[:-1] - np.asarray(w, float)[1:]) <= tol * np.maximum(
             1, np.abs(np.asarray(w, float)[1:]))) if ahead else np.all(np.abs(
                 np.asarray(g, float)[1:] - np.asarray(w, float)[:-1]) <= tol * np.maximum(
                 1, np.abs(np.asarray(w, float)[:-1]))) for g, w, _ in triples)
+    if kind in ("above", "below"):
+        return bool(np.all(np.isfinite(got)) and np.all(got > want if kind == "above" else got < want))
     return False  # a relation this check does not know is not taken as true
+
+
+def _steps(run, seed: int) -> list[np.ndarray]:
+    """The parameters after each optimizer step of ``run(agent, optimizer, batch, rng)`` on A.update's case, read by
+    wrapping the plain Adam's step (apart from the grader's recording optimizer)."""
+    agent, batch = update_case(seed, a_update.RETURN_SCALE)
+    params = flatten(agent["actor"]) + flatten(agent["critic"])
+    optimizer, after = Adam(params, lr=a_update.UPDATE_LR), []
+    plain = optimizer.step
+
+    def step(grads):
+        plain(grads)
+        after.append(np.concatenate([np.ravel(p) for p in params]).copy())
+
+    optimizer.step = step
+    run(agent, optimizer, batch, np.random.default_rng(seed))
+    return after
+
+
+def update_course_true(key: str, piece, seed: int, bar: dict) -> bool:
+    """Whether A.update's statement ``key`` (where along its Adam steps the update first departs) holds of the
+    student's ``ppo_update``."""
+    def student(agent, optimizer, batch, rng):
+        piece.ppo_update(agent, optimizer, batch, a_update.student_config(piece._student), rng)
+
+    def reference(agent, optimizer, batch, rng):
+        ppo_oracle.ppo_update(agent, optimizer, batch, a_update.UPDATE_CONFIG, rng)
+
+    got, want = _steps(student, seed), _steps(reference, seed)
+    if key == "step-count":
+        return len(got) != len(want)
+    first = next((k for k, (g, w) in enumerate(zip(got, want)) if _apart(g, w, bar["tolerance"]).any()), None)
+    if len(got) != len(want) or first is None:
+        return False
+    minibatches = a_update.UPDATE_CONFIG["minibatches"]
+    return {"first-step": first == 0, "later-minibatch": 0 < first < minibatches,
+            "later-epoch": first >= minibatches}[key]
 
 
 def judged_statements(check: str, statements: list[dict], piece, seed: int, bar: dict) -> tuple[int, list[str]]:
@@ -200,7 +243,11 @@ def judged_statements(check: str, statements: list[dict], piece, seed: int, bar:
     does not replay is skipped."""
     checked, false, subject = 0, [], None
     for statement in statements:
-        text = statement["text"]
+        text, key = statement["text"], statement["id"].split(".")[-1]
+        if check == "A.update" and key in a_located.COURSE:
+            checked += 1
+            false += [] if update_course_true(key, piece, seed, bar) else [statement["id"]]
+            continue
         if not text.startswith("where they depart"):
             subject = next((s for s in CASES.get(check, {}) if text.startswith(s)), None)
         if subject is None:

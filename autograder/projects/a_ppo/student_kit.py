@@ -115,6 +115,8 @@ def update_check(ctx) -> dict:
             "trained": {"config": TRAINED, "want": encode({net: list(want_trained[net]) for net in want_trained})},
             "related": [{**statement, "want": flat(params)} for statement, params in update.related_updates(ctx.seed)],
             "one_network": {net: update.one_network([net]) for net in ("actor", "critic")},
+            "steps": encode([list(step) for step in update.reference_steps(ctx.seed)]),
+            "minibatches": update.UPDATE_CONFIG["minibatches"],
             **mistakes_as_values(MISTAKES, {m.id: update.reference_update(ctx.seed, *m.variant)
                                             for m in of_check(MISTAKES, "A.update")})}
 

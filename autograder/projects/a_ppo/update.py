@@ -14,11 +14,12 @@ from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
+from capstone_check.kinds.a_located import RecordingAdam, update_course
 from capstone_check.kinds.a_ppo import config as configured, first_surrogate_call
 from capstone_check.student import StudentError, as_array
 from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
-from rlkit.nn import Adam, flatten, mlp_forward
+from rlkit.nn import flatten, mlp_forward
 
 
 # every value ppo_update reads is off Config's default (6, 8, 0.2, 0.5, 0.0, 0.5), so a piece that hard-codes one
@@ -157,11 +158,20 @@ UPDATE_VARIANTS = {  # a mistake worth naming when the student's parameters matc
 def reference_update(seed: int, details: dict | None = None, config: dict | None = None) -> dict:
     """The oracle's actor and critic after one update of A.update's case, with Project B's ``details`` switched and
     ``config``'s values in place of UPDATE_CONFIG's."""
+    return reference_run(seed, details, config)[0]
+
+
+def reference_steps(seed: int) -> list[np.ndarray]:
+    """The parameters (flat, both networks) after each Adam step of the reference's update of A.update's case."""
+    return reference_run(seed)[1]
+
+
+def reference_run(seed: int, details: dict | None = None, config: dict | None = None):
     agent, batch = update_case(seed, RETURN_SCALE)
-    optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
+    optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
     oracle.ppo_update(agent, optimizer, batch, {**UPDATE_CONFIG, **(config or {})}, np.random.default_rng(seed),
                       details)
-    return {net: flatten(agent[net]) for net in ("actor", "critic")}
+    return {net: flatten(agent[net]) for net in ("actor", "critic")}, optimizer.after
 
 
 def first_difference(got, want, tolerance) -> str | None:
@@ -205,12 +215,13 @@ class Update(Check):
 
     def collect(self, student, ctx):
         agent, batch = update_case(ctx.seed, RETURN_SCALE)
-        optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
+        optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
         config = student_config(student)
         explained(student, "ppo_update", lambda: student.fn("ppo_update")(agent, optimizer, batch, config,
                                                                          np.random.default_rng(ctx.seed)),
                   ppo_probes())
-        return {"actor": flatten(agent["actor"]), "critic": flatten(agent["critic"])}
+        return {"actor": flatten(agent["actor"]), "critic": flatten(agent["critic"]), "steps": optimizer.after,
+                "taken": optimizer.taken}
 
     def judge(self, data, ctx):
         want = reference_update(ctx.seed)
@@ -262,11 +273,13 @@ def related_updates(seed: int) -> list[tuple[dict, dict]]:
 
 
 def update_located(data, want, ctx) -> list[dict]:
-    """Where a whole update departs: in one network only (a feature of the output), or exactly where a related
-    update of the reference's lands."""
+    """Where a whole update departs: in one network only (a feature of the output), at which of its Adam steps it
+    first departs, or exactly where a related update of the reference's lands."""
     departs = [net for net in ("actor", "critic") if first_difference(data[net], want[net], ctx.bar.tolerance)]
-    return one_network(departs) + [statement for statement, params in related_updates(ctx.seed)
-                                   if same_parameters(data, params, 1e-9)]
+    course = update_course(data.get("steps", []), int(data.get("taken", 0)), reference_steps(ctx.seed),
+                           ctx.bar.tolerance, UPDATE_CONFIG["minibatches"])
+    return one_network(departs) + course + [statement for statement, params in related_updates(ctx.seed)
+                                            if same_parameters(data, params, 1e-9)]
 
 
 def update_findings(data, seed: int) -> list[Finding]:
