@@ -25,11 +25,14 @@ from tests.support.located_truth import judged_statements, loaded
 from tests.support.mutations import generate
 from tests.support.plain_messages import longest_array
 
-PIECE_CHECKS = {
+PIECE_CHECKS = {  # the checks of a single piece and of a whole step, whose failing rows are measured
     "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update"],
-    "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop", "C.own_labels"],
+    "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop"],
     "D": ["D.weights", "D.kl_penalty", "D.clip_gradient", "D.price_exploit", "D.grpo_step"],
 }
+# graded too and counted apart: a verdict on the student's labels of three logs, which builds on `diagnose` and every
+# diagnostic it reads, so it is neither a single piece nor a whole step
+APART = {"C": ["C.own_labels"]}
 def graded_rows(mutant, course, seed_set: str) -> list[dict]:
     """The mutant's rows of its project's piece checks, graded from a copy of the reference's folder; each located
     statement of a check whose cases tests/support/located_truth.py can replay is marked true or false there."""
@@ -39,7 +42,7 @@ def graded_rows(mutant, course, seed_set: str) -> list[dict]:
                         ignore=shutil.ignore_patterns("__pycache__", "*.ipynb", "*.png"))
         (folder / mutant.module).write_text(mutant.source, encoding="utf-8")
         report = grade(tmp, course, seed_set=seed_set, projects=[mutant.project],
-                       checks=PIECE_CHECKS[mutant.project]).report.to_json()
+                       checks=PIECE_CHECKS[mutant.project] + APART.get(mutant.project, [])).report.to_json()
         rows = [check for project in report["projects"].values() for check in project["checks"]]
         for row in (row for row in rows if row.get("located")):
             with loaded(folder, PROJECTS[mutant.project].modules) as piece:
@@ -73,14 +76,19 @@ def measure(project: str, course, seed_set: str, limit: int | None) -> dict:
         if failing:
             caught[mutant.id] = {"change": mutant.change, "rows": failing}
     rows = [row for entry in caught.values() for row in entry["rows"]]
-    return {"generated": len(mutants), "failing_some_check": len(caught), "failing_rows": len(rows),
-            "rows_with_finding": sum(bool(r["findings"]) for r in rows),
+    return {"generated": len(mutants), "failing_some_check": len(caught),
+            **tally([r for r in rows if r["id"] in PIECE_CHECKS[project]]),
+            "apart": tally([r for r in rows if r["id"] not in PIECE_CHECKS[project]]), "mutants": caught}
+
+
+def tally(rows: list[dict]) -> dict:
+    return {"failing_rows": len(rows), "rows_with_finding": sum(bool(r["findings"]) for r in rows),
             "rows_with_finding_or_located": sum(bool(r["findings"] or r["located"]) for r in rows),
             "rows_raised": sum(r["raised"] for r in rows),
             "ran_with_finding_or_located": sum(bool(r["findings"] or r["located"]) for r in rows if not r["raised"]),
             "statements_checked": sum(r["checked"] for r in rows),
             "false_statements": sum(len(r["false_statements"]) for r in rows),
-            "rows_over_8_numbers": sum(r["longest_array"] > 8 for r in rows), "mutants": caught}
+            "rows_over_8_numbers": sum(r["longest_array"] > 8 for r in rows)}
 
 
 def share(count: int, result: dict, of: str = "failing_rows") -> str:
@@ -92,12 +100,18 @@ def table(results: dict) -> str:
     lines = ["| project | mutants | failing some check | failing rows | with a finding | with a finding or located "
              "| raised (line named) | of the rest, with a finding or located | over 8 numbers "
              "| statements checked, false |", "|---|---|---|---|---|---|---|---|---|---|"]
-    for project, r in results.items():
-        lines.append(f"| {project} | {r['generated']} | {r['failing_some_check']} | {r['failing_rows']} | "
-                     f"{share(r['rows_with_finding'], r)} | {share(r['rows_with_finding_or_located'], r)} | "
-                     f"{r['rows_raised']} | {share(r['ran_with_finding_or_located'], r, 'ran')} | "
-                     f"{r['rows_over_8_numbers']} | {r['statements_checked']}, {r['false_statements']} |")
+    for project, result in results.items():
+        for name, r in ((project, result), (f"{', '.join(APART.get(project, []))} (apart)", result["apart"])):
+            if r["failing_rows"] or name == project:
+                lines.append(row(name, r, result))
     return "\n".join(lines)
+
+
+def row(name: str, r: dict, result: dict) -> str:
+    return (f"| {name} | {result['generated']} | {result['failing_some_check']} | {r['failing_rows']} | "
+            f"{share(r['rows_with_finding'], r)} | {share(r['rows_with_finding_or_located'], r)} | "
+            f"{r['rows_raised']} | {share(r['ran_with_finding_or_located'], r, 'ran')} | "
+            f"{r['rows_over_8_numbers']} | {r['statements_checked']}, {r['false_statements']} |")
 
 
 def main() -> None:

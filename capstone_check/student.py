@@ -18,6 +18,8 @@ from types import ModuleType
 
 import numpy as np
 
+from capstone_check.located import SHOWN_AT_MOST, shown
+
 MESSAGE_CHARS = 20_000  # an exception's text kept in the child; the grader cuts messages further (limits.message_chars)
 
 
@@ -197,8 +199,9 @@ def as_array(value, shape: tuple, what: str, finite: bool = True) -> np.ndarray:
     if array.shape != tuple(shape):
         raise StudentError(f"{what}: expected shape {tuple(shape)}, found {describe(value)}", "invalid")
     if finite and not np.all(np.isfinite(array)):
-        raise StudentError(f"{what}: expected finite numbers, found NaN or inf in {np.array2string(array, 60)}",
-                           "invalid")
+        bad = int(np.sum(~np.isfinite(array)))
+        raise StudentError(f"{what}: expected finite numbers, found NaN or inf at {bad} of its {array.size} entries"
+                           + (f": {shown(array)}" if array.size <= SHOWN_AT_MOST else ""), "invalid")
     return array
 
 

@@ -90,6 +90,8 @@ def test_gae_features_of_a_segment():
     assert f["truncated-episode"][:, 1].tolist() == [True, True, True, False]
     assert f["after-reset"][:, 0].tolist() == [False, False, True, False]
     assert f["segment-end"][-1].all() and not f["segment-end"][:-1].any()
+    assert f["continuing"][:, 0].tolist() == [True, False, True, False]
+    assert f["continuing"][:, 1].tolist() == [True, True, False, False]
     assert set(f) == set(a_located.FEATURES)
 
 

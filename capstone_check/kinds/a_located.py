@@ -21,6 +21,8 @@ FEATURES = {  # feature id -> where, as a statement says it ("your advantages de
     "truncated-episode": "in the episodes that are truncated inside the segment",
     "ended-episode": "in the episodes that end inside the segment",
     "cut-episode": "in the episode that the segment's end cuts off",
+    "continuing": "at the steps whose episode goes on inside the segment (neither an episode's end nor the segment's "
+                  "last step)",
 }
 
 
@@ -40,7 +42,7 @@ def features(terminated, truncated) -> dict[str, np.ndarray]:
     after[1:] = ended[:-1]
     return {"termination": term, "truncation": trunc & ~term, "segment-end": last, "after-reset": after,
             "terminated-episode": ends == 1, "truncated-episode": ends == 2, "ended-episode": ends > 0,
-            "cut-episode": ends == 0}
+            "cut-episode": ends == 0, "continuing": ~ended & ~last}
 
 
 def _rung(gamma, lam, rewards, values, terminated, truncated) -> tuple:
