@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.config import CourseError, describe
 from autograder.findings import Located
-from capstone_check.located import sentence
+from capstone_check.located import led
 
 
 class Bar(BaseModel):
@@ -146,9 +146,8 @@ class Verdict:
         shown += f"; and {len(failures) - 3} more" if len(failures) > 3 else ""
         shown += f". {case}" if case else ""
         where = [Located(**statement) for statement in located]
-        lead = f"{sentence([s.model_dump() for s in where])} " if where else ""
-        return cls(max(0.0, 1 - len(failures) / total), f"{lead}{shown}", details, list(dict.fromkeys(findings)),
-                   where)
+        return cls(max(0.0, 1 - len(failures) / total), led([s.model_dump() for s in where], shown), details,
+                   list(dict.fromkeys(findings)), where)
 
 
 class Check:

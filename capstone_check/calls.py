@@ -14,7 +14,7 @@ from functools import reduce
 
 import numpy as np
 
-from capstone_check.located import located, sentence, smallest_case
+from capstone_check.located import led, located, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import COMPARE, decode, difference, fmt
 from capstone_check.verdict import RECOGNISED, Verdict
@@ -121,8 +121,7 @@ def where_and_smallest(student, spec: dict, verdict: Verdict, compared: dict) ->
             cases = compared.get(key, [])
             said += located([(g, w) for g, w, _ in cases], where["tol"], where["check"], about["subject"],
                             about["features"], [m for _, _, m in cases]) if cases else []
-        lead = sentence(said)
-        verdict.message = f"{lead} {verdict.message}" if lead else verdict.message
+        verdict.message = led(said, verdict.message)
     if "ladder" in spec:
         ladder, rungs = spec["ladder"], []
         for rung in ladder["rungs"]:

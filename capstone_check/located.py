@@ -169,6 +169,12 @@ def sentence(statements: Sequence[dict]) -> str:
     return f"Where it departs: {text[0].lower()}{text[1:]}."
 
 
+def led(statements: Sequence[dict], message: str) -> str:
+    """``message`` led by the statements' sentence, its own first letter raised to begin a sentence of its own."""
+    lead = sentence(statements)
+    return f"{lead} {message[:1].upper()}{message[1:]}" if lead else message
+
+
 SHOWN_AT_MOST = 8  # numbers of one array a message may print
 
 

@@ -155,7 +155,7 @@ def test_a_cascade_names_the_piece_that_made_the_nan(tmp_path, course):
 def test_grpo_step_names_the_flipped_sign_once_without_explaining_clipping(tmp_path, course):
     message = graded_mutant(tmp_path, course, "grpo_step flips the KL sign", ["D.grpo_step"])["D.grpo_step"]["message"]
     assert message.startswith("Where it departs: your steps (new theta minus the given one) depart only when beta is "
-                              "above 0. hint: every failing case matches a step in which the KL penalty's sign is "
+                              "above 0. Hint: every failing case matches a step in which the KL penalty's sign is "
                               "flipped")
     assert "clip" not in message and "ratio" not in message
 

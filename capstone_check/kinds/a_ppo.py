@@ -14,7 +14,7 @@ import numpy as np
 
 from capstone_check.kinds.a_located import RecordingAdam, update_course
 from capstone_check.calls import flat, same_numbers, recognised, with_findings
-from capstone_check.located import sentence
+from capstone_check.located import led
 from capstone_check.student import StudentError, describe
 from capstone_check.values import close, decode, difference
 from capstone_check.verdict import Verdict
@@ -147,12 +147,22 @@ def first_minibatch(student, spec: dict, failures: list[str], found: list[str]) 
     return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch")
 
 
+def parameter_name(k: int, entry: tuple[int, ...] | None = None) -> str:
+    """The ``k``-th array of a network's flattened layers (weights, then biases, per layer) as a student reads it:
+    "layer 1's weights", and with ``entry`` "layer 1's weight from input 2 to unit 9" or "layer 2's bias of unit 3"."""
+    layer, weights = k // 2 + 1, k % 2 == 0
+    if entry is None or len(entry) != (2 if weights else 1):
+        return f"layer {layer}'s {'weights' if weights else 'biases'}"
+    return (f"layer {layer}'s weight from input {entry[0]} to unit {entry[1]}" if weights
+            else f"layer {layer}'s bias of unit {entry[0]}")
+
+
 def first_difference(got, want, tolerance) -> str | None:
     if len(got) != len(want):
         return f"{len(got)} parameter arrays, expected {len(want)}"
     for k, (g, w) in enumerate(zip(got, want)):
         if not close(g, w, tolerance):
-            return f"parameter array {k}: {difference(g, w) if np.shape(g) == np.shape(w) else 'another shape'}"
+            return f"{parameter_name(k)}: {difference(g, w) if np.shape(g) == np.shape(w) else 'another shape'}"
     return None
 
 
@@ -197,8 +207,7 @@ def led_by_where(verdict: Verdict, spec: dict, got: dict, failures: list[str], o
                               spec["tol"], spec["minibatches"])
     said += [{"id": r["id"], "text": r["text"]} for r in spec.get("related", [])
              if same_numbers(flat(got), r["want"])]
-    lead = sentence(said)
-    verdict.message = f"{lead} {verdict.message}" if lead else verdict.message
+    verdict.message = led(said, verdict.message)
     return verdict
 
 

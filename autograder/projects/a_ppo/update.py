@@ -15,7 +15,7 @@ from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from capstone_check.kinds.a_located import RecordingAdam, update_course
-from capstone_check.kinds.a_ppo import config as configured, first_surrogate_call
+from capstone_check.kinds.a_ppo import config as configured, first_surrogate_call, parameter_name
 from capstone_check.student import StudentError, as_array
 from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
@@ -175,7 +175,8 @@ def reference_run(seed: int, details: dict | None = None, config: dict | None = 
 
 
 def first_difference(got, want, tolerance) -> str | None:
-    """Where two lists of parameter arrays first differ beyond ``tolerance``: "layer array 2, entry (3, 1): ..."."""
+    """Where two lists of parameter arrays first differ beyond ``tolerance``, named as a student reads a network:
+    "layer 1's weight from input 3 to unit 1: ..."."""
     if len(got) != len(want):
         return f"{len(got)} parameter arrays, expected {len(want)}"
     for k, (g, w) in enumerate(zip(got, want)):
@@ -183,12 +184,12 @@ def first_difference(got, want, tolerance) -> str | None:
             continue
         g = np.asarray(g, dtype=float)
         if g.shape != w.shape:
-            return f"parameter array {k} has shape {g.shape}, expected {w.shape}"
+            return f"{parameter_name(k)} have shape {g.shape}, expected {w.shape}"
         if not np.all(np.isfinite(g)):
-            return f"parameter array {k} holds NaN or inf"
-        index = np.unravel_index(np.argmax(np.abs(g - w)), w.shape)
-        return (f"parameter array {k}, entry {tuple(int(i) for i in index)}: {g[index]:.6g}, expected {w[index]:.6g} "
-                f"({difference(g, w)} in that array)")
+            return f"{parameter_name(k)} hold NaN or inf"
+        index = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(g - w)), w.shape))
+        return (f"{parameter_name(k, index)}: {g[index]:.6g}, expected {w[index]:.6g} ({difference(g, w)} over "
+                f"{parameter_name(k)})")
     return None
 
 
