@@ -111,3 +111,19 @@ def test_a_constant_of_each_cases_own_is_said_only_when_two_cases_show_it_twice(
     assert relation(list(zip(moved, one_entry)), 1e-6) == "above"  # only the direction
     assert relation([(np.array([2.0]), np.array([1.0]))], 1e-6) == "above"  # one entry in all: no factor either
     assert relation([(np.array([2.0, 0.0]), np.array([1.0, 1.0]))], 1e-6) is None  # both ways: nothing
+
+
+def test_an_update_is_followed_step_by_step_and_a_loop_gone_wild_stays_small():
+    params = [np.zeros(3)]
+    optimizer = a_located.RecordingAdam(params, lr=0.1)
+    for _ in range(a_located.KEPT_STEPS + 36):
+        optimizer.step([np.ones(3)])
+    assert optimizer.taken == a_located.KEPT_STEPS + 36 and len(optimizer.after) == a_located.KEPT_STEPS
+    want = [np.full(3, -0.1 * (k + 1)) for k in range(8)]
+    ids = [s["id"] for s in a_located.update_course(optimizer.after, optimizer.taken, want, 1e-6, 4)]
+    assert ids == ["A.update.step-count"]
+    for first, key in ((0, "first-step"), (2, "later-minibatch"), (5, "later-epoch")):
+        got = [w + (k >= first) for k, w in enumerate(want)]
+        assert [s["id"] for s in a_located.update_course(got, 8, want, 1e-6, 4)] == [f"A.update.{key}"]
+    assert a_located.update_course(want, 8, want, 1e-6, 4) == []  # every step holds: nothing to say
+    assert a_located.update_course([np.zeros(2)] * 8, 8, want, 1e-6, 4) == []  # a forged record of another shape
