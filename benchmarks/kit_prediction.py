@@ -1,10 +1,13 @@
-"""Benchmark: does the students' checker predict final grading? For the reference and every planted bug of tests/,
-the total ``capstone-check P`` predicts ("Predicted at final grading: X/Y") against the total the grader gives the
-same submission on the public seeds (every check of the project; C's own labels on the example logs the reference
-holds, as for a course without a secret), and by how much a
-prediction above the grader's stays within the points of the rows the checker marks ---- (left to final grading).
+"""Benchmark: does the students' checker predict final grading? For the reference and every planted bug of tests/
+(and, asked for, the correct rewrites of tests/ and a sample of the mechanical mutants of tests/support/mutations.py),
+the total ``capstone-check P`` predicts ("Predicted at final grading: X/Y", or "X/Y at least, Z/Y at most" where it
+cannot tell) against the total the grader gives the same submission (every check of the project, on the grading seeds
+unless ``--seed-set public``; C's own labels on the example logs the reference holds, as for a course without a
+secret). A case is equal (one number, final grading's), bounded (a range holding final grading's), over (its least
+above final grading's) or under (its most below).
 
     .venv/bin/python -m benchmarks.kit_prediction [--projects A,B,C,D] [--bundle DIR] [--out FILE.json]
+    .venv/bin/python -m benchmarks.kit_prediction --projects C,D --kinds rewrite,generated --generated 20 --out CD.json
     .venv/bin/python -m benchmarks.kit_prediction --tables A.json D.json     # the table of earlier runs
     .venv/bin/python -m benchmarks.kit_prediction --projects A --again A.json --failing A.update --out A2.json
     .venv/bin/python -m benchmarks.kit_prediction --projects B --skip 5 --out B2.json    # go on after case 5
@@ -27,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import paths
@@ -34,26 +38,54 @@ from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.projects import PROJECTS
 from autograder.student_kit import build
-from tests.support.mutants import ALL
+from benchmarks.mutant_feedback import spread
+from tests.support.mutants import ALL, EQUIVALENT
+from tests.support.mutations import MODULES, generate
 
 KIT = Path(__file__).resolve().parent.parent
-PREDICTED = re.compile(r"Predicted at final grading: ([\d.]+)/([\d.]+)")
+PREDICTED = re.compile(r"Predicted at final grading: ([\d.]+)/([\d.]+)(?: at least, ([\d.]+)/[\d.]+ at most)?")
+KINDS = ("reference", "planted", "rewrite", "generated")
 
 
-def submission(into: Path, pid: str, mutant=None) -> Path:
-    """A copy of the reference's project folder, with ``mutant`` planted."""
+@dataclass(frozen=True)
+class Case:
+    """A submission: the reference's folder with one module changed (a snippet replaced, or a whole module)."""
+    kind: str
+    name: str
+    check: str = ""  # the check a planted bug must lose
+    module: str = ""
+    old: str = ""
+    new: str = ""
+    source: str = ""  # a generated mutant's whole module
+
+
+def cases_of(pid: str, kinds: list[str], generated: int | None) -> list[Case]:
+    folder = PROJECTS[pid].folder
+    made = {"reference": [Case("reference", "reference")],
+            "planted": [Case("planted", m.name, m.check, m.module, m.old, m.new) for m in ALL if m.folder == folder],
+            "rewrite": [Case("rewrite", f"rewrite: {e.name}", "", e.module, e.old, e.new)
+                        for e in EQUIVALENT if e.folder == folder],
+            "generated": [Case("generated", m.id, "", m.module, source=m.source)
+                          for m in spread(generate(pid), generated)] if pid in MODULES else []}
+    return [case for kind in kinds for case in made[kind]]
+
+
+def submission(into: Path, pid: str, case: Case) -> Path:
+    """A copy of the reference's project folder, with ``case``'s change made."""
     folder = PROJECTS[pid].folder
     shutil.copytree(paths.SOLUTIONS / folder, into / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    if mutant is not None:
-        path = into / folder / mutant.module
+    path = into / folder / case.module
+    if case.source:
+        path.write_text(case.source)
+    elif case.old:
         source = path.read_text()
-        assert source.count(mutant.old) == 1, mutant.name
-        path.write_text(source.replace(mutant.old, mutant.new))
+        assert source.count(case.old) == 1, case.name
+        path.write_text(source.replace(case.old, case.new))
     return into
 
 
-def checker(bundle: Path, pid: str, root: Path) -> tuple[float, dict[str, str]]:
-    """The checker's predicted total and each row's shown score, from its printed output."""
+def checker(bundle: Path, pid: str, root: Path) -> tuple[float, float, dict[str, str]]:
+    """The checker's predicted total (the least and the most) and each row's shown score, from its printed output."""
     env = {**os.environ, "PYTHONPATH": str(bundle)}
     done = subprocess.run([sys.executable, "-m", "capstone_check", pid, "--folder", str(root / PROJECTS[pid].folder)],
                           cwd=root, env=env, capture_output=True, text=True, timeout=3600)
@@ -62,11 +94,11 @@ def checker(bundle: Path, pid: str, root: Path) -> tuple[float, dict[str, str]]:
         raise RuntimeError(f"no prediction in the checker's output:\n{done.stdout}\n{done.stderr}")
     rows = {words[0]: words[1] for words in map(str.split, done.stdout.splitlines())
             if len(words) > 2 and words[0].startswith(f"{pid}.")}
-    return float(found.group(1)), rows
+    return float(found.group(1)), float(found.group(3) or found.group(1)), rows
 
 
-def grader(course, pid: str, root: Path) -> tuple[float, dict[str, float]]:
-    report = grade(root, course, seed_set="public", projects=[pid]).report  # no id: C's labels of the example logs
+def grader(course, pid: str, root: Path, seed_set: str) -> tuple[float, dict[str, float]]:
+    report = grade(root, course, seed_set=seed_set, projects=[pid]).report  # no id: C's labels of the example logs
     project = report.projects[pid]
     return project.score, {check.id: check.score for check in project.checks}
 
@@ -82,42 +114,50 @@ def failing(earlier: Path, check: str) -> set[str]:
             if case["rows_here"].get(check, "").split("/")[0] != case["rows_here"].get(check, "/").split("/")[1]}
 
 
-def run_case(bundle: Path, course, pid: str, mutant) -> dict:
+def run_case(bundle: Path, course, pid: str, case: Case, seed_set: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="kit-prediction-") as tmp:
-        root = submission(Path(tmp), pid, mutant)
+        root = submission(Path(tmp), pid, case)
         started = time.perf_counter()
-        predicted, shown = checker(bundle, pid, root)
-        final, rows = grader(course, pid, root)
+        least, most, shown = checker(bundle, pid, root)
+        final, rows = grader(course, pid, root, seed_set)
     differing = {cid: f"here {shown.get(cid)}, final {score:g}" for cid, score in rows.items()
                  if shown.get(cid, "").split("/")[0] not in (f"{score:g}", "-")}
-    return {"project": pid, "case": mutant.name if mutant else "reference", "check": mutant.check if mutant else "",
-            "predicted": predicted, "final": final, "marked": final_only_points(bundle, pid),
+    return {"project": pid, "kind": case.kind, "case": case.name, "check": case.check, "seed_set": seed_set,
+            "predicted": least, "most": most, "final": final, "marked": final_only_points(bundle, pid),
             "rows_differing": differing, "rows_here": shown, "rows_final": rows,
             "seconds": round(time.perf_counter() - started, 1)}
 
 
+def verdict(r: dict) -> str:
+    """equal, bounded (a range that holds final grading's total), over or under."""
+    least, most = r["predicted"], r.get("most", r["predicted"])
+    if least > r["final"]:
+        return "over"
+    if most < r["final"]:
+        return "under"
+    return "equal" if least == most else "bounded"
+
+
 def table(results: list[dict]) -> str:
-    lines = ["| project | cases | predicted = final | predicted above final | of them, by more than the ---- rows' "
-             "points | predicted below final |", "|---|---|---|---|---|---|"]
-    for pid in sorted({r["project"] for r in results}):
-        mine = [r for r in results if r["project"] == pid]
-        over = [r for r in mine if r["predicted"] > r["final"]]
-        beyond = [r for r in over if r["predicted"] - r["final"] > r["marked"]]
-        under = [r for r in mine if r["predicted"] < r["final"]]
-        agree = len(mine) - len(over) - len(under)
-        lines.append(f"| {pid} | {len(mine)} | {agree} ({100 * agree / len(mine):.0f} %) | {len(over)} | "
-                     f"{len(beyond)} | {len(under)} |")
-    agree = sum(r["predicted"] == r["final"] for r in results)
-    lines.append(f"| all | {len(results)} | {agree} ({100 * agree / len(results):.1f} %) | "
-                 f"{sum(r['predicted'] > r['final'] for r in results)} | "
-                 f"{sum(r['predicted'] - r['final'] > r['marked'] for r in results)} | "
-                 f"{sum(r['predicted'] < r['final'] for r in results)} |")
+    lines = ["| project | kind | cases | predicted = final | a range holding final | predicted above final | "
+             "predicted below final |", "|---|---|---|---|---|---|---|"]
+    groups = sorted({(r["project"], r.get("kind", "planted")) for r in results})
+    for name, mine in [(group, [r for r in results if (r["project"], r.get("kind", "planted")) == group])
+                       for group in groups] + [(("all", ""), results)]:
+        counts = {v: sum(verdict(r) == v for r in mine) for v in ("equal", "bounded", "over", "under")}
+        lines.append(f"| {name[0]} | {name[1]} | {len(mine)} | {counts['equal']} "
+                     f"({100 * counts['equal'] / len(mine):.1f} %) | {counts['bounded']} | {counts['over']} | "
+                     f"{counts['under']} |")
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", default="A,B,C,D")
+    parser.add_argument("--kinds", default="reference,planted", help=f"which cases, of {', '.join(KINDS)}")
+    parser.add_argument("--generated", type=int, help="with --kinds generated: N mutants a project, at even steps")
+    parser.add_argument("--seed-set", choices=["public", "grading"], default="grading",
+                        help="the seeds final grading is run on (default: the course's grading seeds)")
     parser.add_argument("--bundle", type=Path, help="a built students' bundle (default: built here)")
     parser.add_argument("--out", type=Path, help="write every case's figures here (JSON)")
     parser.add_argument("--tables", type=Path, nargs="+", help="print the table of earlier --out files, run nothing")
@@ -134,21 +174,22 @@ def main() -> None:
         report([case for case in cases.values() if case["project"] in chosen])
         return
     course = load_course(paths.COURSE_FILE, private=False)
-    chosen = args.projects.split(",")
+    chosen, kinds = args.projects.split(","), args.kinds.split(",")
     with tempfile.TemporaryDirectory(prefix="kit-bundle-") as tmp:
         bundle = args.bundle or build(KIT, Path(tmp) / "kit", chosen)
         results = []
         for pid in chosen:
-            cases = ([None] + [m for m in ALL if m.folder == PROJECTS[pid].folder])[args.skip:]
+            cases = cases_of(pid, kinds, args.generated)[args.skip:]
             if args.cases:
-                cases = [m for m in cases if (m.name if m else "reference").startswith(tuple(args.cases.split(";")))]
+                cases = [c for c in cases if c.name.startswith(tuple(args.cases.split(";")))]
             if args.again:
-                cases = [m for m in cases if (m.name if m else "reference") in failing(args.again, args.failing)]
-            for mutant in cases:
-                results.append(run_case(bundle, course, pid, mutant))
+                cases = [c for c in cases if c.name in failing(args.again, args.failing)]
+            for case in cases:
+                results.append(run_case(bundle, course, pid, case, args.seed_set))
                 r = results[-1]
-                print(f"{pid} {r['case'][:60]:<60} predicted {r['predicted']:g} final {r['final']:g} "
-                      f"({r['seconds']} s) {r['rows_differing'] or ''}", flush=True)
+                print(f"{pid} {r['case'][:60]:<60} predicted {r['predicted']:g}"
+                      + (f" to {r['most']:g}" if r["most"] != r["predicted"] else "")
+                      + f" final {r['final']:g} ({r['seconds']} s) {r['rows_differing'] or ''}", flush=True)
                 if args.out:
                     args.out.write_text(json.dumps(results, indent=1))
     report(results)
@@ -157,9 +198,9 @@ def main() -> None:
 def report(results: list[dict]) -> None:
     print(table(results))
     for r in results:
-        if r["predicted"] != r["final"]:
-            print(f"- {r['project']} {r['case']} ({r['check']}): predicted {r['predicted']:g}, final {r['final']:g}; "
-                  f"rows {r['rows_differing']}")
+        if verdict(r) in ("over", "under"):
+            print(f"- {r['project']} {r['case']} ({r['check']}): {verdict(r)}, predicted {r['predicted']:g} to "
+                  f"{r.get('most', r['predicted']):g}, final {r['final']:g}; rows {r['rows_differing']}")
 
 
 if __name__ == "__main__":

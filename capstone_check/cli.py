@@ -76,7 +76,11 @@ def total_lines(project: str, listed: list, specs: dict, rows: dict) -> list[str
              f"{score(points)} points checkable here)."]
     guesses = [prediction.predicted(row, specs[row.check], rows) for row in listed]
     if None not in guesses:
-        lines.append(f"  Predicted at final grading: {score(round(sum(guesses), 2))}/{score(points)}"
+        low = round(sum(guesses), 2)
+        high = round(sum(prediction.ceiling(row, specs[row.check], rows) for row in listed), 2)
+        lines.append(f"  Predicted at final grading: {score(low)}/{score(points)}"
+                     + (f" at least, {score(high)}/{score(points)} at most (the rows that say \"or up to\" are those "
+                        "this run cannot tell)" if high != low else "")
                      + (f", counting the {score(left)} points of rows marked ---- as far as this run can tell (whole, "
                         "or as their evidence here says, where everything they build on passes)" if left else "")
                      + ". Final grading runs the same checks with seeds you do not see.")

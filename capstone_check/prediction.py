@@ -1,6 +1,6 @@
-"""What final grading will make of a run of this checker: each row's predicted points, and for a row final grading
-credits on more than this kit checks (a replay against the reference, logs built at grading time), what it adds and
-what the rows it builds on already say here."""
+"""What final grading will make of a run of this checker: each row's predicted points (the least and the most, where
+this kit cannot tell), and for a row final grading credits on more than this kit checks (a replay against the
+reference, logs built at grading time), what it adds and what the rows it builds on already say here."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ def names(checks) -> str:
 
 
 def waiting(spec: dict, rows: dict, wanted: list[str]) -> bool:
-    """Whether a row it builds on is still running (a row not asked for, with --checks, is waited on by no one)."""
-    return any(cid in wanted and cid not in rows for cid in spec.get("builds_on", ()))
+    """Whether a row it builds on or trusts is still running (a row not asked for, with --checks, is waited on by no
+    one)."""
+    return any(cid in wanted and cid not in rows for cid in (*spec.get("builds_on", ()), *spec.get("trusts", ())))
 
 
 def holds(row, by: str) -> bool:
@@ -46,15 +47,45 @@ def aside(spec: dict, rows: dict, by: str) -> str:
     return f" as far as the training uses them: {names(spared)} {verb} only in what the course's runs do not use"
 
 
+def unsure(spec: dict, rows: dict) -> list[str]:
+    """The rows ``spec`` trusts (its evidence shows the row right only if they are right) that fail here or were not
+    run: agreeing with a wrong diagnosis is no evidence of a right one."""
+    return [cid for cid in spec.get("trusts", ()) if cid not in rows or not right(rows[cid])]
+
+
+def right(row) -> bool:
+    """A checked row passes; a row left to final grading has public evidence that earns it whole (or none)."""
+    return row.passed if not row.final_only else row.foreseen is None or row.foreseen >= 1
+
+
+def whole(row, spec: dict) -> float:
+    """What the row earns when everything it builds on holds: its score here, or what its public evidence foresees."""
+    return foreseen(row, spec) if row.final_only else row.score
+
+
 def predicted(row, spec: dict, rows: dict) -> float | None:
-    """The points final grading will give ``row`` on the public seeds, as far as this kit can tell (None: a row it
-    builds on was not run). A row left to final grading is predicted whole when everything it builds on passes."""
+    """The least final grading will give ``row`` on the grading seeds, as far as this kit can tell (None: a row it
+    builds on was not run): 0 when a row it builds on fails here or a row its evidence trusts does, else
+    ``whole``."""
     failed = failing(spec, rows, row.check)
     if failed is None:
         return None
-    if failed:
-        return 0.0
-    return foreseen(row, spec) if row.final_only else row.score
+    return 0.0 if failed or unsure(spec, rows) else whole(row, spec)
+
+
+def ceiling(row, spec: dict, rows: dict) -> float | None:
+    """The most final grading may give ``row``, where this kit cannot tell: a row whose pieces fail here is still
+    credited if the runs final grading checks never reach what fails (then as it scored here); a row whose evidence
+    trusts a failing row may be right all the same (all its points)."""
+    if failing(spec, rows, row.check) is None:
+        return None
+    return row.points if unsure(spec, rows) else whole(row, spec)
+
+
+def span(row, spec: dict, rows: dict) -> str:
+    """``0/6`` where the prediction is one number, ``0/6, or up to 6`` where it is a range."""
+    low, high = predicted(row, spec, rows), ceiling(row, spec, rows)
+    return f"{low:g}/{row.points:g}" + (f", or up to {high:g}" if high != low else "")
 
 
 def foreseen(row, spec: dict) -> float:
@@ -77,6 +108,11 @@ def said(row, spec: dict, rows: dict) -> str:
         return ""
     evidence = f"; {row.evidence}" if row.evidence else ""
     points = f"{row.points:g}"
+    doubted = unsure(spec, rows)
+    if doubted and not failing(spec, rows, row.check):
+        verb = "fails" if len(doubted) == 1 else "fail"
+        return (f"{spec['adds']}{evidence} (predicted {span(row, spec, rows)}: {names(doubted)} {verb} here, which "
+                "the evidence above takes as right)")
     if not spec["builds_on"]:
         return f"{spec['adds']}{evidence} (predicted {foreseen(row, spec):g}/{points})"
     text = f"{spec['adds']} {names(spec['builds_on'])}"
@@ -85,8 +121,10 @@ def said(row, spec: dict, rows: dict) -> str:
         return f"{text}; run every check of {row.check[0]} to see whether they do"
     if failed:
         they, verb = names(failed), "fails" if len(failed) == 1 else "fail"
-        return (f"{LOST}{points}: this row builds on {they}, which {verb} here. Fix {they} first. Why: {text}"
+        high = ceiling(row, spec, rows)
+        reach = f", or up to {high:g} if the runs final grading checks never reach what fails" if high else ""
+        return (f"{LOST}{points}{reach}: this row builds on {they}, which {verb} here. Fix {they} first. Why: {text}"
                 f"{recognised(row)}")
-    worth = f"{foreseen(row, spec):g}" if row.final_only else f"{row.score:g}"
+    worth = f"{whole(row, spec):g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
     return f"{text}: {they} here{aside(spec, rows, row.check)}{evidence} (predicted {worth}/{points})"

@@ -19,11 +19,12 @@ from autograder.projects.a_ppo.student_kit import TRAINED, UPDATE_READS
 from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR
 from autograder.student_kit import build
 from capstone_check.cli import row_line, total_lines
-from capstone_check.prediction import predicted, said
+from capstone_check.prediction import ceiling, predicted, said
 from capstone_check.runner import FINAL_ONLY, Row
 from tests.support.grading import copy_reference, mutate
 from tests.support.imports import forgotten_after
 from tests.support.mutants import ALL
+from tests.support.student_bundle import kit_line, planted
 from rlkit.nn import Adam, flatten
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
@@ -48,9 +49,21 @@ def test_a_run_that_reaches_the_bar_on_a_failing_piece_is_predicted_zero_and_say
     assert predicted(found["A.bar"], SPECS["A.bar"], found) == 0.0
     line = row_line(found["A.bar"], SPECS["A.bar"], found)
     assert "6/6   pass" in line and "median return 500" in line
-    assert "Predicted 0/6: this row builds on A.gae, which fails here. Fix A.gae first." in line
+    assert ("Predicted 0/6, or up to 6 if the runs final grading checks never reach what fails: this row builds on "
+            "A.gae, which fails here. Fix A.gae first.") in line
     assert line.index("Fix A.gae first") < line.index("median return 500")
     assert predicted(found["A.own"], SPECS["A.own"], found) == 0.0
+
+
+def test_a_row_on_a_failing_piece_may_still_earn_what_it_scored_here_and_no_more():
+    """Final grading credits a run whose replay never reaches what fails (a GAE wrong only off the course's config):
+    the least is 0, the most the run's score here; a run that missed its bar here may earn nothing more."""
+    found = rows(gae_passes=False)
+    assert ceiling(found["A.bar"], SPECS["A.bar"], found) == 6
+    found["A.bar"] = Row("A.bar", "bar", 6, 0, False, "median return 40", 9.0)
+    assert ceiling(found["A.bar"], SPECS["A.bar"], found) == 0
+    line = row_line(found["A.bar"], SPECS["A.bar"], found)
+    assert "Predicted 0/6: this row builds on A.gae" in line and "or up to" not in line
 
 
 def test_when_every_piece_passes_the_run_and_the_final_only_row_are_predicted_whole():
@@ -65,7 +78,11 @@ def test_the_total_counts_what_is_checkable_here_and_predicts_the_whole():
     found = rows(gae_passes=False)
     first, second = total_lines("A", list(found.values()), SPECS, found)
     assert first == "  A total: 7/10 on the public seeds (10 of 15 points checkable here)."
-    assert second.startswith("  Predicted at final grading: 1/15, counting the 5 points of rows marked ----")
+    assert second.startswith("  Predicted at final grading: 1/15 at least, 12/15 at most (the rows that say \"or up "
+                             "to\" are those this run cannot tell), counting the 5 points of rows marked ----")
+    found = rows(gae_passes=True)
+    assert total_lines("A", list(found.values()), SPECS, found)[1].startswith(
+        "  Predicted at final grading: 15/15, counting")
 
 
 def test_a_row_whose_pieces_were_not_run_makes_no_prediction():
@@ -102,6 +119,43 @@ def test_a_row_left_to_final_grading_is_predicted_from_its_public_evidence_as_it
     lost = {"C.fresh_runs": Row("C.fresh_runs", "fresh", 5, 0, False, "2 runs labelled wrong", 1.0)}
     assert "Predicted 0/2: this row builds on C.fresh_runs, which fails here. Fix C.fresh_runs first." \
         in row_line(row, rules, lost)
+
+
+def test_agreeing_with_a_diagnosis_that_fails_a_public_check_is_no_evidence_the_labels_are_right():
+    """C.own_labels counts how many of the student's labels are their `diagnose`'s: while `diagnose` and what it
+    reads pass, that is the prediction; once one of the rows it trusts fails (or its evidence falls short, or it was
+    not run), the labels may be right or wrong: from none of the points to all, and the line says which row."""
+    spec = {"adds": "left to final grading: predicted from", "builds_on": (), "credit": "per_case",
+            "trusts": ("C.entropy", "C.diagnose_rules")}
+    own = Row("C.own_labels", "own", 3, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=1.0,
+              evidence="`my_labels` names 3 of your 3 logs as your `diagnose` does")
+    rules = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=1.0)
+    found = {"C.entropy": Row("C.entropy", "entropy", 2, 2, True, "m", 1.0), "C.diagnose_rules": rules}
+    assert (predicted(own, spec, found), ceiling(own, spec, found)) == (3, 3)
+    assert row_line(own, spec, found).endswith("(predicted 3/3)")
+    found["C.entropy"] = Row("C.entropy", "entropy", 2, 0, False, "wrong on 3 logs", 1.0)
+    assert (predicted(own, spec, found), ceiling(own, spec, found)) == (0, 3)
+    assert row_line(own, spec, found).endswith("(predicted 0/3, or up to 3: C.entropy fails here, which the evidence "
+                                               "above takes as right)")
+    found["C.entropy"] = Row("C.entropy", "entropy", 2, 2, True, "m", 1.0)
+    found["C.diagnose_rules"] = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True,
+                                    foreseen=7 / 8)
+    assert (predicted(own, spec, found), ceiling(own, spec, found)) == (0, 3)
+    del found["C.diagnose_rules"]
+    assert (predicted(own, spec, found), ceiling(own, spec, found)) == (0, 3)
+
+
+def test_a_row_it_builds_on_that_fails_leads_before_a_row_it_trusts():
+    """C.diagnose_rules builds on C.fresh_runs and trusts the diagnostics: with both failing, the next step (fix
+    C.fresh_runs) leads, and the range is 0 to all."""
+    spec = {"adds": "left to final grading, as checked by", "builds_on": ("C.fresh_runs",), "trusts": ("C.td_q",),
+            "credit": "all_or_nothing"}
+    found = {"C.fresh_runs": Row("C.fresh_runs", "fresh", 4, 3, False, "1 run labelled wrong", 1.0),
+             "C.td_q": Row("C.td_q", "td", 2, 0, False, "wrong", 1.0)}
+    row = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=1.0)
+    assert (predicted(row, spec, found), ceiling(row, spec, found)) == (0, 2)
+    assert said(row, spec, found).startswith("Predicted 0/2, or up to 2 if the runs final grading checks never reach "
+                                             "what fails: this row builds on C.fresh_runs, which fails here.")
 
 
 def test_a_piece_that_fails_only_where_training_does_not_reach_leaves_the_run_predicted_whole():
@@ -219,6 +273,29 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
         student = Student(root / "C_diagnosis", ["diagnostics"])
         verdict = {"c_at_the_lines": at_the_lines, "c_own_labels": own_labels}[probe["kind"]](student, probe)
     assert (verdict.fraction == 1.0) == (mutant is None), verdict.message
+
+
+@pytest.mark.parametrize("mutant, said", [
+    (None, "as your `diagnose` does (predicted 3/3)"),
+    ("diagnose that always says one label", "as your `diagnose` does (predicted 0/3, or up to 3: C.fresh_runs and "
+                                            "C.diagnose_rules fail here, which the evidence above takes as right)"),
+])
+def test_labels_that_agree_with_a_diagnose_shown_wrong_here_are_predicted_as_a_range(c_expected, tmp_path, mutant,
+                                                                                    said):
+    """`my_labels` calls `diagnose`, so the two agree on all three logs whatever `diagnose` does: while `diagnose`
+    labels the public runs and the logs at the lines right that predicts 3/3; once it does not, 0 to 3."""
+    checks, expected = c_expected
+    diagnostics = ["C.entropy", "C.explained_variance", "C.td_q"]  # what the README's rules read
+    assert sorted(checks["C.diagnose_rules"]["trusts"]) == sorted(diagnostics)
+    assert sorted(checks["C.own_labels"]["trusts"]) == sorted([*diagnostics, "C.fresh_runs", "C.diagnose_rules"])
+    if mutant is None:
+        copy_reference(tmp_path, "C_diagnosis")
+    else:
+        planted(tmp_path, next(m for m in ALL if m.name == mutant))
+    shutil.copytree(paths.SOLUTIONS / "C_diagnosis" / "logs", tmp_path / "C_diagnosis" / "logs", dirs_exist_ok=True)
+    with forgotten_after(["diagnostics"]):
+        line = kit_line(expected.parent.parent, tmp_path, "C", "C.own_labels")
+    assert line.endswith(said), line
 
 
 def b_folder(tmp_path: Path, mutant: str | None = None) -> Path:

@@ -150,11 +150,19 @@ SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": exp
 # built here, and `diagnose` on them predicts the row. Which fault each of the student's own logs holds follows from
 # the course secret, so nothing here tells whether `my_labels` names them right: C.own_labels is predicted from how
 # many of the three `my_labels` names as `diagnose` does (benchmarks/kit_prediction.py measured `diagnose`s that
-# label some fresh runs wrong and still name all three of a student's logs right, so it builds on no row).
+# label some fresh runs wrong and still name all three of a student's logs right, so it builds on no row). Public
+# evidence of `diagnose` holds only while what it reads passes: C.diagnose_rules ``trusts`` the diagnostics (a signed
+# mean of TD errors labelled the public seed's logs at the lines right and a grading seed's wrong), and C.own_labels
+# trusts them, C.fresh_runs and C.diagnose_rules' evidence (agreeing with a wrong diagnosis shows nothing). When one of
+# them fails here, the row is predicted as a range, from none of its points to all. The diagnostics are those the
+# README's rules read (entropy, the late explained variance, the late TD errors: lines.py); the KL, the clip fraction
+# and the return drop are reported, not ruled on.
+DIAGNOSTICS = ("C.entropy", "C.explained_variance", "C.td_q")
 FINAL_GRADING = {
     "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules from its "
                                  "own fresh runs; it credits them only if `diagnose` labels fresh runs right, as "
-                                 "checked by", "probe": at_the_lines},
+                                 "checked by", "probe": at_the_lines, "trusts": DIAGNOSTICS},
     "C.own_labels": {"adds": "left to final grading, which knows what the agents of your own logs are (made from your "
                              "student id and the course secret, not in this kit): predicted from how many of them "
-                             "`my_labels` names as your `diagnose` does", "probe": own_labels}}
+                             "`my_labels` names as your `diagnose` does", "probe": own_labels,
+                     "trusts": (*DIAGNOSTICS, "C.fresh_runs", "C.diagnose_rules")}}
