@@ -10,7 +10,7 @@ from tests.support.grading import copy_reference, grade_checks, write_submission
 from tests.support.located_truth import judged_statements, loaded
 from tests.support.mutations import generate
 
-pytestmark = pytest.mark.slow  # grades some sixty mutants: `make test-fast` leaves it out
+pytestmark = pytest.mark.slow  # grades some forty mutants: `make test-fast` leaves it out
 
 PIECES = {  # the generated mutants' function -> the check that locates its departures
     "gae": "A.gae", "kl_penalized_reward": "D.kl_penalty", "group_standardized_weight": "D.weights",
@@ -20,7 +20,7 @@ PIECES = {  # the generated mutants' function -> the check that locates its depa
     "clipped_surrogate": "A.clip_gradient", "value_loss": "A.value_entropy", "grpo_step": "D.grpo_step",
     "ppo_update": "A.update",
     "price_exploit": "D.price_exploit"}
-EACH = 5  # mutants of each function, at even steps through its list
+EACH = 3  # mutants of each function, at even steps through its list
 
 
 def sampled():
