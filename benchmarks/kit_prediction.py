@@ -199,8 +199,10 @@ def report(results: list[dict]) -> None:
     print(table(results))
     for r in results:
         if verdict(r) in ("over", "under"):
-            print(f"- {r['project']} {r['case']} ({r['check']}): {verdict(r)}, predicted {r['predicted']:g} to "
-                  f"{r.get('most', r['predicted']):g}, final {r['final']:g}; rows {r['rows_differing']}")
+            most = r.get("most", r["predicted"])
+            print(f"- {r['project']} {r['case']} ({r['check']}): {verdict(r)}, predicted {r['predicted']:g}"
+                  + (f" to {most:g}" if most != r["predicted"] else "")
+                  + f", final {r['final']:g}; rows {r['rows_differing']}")
 
 
 if __name__ == "__main__":

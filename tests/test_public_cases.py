@@ -9,13 +9,14 @@ import pytest
 from autograder import paths
 from autograder.loader import load_course
 from autograder.projects._shared.ppo.cases import gae_cases
-from autograder.projects.a_ppo.pieces import segment_case, surrogate_cases
+from autograder.projects.a_ppo.pieces import CORNERS, segment_case, surrogate_cases
 from autograder.projects.c_diagnosis.boundary import BOUNDARIES
 from autograder.projects.c_diagnosis.boundary import plan as boundary_plan
 from autograder.projects.c_diagnosis.run_plan import AGENTS, fresh_plan
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.pieces import KL_BETAS, REGIONS, clip_cases, kl_cases
 from autograder.projects.d_grpo.steps import N_PROMPTS, PRICE_ROW_KINDS, price_cases
+from rlkit.categorical import log_prob
 
 COURSE = load_course(paths.COURSE_FILE, private=False)
 PUBLIC = COURSE.seeds.public
@@ -90,6 +91,20 @@ def test_every_seed_draws_every_kind_of_surrogate_case_and_a_batch_with_resets(s
                                                             "mixed ratios"}
     segment, _, _ = segment_case(seed)
     assert segment.terminated.any() and (~segment.valid).any()  # episodes end, and reset steps follow
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_every_mixed_surrogate_case_has_a_small_advantage_in_each_corner_beyond_the_clip(seed):
+    """A > 0 and A < 0, each with a ratio above 1 + eps and below 1 - eps, at |A| < 1: a test of the advantage's sign
+    written as one of its size (A > 1) is caught on the public seeds as on any other."""
+    for logits, actions, old, advantages, eps, kind in surrogate_cases(seed):
+        if kind != "mixed ratios":
+            continue
+        rho = np.exp(log_prob(logits, actions) - old)
+        small = np.abs(advantages) < 1
+        for sign, side in CORNERS:
+            beyond = rho > 1 + eps if side > 0 else rho < 1 - eps
+            assert np.any(small & (np.sign(advantages) == sign) & beyond), (seed, sign, side)
 
 
 @pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])

@@ -170,8 +170,14 @@ def batch_findings(data, segment) -> list:
 # --------------------------------------------------------------------------------------------- the pieces of the loss
 
 
+# (the advantage's sign, the ratio's side of the clip: above 1 + eps or below 1 - eps): every corner beyond the clip
+CORNERS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
 def surrogate_cases(seed: int, n: int = 6):
-    """(logits, actions, logp_old, advantages, eps, kind): at theta_old, beyond the clip, and anywhere."""
+    """(logits, actions, logp_old, advantages, eps, kind): at theta_old, beyond the clip, and anywhere. Every mixed
+    case holds a sample in each corner beyond the clip at an advantage under 1, so that every seed tells a test of
+    the advantage's sign from one of its size (``A > 1`` for ``A > 0``), on either side of the clip."""
     rng = np.random.default_rng(seed)
     for i in range(n):
         B = int(rng.integers(5, 40))
@@ -186,7 +192,11 @@ def surrogate_cases(seed: int, n: int = 6):
             rho = np.where(advantages > 0, 1 + eps + rng.uniform(0.05, 1, B), 1 - eps - rng.uniform(0.05, 0.5, B))
             yield logits, actions, at_old - np.log(rho), advantages, eps, "beyond the clip, favourable side"
         else:
-            yield logits, actions, at_old + rng.normal(0, 0.4, B), advantages, eps, "mixed ratios"
+            old = at_old + rng.normal(0, 0.4, B)
+            for j, (sign, side) in enumerate(CORNERS):
+                advantages[j] = sign * rng.uniform(0.05, 1)
+                old[j] = at_old[j] - np.log(1 + side * (eps + rng.uniform(0.05, 0.5)))
+            yield logits, actions, old, advantages, eps, "mixed ratios"
 
 
 class ClippedSurrogateGradient(Check):
