@@ -75,11 +75,12 @@ def predicted(row, spec: dict, rows: dict) -> float | None:
 
 def ceiling(row, spec: dict, rows: dict) -> float | None:
     """The most final grading may give ``row``, where this kit cannot tell: a row whose pieces fail here is still
-    credited if the runs final grading checks never reach what fails (then as it scored here); a row whose evidence
-    trusts a failing row may be right all the same (all its points)."""
+    credited if the runs final grading checks never reach what fails (then as it scored here); a row left to final
+    grading whose evidence trusts a failing row may be right all the same (all its points), a checked one as it
+    scored here."""
     if failing(spec, rows, row.check) is None:
         return None
-    return row.points if unsure(spec, rows) else whole(row, spec)
+    return row.points if unsure(spec, rows) and row.final_only else whole(row, spec)
 
 
 def span(row, spec: dict, rows: dict) -> str:
@@ -108,23 +109,26 @@ def said(row, spec: dict, rows: dict) -> str:
         return ""
     evidence = f"; {row.evidence}" if row.evidence else ""
     points = f"{row.points:g}"
-    doubted = unsure(spec, rows)
-    if doubted and not failing(spec, rows, row.check):
-        verb = "fails" if len(doubted) == 1 else "fail"
-        return (f"{spec['adds']}{evidence} (predicted {span(row, spec, rows)}: {names(doubted)} {verb} here, which "
-                "the evidence above takes as right)")
-    if not spec["builds_on"]:
-        return f"{spec['adds']}{evidence} (predicted {foreseen(row, spec):g}/{points})"
-    text = f"{spec['adds']} {names(spec['builds_on'])}"
+    text = f"{spec['adds']} {names(spec['builds_on'])}" if spec["builds_on"] else spec["adds"]
     failed = failing(spec, rows, row.check)
     if failed is None:
         return f"{text}; run every check of {row.check[0]} to see whether they do"
+    high = ceiling(row, spec, rows)
     if failed:
         they, verb = names(failed), "fails" if len(failed) == 1 else "fail"
-        high = ceiling(row, spec, rows)
         reach = f", or up to {high:g} if the runs final grading checks never reach what fails" if high else ""
         return (f"{LOST}{points}{reach}: this row builds on {they}, which {verb} here. Fix {they} first. Why: {text}"
                 f"{recognised(row)}")
+    doubted = unsure(spec, rows)
+    if doubted:
+        they, verb = names(doubted), "fails" if len(doubted) == 1 else "fail"
+        why = f"{they} {verb} here{spec.get('unsure', ', which the evidence above takes as right')}"
+        if not row.final_only:  # a checked row: the next step first, as for a row it builds on
+            return f"{LOST}{points}" + (f", or up to {high:g}" if high else "") + f": {why}. Fix {they} first. " \
+                f"Why: {text}"
+        return f"{text}{evidence} (predicted {span(row, spec, rows)}: {why})"
+    if not spec["builds_on"]:
+        return f"{text}{evidence} (predicted {foreseen(row, spec):g}/{points})"
     worth = f"{whole(row, spec):g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
     return f"{text}: {they} here{aside(spec, rows, row.check)}{evidence} (predicted {worth}/{points})"

@@ -145,6 +145,24 @@ def test_agreeing_with_a_diagnosis_that_fails_a_public_check_is_no_evidence_the_
     assert (predicted(own, spec, found), ceiling(own, spec, found)) == (0, 3)
 
 
+def test_a_run_whose_edge_case_piece_fails_may_or_may_not_be_credited_and_leads_with_the_fix():
+    """A.bar trusts A.clip_gradient: a clip wrong only where training may never go leaves the run between 0 and its
+    score here, and the row leads with the piece to fix, as it does for a piece it builds on."""
+    from autograder.student_kit import final_grading
+
+    assert final_grading("A")["A.bar"]["trusts"] == ("A.clip_gradient", "A.value_entropy")
+    spec = {**SPECS["A.bar"], "trusts": ("A.clip",), "unsure": ", and this run cannot tell whether your training "
+                                                               "reaches what fails"}
+    found = {**rows(gae_passes=True), "A.clip": Row("A.clip", "clip", 3, 0, False, "beyond the clip", 1.0)}
+    assert (predicted(found["A.bar"], spec, found), ceiling(found["A.bar"], spec, found)) == (0, 6)
+    line = row_line(found["A.bar"], spec, found)
+    assert ("6/6   pass  Predicted 0/6, or up to 6: A.clip fails here, and this run cannot tell whether your training "
+            "reaches what fails. Fix A.clip first. Why: final grading also replays") in line, line
+    assert line.endswith("Here: median return 500")
+    found["A.bar"] = Row("A.bar", "bar", 6, 2, False, "median return 300", 9.0)
+    assert (predicted(found["A.bar"], spec, found), ceiling(found["A.bar"], spec, found)) == (0, 2)
+
+
 def test_a_row_it_builds_on_that_fails_leads_before_a_row_it_trusts():
     """C.diagnose_rules builds on C.fresh_runs and trusts the diagnostics: with both failing, the next step (fix
     C.fresh_runs) leads, and the range is 0 to all."""
@@ -278,7 +296,8 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
 @pytest.mark.parametrize("mutant, said", [
     (None, "as your `diagnose` does (predicted 3/3)"),
     ("diagnose that always says one label", "as your `diagnose` does (predicted 0/3, or up to 3: C.fresh_runs and "
-                                            "C.diagnose_rules fail here, which the evidence above takes as right)"),
+                                            "C.diagnose_rules fail here, so `my_labels` agreeing with your "
+                                            "`diagnose` shows nothing)"),
 ])
 def test_labels_that_agree_with_a_diagnose_shown_wrong_here_are_predicted_as_a_range(c_expected, tmp_path, mutant,
                                                                                     said):

@@ -132,7 +132,10 @@ SPECS = {"A.gae": gae, "A.batch": batch, "A.ratio": ratio, "A.clip_gradient": cl
          "A.value_entropy": value_entropy, "A.update": update_check, "A.bar": bar}
 # A.bar's ``builds_on``, the rows whose failure here means the replay of every update departs there: a run's updates
 # are made of gae, flatten_batch, the ratio and ppo_update, which A.update checks with clipped_surrogate, value_loss and
-# entropy_bonus inside it. A failure of A.clip_gradient or A.value_entropy alone is an edge case training need not
-# reach (benchmarks/kit_prediction.py measured runs credited with such a bug), so it is not counted against the run.
+# entropy_bonus inside it. A failure of A.clip_gradient or A.value_entropy alone is an edge case training may or may
+# not reach (benchmarks/kit_prediction.py measured runs credited with such a bug, and a clip that tests A < 1 for
+# A < 0 whose runs were not), so the row ``trusts`` them: from 0 to its score here when one fails.
 FINAL_GRADING = {"A.bar": {"adds": "final grading also replays each run update by update and credits it only if "
-                                   "every update follows from pieces that pass"}}
+                                   "every update follows from pieces that pass",
+                           "trusts": ("A.clip_gradient", "A.value_entropy"),
+                           "unsure": ", and this run cannot tell whether your training reaches what fails"}}

@@ -161,8 +161,10 @@ DIAGNOSTICS = ("C.entropy", "C.explained_variance", "C.td_q")
 FINAL_GRADING = {
     "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules from its "
                                  "own fresh runs; it credits them only if `diagnose` labels fresh runs right, as "
-                                 "checked by", "probe": at_the_lines, "trusts": DIAGNOSTICS},
+                                 "checked by", "probe": at_the_lines, "trusts": DIAGNOSTICS,
+                         "unsure": ", so the public logs at the lines may not show what the grading seeds' show"},
     "C.own_labels": {"adds": "left to final grading, which knows what the agents of your own logs are (made from your "
                              "student id and the course secret, not in this kit): predicted from how many of them "
                              "`my_labels` names as your `diagnose` does", "probe": own_labels,
-                     "trusts": (*DIAGNOSTICS, "C.fresh_runs", "C.diagnose_rules")}}
+                     "trusts": (*DIAGNOSTICS, "C.fresh_runs", "C.diagnose_rules"),
+                     "unsure": ", so `my_labels` agreeing with your `diagnose` shows nothing"}}
