@@ -139,14 +139,16 @@ def verdict(r: dict) -> str:
 
 
 def table(results: list[dict]) -> str:
-    lines = ["| project | kind | cases | predicted = final | a range holding final | predicted above final | "
-             "predicted below final |", "|---|---|---|---|---|---|---|"]
+    lines = ["| project | kind | cases | predicted = final | a range holding final (its mean width, points) | "
+             "predicted above final | predicted below final |", "|---|---|---|---|---|---|---|"]
     groups = sorted({(r["project"], r.get("kind", "planted")) for r in results})
     for name, mine in [(group, [r for r in results if (r["project"], r.get("kind", "planted")) == group])
                        for group in groups] + [(("all", ""), results)]:
         counts = {v: sum(verdict(r) == v for r in mine) for v in ("equal", "bounded", "over", "under")}
+        widths = [r["most"] - r["predicted"] for r in mine if verdict(r) == "bounded"]
+        width = f" ({sum(widths) / len(widths):.1f})" if widths else ""
         lines.append(f"| {name[0]} | {name[1]} | {len(mine)} | {counts['equal']} "
-                     f"({100 * counts['equal'] / len(mine):.1f} %) | {counts['bounded']} | {counts['over']} | "
+                     f"({100 * counts['equal'] / len(mine):.1f} %) | {counts['bounded']}{width} | {counts['over']} | "
                      f"{counts['under']} |")
     return "\n".join(lines)
 
