@@ -197,11 +197,14 @@ def same_parameters(data, want, tolerance) -> bool:
     return all(first_difference(data[net], want[net], tolerance) is None for net in ("actor", "critic"))
 
 
-def update_hint(data, seed: int) -> str:
-    """The named mistake whose update the student's parameters match, else the reference's recipe."""
+def update_hint(data, seed: int, recipe: bool = True) -> str:
+    """The named mistake whose update the student's parameters match, else the reference's recipe (unless ``recipe``
+    is False: a row that says where the update departs is shorter without it)."""
     for hint, details in UPDATE_VARIANTS.items():
         if same_parameters(data, reference_update(seed, details), 1e-9):
             return f"hint: your parameters are those of an update in which {hint}"
+    if not recipe:
+        return ""
     return (f"the reference: {UPDATE_CONFIG['epochs']} epochs of {UPDATE_CONFIG['minibatches']} minibatches of a fresh "
             "rng.permutation each, advantages normalized per minibatch, entropy and value terms included, the joint "
             "gradient norm of both networks clipped to max_grad_norm, one Adam step per minibatch")
@@ -231,11 +234,11 @@ class Update(Check):
             where = first_difference(data[net], want[net], ctx.bar.tolerance)
             if where:
                 failures.append(f"the {net} after the update differs from the reference's at {where}")
+        where = update_located(data, want, ctx) if failures else []
         return Verdict.of(failures, 2, "both networks match the reference after the update; its inputs make the "
                           "joint gradient norm exceed max_grad_norm and ratios leave the clip range",
-                          note=update_hint(data, ctx.seed) if failures else "",
-                          findings=update_findings(data, ctx.seed) if failures else [],
-                          located=update_located(data, want, ctx) if failures else [])
+                          note=update_hint(data, ctx.seed, recipe=not where) if failures else "",
+                          findings=update_findings(data, ctx.seed) if failures else [], located=where)
 
 
 UPDATE_SUBJECT = "your update"
