@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from autograder.config import CourseError, describe
 from autograder.findings import Located
 from capstone_check.located import led
+from capstone_check.verdict import SHOWN_FAILURES, SHOWN_WHEN_LOCATED
 
 
 class Bar(BaseModel):
@@ -139,11 +140,13 @@ class Verdict:
         """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message,
         after ``note`` (a hint or what did pass, said first and not counted as a failure). ``findings`` and
         ``located`` (statements ``{"id", "text"}`` of ``capstone_check.located``, said first) are kept only for a
-        verdict that failed something; ``case``, the smallest failing case as a sentence, is said last."""
+        verdict that failed something; ``case``, the smallest failing case as a sentence, is said last. A row led by
+        where it departs shows one failure as its example, others three."""
         if not failures:
             return cls(1.0, passed_message, details)
-        shown = "; ".join(([note] if note else []) + failures[:3])
-        shown += f"; and {len(failures) - 3} more" if len(failures) > 3 else ""
+        at_most = SHOWN_WHEN_LOCATED if located else SHOWN_FAILURES
+        shown = "; ".join(([note] if note else []) + failures[:at_most])
+        shown += f"; and {len(failures) - at_most} more" if len(failures) > at_most else ""
         shown += f". {case}" if case else ""
         where = [Located(**statement) for statement in located]
         return cls(max(0.0, 1 - len(failures) / total), led([s.model_dump() for s in where], shown), details,

@@ -109,19 +109,25 @@ def _expected(out: dict, part):
     return decode(out["array"] if "array" in out else out["float"])
 
 
-def where_and_smallest(student, spec: dict, verdict: Verdict, compared: dict) -> Verdict:
-    """``verdict``, when it failed, led by where each subject's output departs (``spec["locate"]``: the check, and per
-    subject key the subject and its features; ``compared``: per key, (got, want, masks) of the calls that join it)
-    and ending with the smallest rung of ``spec["ladder"]`` that fails, as final grading says them."""
+def where_said(spec: dict, compared: dict) -> list[dict]:
+    """Where each subject's output departs (``spec["locate"]``: the check, and per subject key the subject and its
+    features; ``compared``: per key, (got, want, masks) of the calls that join it), as final grading says it."""
+    if "locate" not in spec:
+        return []
+    where, said = spec["locate"], []
+    for key, about in where["subjects"].items():
+        cases = compared.get(key, [])
+        said += located([(g, w) for g, w, _ in cases], where["tol"], where["check"], about["subject"],
+                        about["features"], [m for _, _, m in cases]) if cases else []
+    return said
+
+
+def where_and_smallest(student, spec: dict, verdict: Verdict, said: list[dict]) -> Verdict:
+    """``verdict``, when it failed, led by the statements ``said`` of where its output departs and ending with the
+    smallest rung of ``spec["ladder"]`` that fails, as final grading says them."""
     if verdict.fraction >= 1:
         return verdict
-    if "locate" in spec:
-        where, said = spec["locate"], []
-        for key, about in where["subjects"].items():
-            cases = compared.get(key, [])
-            said += located([(g, w) for g, w, _ in cases], where["tol"], where["check"], about["subject"],
-                            about["features"], [m for _, _, m in cases]) if cases else []
-        verdict.message = led(said, verdict.message)
+    verdict.message = led(said, verdict.message)
     if "ladder" in spec:
         ladder, rungs = spec["ladder"], []
         for rung in ladder["rungs"]:
@@ -170,6 +176,7 @@ def run_calls(student, spec: dict) -> Verdict:
             low, high = call["range"]["bounds"]
             if not low <= got <= high:
                 failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
-    verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"]), spec,
-                            [m for m, hit in matches.items() if hit])
-    return where_and_smallest(student, spec, verdict, compared)
+    said = where_said(spec, compared) if failed else []
+    verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"], located=bool(said)),
+                            spec, [m for m, hit in matches.items() if hit])
+    return where_and_smallest(student, spec, verdict, said)

@@ -183,32 +183,32 @@ def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict, R
 
 def update(student, spec: dict) -> Verdict:
     failures, got, optimizer = updated(student, spec, spec["config"], decode(spec["want"]))
-    verdict = Verdict.of(failures, 2, "both networks match the reference after the update")
+    said = where_updated(spec, got, failures, optimizer)
+    verdict = Verdict.of(failures, 2, "both networks match the reference after the update", located=bool(said))
     if failures and "trained" in spec:  # the same update, configured as the course's runs are
         try:
             verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))[0]
         except StudentError:
             verdict.basis = False
     with_findings(verdict, spec, recognised(spec, got) if failures else [])
-    return led_by_where(verdict, spec, got, failures, optimizer)
+    verdict.message = led(said, verdict.message) if failures else verdict.message
+    return verdict
 
 
-def led_by_where(verdict: Verdict, spec: dict, got: dict, failures: list[str], optimizer: RecordingAdam) -> Verdict:
-    """A failed update's message led by where it departs, as final grading says it: in one network only, at which of
-    its Adam steps (``optimizer`` recorded them) it first departs, or exactly where a related update of the
-    reference's recorded at release lands."""
+def where_updated(spec: dict, got: dict, failures: list[str], optimizer: RecordingAdam) -> list[dict]:
+    """Where a failed update departs, as final grading says it: in one network only, at which of its Adam steps
+    (``optimizer`` recorded them) it first departs, or exactly where a related update of the reference's recorded at
+    release lands."""
     if not failures:
-        return verdict
+        return []
     departs = [net for net in ("actor", "critic") if any(f.startswith(f"the {net} ") for f in failures)]
     said = list(spec.get("one_network", {}).get(departs[0], [])) if len(departs) == 1 else []
     if "steps" in spec:
         said += update_course(optimizer.after, optimizer.taken, [np.asarray(s, dtype=float)
                                                                  for s in decode(spec["steps"])],
                               spec["tol"], spec["minibatches"])
-    said += [{"id": r["id"], "text": r["text"]} for r in spec.get("related", [])
-             if same_numbers(flat(got), r["want"])]
-    verdict.message = led(said, verdict.message)
-    return verdict
+    return said + [{"id": r["id"], "text": r["text"]} for r in spec.get("related", [])
+                   if same_numbers(flat(got), r["want"])]
 
 
 def given_agent(rng, hidden: int) -> dict:
