@@ -29,10 +29,10 @@ def holds(row, by: str) -> bool:
 
 
 def failing(spec: dict, rows: dict, by: str) -> list[str] | None:
-    """The rows ``spec`` (row ``by``'s) builds on whose failure here reaches its runs; None when one of them was not
-    run."""
+    """The rows ``spec`` (row ``by``'s) builds on whose failure here reaches its runs; None when one of them, or of
+    the rows it trusts, was not run."""
     builds_on = spec.get("builds_on", ())
-    if any(cid not in rows for cid in builds_on):
+    if any(cid not in rows for cid in (*builds_on, *spec.get("trusts", ()))):
         return None
     return [cid for cid in builds_on if not holds(rows[cid], by)]
 
@@ -48,9 +48,9 @@ def aside(spec: dict, rows: dict, by: str) -> str:
 
 
 def unsure(spec: dict, rows: dict) -> list[str]:
-    """The rows ``spec`` trusts (its evidence shows the row right only if they are right) that fail here or were not
-    run: agreeing with a wrong diagnosis is no evidence of a right one."""
-    return [cid for cid in spec.get("trusts", ()) if cid not in rows or not right(rows[cid])]
+    """The rows ``spec`` trusts (its evidence shows the row right only if they are right) that fail here: agreeing
+    with a wrong diagnosis is no evidence of a right one."""
+    return [cid for cid in spec.get("trusts", ()) if cid in rows and not right(rows[cid])]
 
 
 def right(row) -> bool:

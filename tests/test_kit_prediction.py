@@ -123,8 +123,9 @@ def test_a_row_left_to_final_grading_is_predicted_from_its_public_evidence_as_it
 
 def test_agreeing_with_a_diagnosis_that_fails_a_public_check_is_no_evidence_the_labels_are_right():
     """C.own_labels counts how many of the student's labels are their `diagnose`'s: while `diagnose` and what it
-    reads pass, that is the prediction; once one of the rows it trusts fails (or its evidence falls short, or it was
-    not run), the labels may be right or wrong: from none of the points to all, and the line says which row."""
+    reads pass, that is the prediction; once one of the rows it trusts fails (or its evidence falls short), the
+    labels may be right or wrong: from none of the points to all, and the line says which row. One not run predicts
+    nothing, as a row it builds on does."""
     spec = {"adds": "left to final grading: predicted from", "builds_on": (), "credit": "per_case",
             "trusts": ("C.entropy", "C.diagnose_rules")}
     own = Row("C.own_labels", "own", 3, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=1.0,
@@ -141,8 +142,10 @@ def test_agreeing_with_a_diagnosis_that_fails_a_public_check_is_no_evidence_the_
     found["C.diagnose_rules"] = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True,
                                     foreseen=7 / 8)
     assert (predicted(own, spec, found), ceiling(own, spec, found)) == (0, 3)
-    del found["C.diagnose_rules"]
-    assert (predicted(own, spec, found), ceiling(own, spec, found)) == (0, 3)
+    del found["C.diagnose_rules"]  # not run (--checks): no prediction, and no word that it fails
+    assert predicted(own, spec, found) is None and ceiling(own, spec, found) is None
+    assert "run every check of C to see whether they do" in said(own, spec, found)
+    assert "fails here" not in said(own, spec, found)
 
 
 def test_a_run_whose_edge_case_piece_fails_may_or_may_not_be_credited_and_leads_with_the_fix():
