@@ -14,8 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.config import CourseError, describe
 from autograder.findings import Located
-from capstone_check.located import led
-from capstone_check.verdict import SHOWN_FAILURES, SHOWN_WHEN_LOCATED
+from capstone_check.verdict import failing_message
 
 
 class Bar(BaseModel):
@@ -140,17 +139,14 @@ class Verdict:
         """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message,
         after ``note`` (a hint or what did pass, said first and not counted as a failure). ``findings`` and
         ``located`` (statements ``{"id", "text"}`` of ``capstone_check.located``, said first) are kept only for a
-        verdict that failed something; ``case``, the smallest failing case as a sentence, is said last. A row led by
-        where it departs shows one failure as its example, others three."""
+        verdict that failed something; ``case``, the smallest failing case as a sentence, is said last. The failures
+        shown are as many as fit the row's length (``shown_failures``): one in a row led by where it departs."""
         if not failures:
             return cls(1.0, passed_message, details)
-        at_most = SHOWN_WHEN_LOCATED if located else SHOWN_FAILURES
-        shown = "; ".join(([note] if note else []) + failures[:at_most])
-        shown += f"; and {len(failures) - at_most} more" if len(failures) > at_most else ""
-        shown += f". {case}" if case else ""
         where = [Located(**statement) for statement in located]
-        return cls(max(0.0, 1 - len(failures) / total), led([s.model_dump() for s in where], shown), details,
-                   list(dict.fromkeys(findings)), where)
+        shown = failing_message(failures, note, [s.model_dump() for s in where])
+        shown += f". {case}" if case else ""
+        return cls(max(0.0, 1 - len(failures) / total), shown, details, list(dict.fromkeys(findings)), where)
 
 
 class Check:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import re
 
+from capstone_check.located import SMALLEST
+from capstone_check.verdict import LONGEST
+
 SAW = "What the grader saw: "
 CLAUSE = re.compile(r"\bat update (\d+) of (\d+), (.*)$", re.S)
 
@@ -68,7 +71,23 @@ def led_by_pieces(entry, pieces: list[str]) -> str:
         return f"Not credited: these runs are made by your pieces, and {they} {verb}. Fix {they} first. {SAW}{evidence}"
     verdict = "Not credited" if entry.score <= 0 else "Partly credited"
     which = "which fails its check" if len(pieces) == 1 else "which fail their checks"
-    return f"{verdict}: this row builds on {they}, {which}. Fix {they} first. {SAW}{entry.message}"
+    lead = f"{verdict}: this row builds on {they}, {which}. Fix {they} first. {SAW}"
+    return lead + within(entry.message, LONGEST - len(lead))
+
+
+def within(evidence: str, room: int) -> str:
+    """``evidence`` (a row's own message, its failures joined by "; ") kept to its first failure and as many of the
+    next as fit ``room`` characters; "and more" says that some were left out. A smallest failing case, said last,
+    is kept whole (a row that shows one may be longer)."""
+    if SMALLEST in evidence:
+        return evidence
+    parts = evidence.split("; ")
+    kept = parts[:1]
+    for part in parts[1:]:
+        if len("; ".join([*kept, part])) + len("; and more") > room:
+            return "; ".join(kept) + "; and more"
+        kept.append(part)
+    return evidence
 
 
 def names(items) -> str:

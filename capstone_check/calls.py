@@ -14,7 +14,7 @@ from functools import reduce
 
 import numpy as np
 
-from capstone_check.located import led, located, smallest_case
+from capstone_check.located import located, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import COMPARE, decode, difference, fmt
 from capstone_check.verdict import RECOGNISED, Verdict
@@ -122,12 +122,11 @@ def where_said(spec: dict, compared: dict) -> list[dict]:
     return said
 
 
-def where_and_smallest(student, spec: dict, verdict: Verdict, said: list[dict]) -> Verdict:
-    """``verdict``, when it failed, led by the statements ``said`` of where its output departs and ending with the
-    smallest rung of ``spec["ladder"]`` that fails, as final grading says them."""
+def where_and_smallest(student, spec: dict, verdict: Verdict) -> Verdict:
+    """``verdict`` (its message led by where its output departs, from ``Verdict.of``), when it failed, ending with
+    the smallest rung of ``spec["ladder"]`` that fails, as final grading says it."""
     if verdict.fraction >= 1:
         return verdict
-    verdict.message = led(said, verdict.message)
     if "ladder" in spec:
         ladder, rungs = spec["ladder"], []
         for rung in ladder["rungs"]:
@@ -177,6 +176,6 @@ def run_calls(student, spec: dict) -> Verdict:
             if not low <= got <= high:
                 failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
     said = where_said(spec, compared) if failed else []
-    verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"], located=bool(said)),
+    verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"], located=said),
                             spec, [m for m, hit in matches.items() if hit])
-    return where_and_smallest(student, spec, verdict, said)
+    return where_and_smallest(student, spec, verdict)

@@ -6,10 +6,10 @@ Two kinds of statement, each made only when it holds on every case of the check:
 - **a feature of the input** the departures line up with: the output departs *only* at entries that have it (the
   steps that end an episode by truncation, the groups of one sample, ...). Each piece names its features and hands a
   boolean mask per case; the smallest feature that holds every departure is said, with "at every one of them" when
-  the departures are exactly that feature.
+  the departures are exactly that feature (and it has two entries or more).
 - **a relation** between the output and the expected one, over the entries that depart (or all of them): a flipped
   sign, a constant factor, a constant offset, zeros, a shift by one step along the first axis, swapped axes, or NaN;
-  failing all of these, one direction (every departing entry too large, or every one too small).
+  failing all of these, one direction (every departing entry too large, or every one too small; two entries or more).
 
 A statement never carries a value (no factor, no offset, no input): it names a feature or a relation only, so it may
 be said on the grading seeds too. The vocabulary, per piece, is in docs/located.md.
@@ -119,6 +119,8 @@ def relation(pairs: Sequence[tuple], tolerance: float) -> str | None:
                 _near(g[:-1], w[1:], tolerance) if shift == 1 else _near(g[1:], w[:-1], tolerance) for g, w in cases):
             return name
     g, w = np.concatenate([x.ravel() for x in got]), np.concatenate([x.ravel() for x in want])
+    if g.size < 2:  # one entry is too large or too small: its example says as much
+        return None
     return "above" if np.all(g > w) else "below" if np.all(g < w) else None
 
 
@@ -134,7 +136,7 @@ def feature(pairs: Sequence[tuple], masks: Sequence[dict[str, np.ndarray]],
     for name in (masks[0] if masks else {}):
         wide = [np.broadcast_to(np.asarray(m[name], dtype=bool), d.shape) for m, d in zip(masks, departures)]
         if all(not np.any(d & ~w) for d, w in zip(departures, wide)):
-            exact = all(np.array_equal(d, w) for d, w in zip(departures, wide))
+            exact = all(np.array_equal(d, w) for d, w in zip(departures, wide)) and sum(map(np.sum, wide)) >= 2
             held.append((sum(int(w.sum()) for w in wide), name, exact))
     if not held:
         return None
@@ -161,21 +163,36 @@ def located(pairs: Sequence[tuple], tolerance: float, check: str, subject: str, 
     return said
 
 
-def sentence(statements: Sequence[dict]) -> str:
-    """The statements as one sentence of a message: "Where it departs: ...; ...."."""
+LEAD = 200  # characters of the sentence that leads a row: the statements beyond it stay in the report's ``located``
+
+
+def sentence(statements: Sequence[dict], most: int = LEAD) -> str:
+    """The statements as one sentence of a message: "Where it departs: ...; ....", the first always and the next
+    while the sentence stays within ``most`` characters and ``LEAD`` (a relation follows its feature, so none is left
+    without it)."""
     if not statements:
         return ""
-    text = "; ".join(s["text"] for s in statements)
+    kept = [statements[0]["text"]]
+    for statement in statements[1:]:
+        if len("; ".join([*kept, statement["text"]])) + len("Where it departs: .") > min(most, LEAD):
+            break
+        kept.append(statement["text"])
+    text = "; ".join(kept)
     return f"Where it departs: {text[0].lower()}{text[1:]}."
 
 
 def led(statements: Sequence[dict], message: str) -> str:
     """``message`` led by the statements' sentence, its own first letter raised to begin a sentence of its own."""
-    lead = sentence(statements)
+    return after_lead(sentence(statements), message)
+
+
+def after_lead(lead: str, message: str) -> str:
+    """``message`` after the sentence ``lead`` (none: as it is), its first letter raised to begin a sentence."""
     return f"{lead} {message[:1].upper()}{message[1:]}" if lead else message
 
 
 SHOWN_AT_MOST = 8  # numbers of one array a message may print
+SMALLEST = "Smallest failing case: "  # what a row's smallest failing case, said last, begins with
 
 
 def shown(value) -> str:
@@ -195,8 +212,8 @@ def smallest_case(rungs: Sequence[tuple[str, object, object]], tolerance: float)
     piece returned, or None when it raised, and the expected value) that fails, as a sentence; "" when none does."""
     for call, got, want in rungs:
         if got is None:
-            return f"Smallest failing case: {call} raised an exception."
+            return f"{SMALLEST}{call} raised an exception."
         wrong = departing(got, want, tolerance)
         if wrong is None or wrong.any():
-            return f"Smallest failing case: {call} returned {shown(got)}, expected {shown(want)}."
+            return f"{SMALLEST}{call} returned {shown(got)}, expected {shown(want)}."
     return ""

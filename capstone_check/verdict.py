@@ -2,11 +2,54 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+from capstone_check.located import after_lead, sentence
 
 RECOGNISED = "mistake recognised: "  # what a known mistake's sentence follows in a failed check's message
 SHOWN_FAILURES = 3  # failures a message shows, the rest counted ("and 2 more")
 SHOWN_WHEN_LOCATED = 1  # in a message led by where the output departs, which says the rest: one example
+LONGEST = 300  # characters of a failing row's message (a smallest failing case, said last, aside)
+
+
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def clauses(text: str) -> set[str]:
+    """The clauses of four words or more of ``text``, numbers made alike: two failures that differ only in their
+    numbers say the same thing."""
+    parts = (NUMBER.sub("#", part.strip(" .;:").lower()) for part in re.split(r"(?<=[.;:])\s+", text))
+    return {part for part in parts if len(part.split()) >= 4}
+
+
+def failing_message(failures: list[str], note: str = "", statements=()) -> str:
+    """A failing row's message within ``LONGEST`` characters: where its output departs (``statements``, as many as
+    leave room for the rest), the ``note`` (a hint) and its first failures (``shown_failures``)."""
+    first = "; ".join([note, failures[0]] if note else failures[:1])
+    lead = sentence(statements, LONGEST - len(first) - 1)
+    return after_lead(lead, shown_failures(failures, note, bool(lead), LONGEST - (len(lead) + 1 if lead else 0)))
+
+
+def shown_failures(failures: list[str], note: str = "", located: bool = False, room: int = LONGEST) -> str:
+    """The ``note`` (a hint, said first) and the first failures as a message says them: the first always, then
+    others while the whole stays within ``room`` characters, up to three (one in a message ``located``: led by where
+    the output departs, which says the rest); those left out counted ("and 2 more"). A hint that leaves no room for
+    the first failure is followed by their count alone: it says what the failures show."""
+    more = f"; and {len(failures) - 1} more" if len(failures) > 1 else ""
+    if note and len(f"{note}; {failures[0]}{more}") > room:
+        return f"{note}; {len(failures)} failing case{'s' * (len(failures) != 1)}"
+    at_most = SHOWN_WHEN_LOCATED if located else SHOWN_FAILURES
+    kept, said = failures[:1], clauses(note) | clauses(failures[0])
+    for failure in failures[1:]:
+        longer = "; ".join([note, *kept, failure] if note else [*kept, failure])
+        if len(kept) == at_most or len(longer) + len(f"; and {len(failures) - len(kept) - 1} more") > room:
+            break
+        if not clauses(failure) & said:  # one that says a shown failure's thing again, numbers aside, is counted
+            kept.append(failure)
+            said |= clauses(failure)
+    shown = "; ".join(([note] if note else []) + kept)
+    return shown + (f"; and {len(failures) - len(kept)} more" if len(failures) > len(kept) else "")
 
 
 @dataclass
@@ -18,12 +61,9 @@ class Verdict:
     # that builds on it, where their runs differ; None: as the verdict)
 
     @classmethod
-    def of(cls, failures: list[str], total: int, passed: str, note: str = "", located: bool = False) -> Verdict:
-        """The share of ``total`` cases that did not fail; the first failures as the message (one only when the
-        message is to be ``located``: led by where the output departs)."""
+    def of(cls, failures: list[str], total: int, passed: str, note: str = "", located=()) -> Verdict:
+        """The share of ``total`` cases that did not fail; the message led by where the output departs (``located``:
+        statements) and its first failures (``failing_message``)."""
         if not failures:
             return cls(1.0, passed)
-        at_most = SHOWN_WHEN_LOCATED if located else SHOWN_FAILURES
-        shown = "; ".join(([note] if note else []) + failures[:at_most])
-        shown += f"; and {len(failures) - at_most} more" if len(failures) > at_most else ""
-        return cls(max(0.0, 1 - len(failures) / total), shown)
+        return cls(max(0.0, 1 - len(failures) / total), failing_message(failures, note, located))

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from autograder.checks import Malformed, Verdict, pairs, require
+from capstone_check.verdict import LONGEST
 from autograder.comparisons import all_close, apart, below, beyond, close, close_where_defined, difference, numbers
 
 NAN, INF = float("nan"), float("inf")
@@ -87,3 +88,23 @@ def test_a_verdict_is_the_share_of_sub_tests_passed_and_names_the_first_failures
     assert math.isclose(verdict.fraction, 0.5)
     assert verdict.message == "hint; a; b; c; and 2 more"
     assert Verdict.of(["x"] * 12, 10, "").fraction == 0.0  # never below zero
+
+
+def test_a_failing_message_shows_what_fits_its_length_and_counts_the_rest():
+    long = [f"case {i}: " + "x" * 120 for i in range(5)]
+    message = Verdict.of(long, 5, "").message
+    assert message.startswith("case 0") and "case 1" in message and "case 2" not in message
+    assert message.endswith("; and 3 more") and len(message) <= LONGEST
+    huge = ["y" * 400]
+    assert Verdict.of(huge, 1, "").message == huge[0]  # the first failure is always shown
+    hinted = Verdict.of(long, 5, "", note="hint: " + "z" * 200).message
+    assert hinted.endswith("; 5 failing cases") and "case 0" not in hinted and len(hinted) <= LONGEST
+
+
+def test_where_it_departs_keeps_the_statements_that_leave_room_for_the_first_failure():
+    said = [{"id": "X.a", "text": "your values depart only " + "a" * 60},
+            {"id": "X.b", "text": "where they depart, they " + "b" * 60}]
+    short = Verdict.of(["small"], 1, "", located=said).message
+    assert short.startswith("Where it departs: your values") and "bbb" in short
+    long = Verdict.of(["f" * 180], 1, "", located=said).message
+    assert "aaa" in long and "bbb" not in long and len(long) <= LONGEST and long.endswith("f" * 179)

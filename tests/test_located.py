@@ -109,7 +109,7 @@ def test_a_constant_of_each_cases_own_is_said_only_when_two_cases_show_it_twice(
     one_entry = [np.array([1.0, 2.0]), np.array([3.0, 4.0])]
     moved = [np.array([1.0, 5.0]), np.array([3.0, 9.0])]  # one departing entry per case: no constant is seen,
     assert relation(list(zip(moved, one_entry)), 1e-6) == "above"  # only the direction
-    assert relation([(np.array([2.0]), np.array([1.0]))], 1e-6) == "above"  # one entry in all: no factor either
+    assert relation([(np.array([2.0]), np.array([1.0]))], 1e-6) is None  # one entry in all: its example says it
     assert relation([(np.array([2.0, 0.0]), np.array([1.0, 1.0]))], 1e-6) is None  # both ways: nothing
 
 

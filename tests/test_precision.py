@@ -247,8 +247,8 @@ def test_boundary_logs_sit_exactly_where_they_are_built():
 
 def test_matters_with_the_mean_is_told_the_row_it_got_wrong_and_the_chapters_criterion(tmp_path, course):
     message = graded_mutant(tmp_path, course, "matters compares the means", ["B.summary"])["B.summary"]["message"]
-    assert "with scores [" in message and "the median moves by" in message and "seed spread" in message
-    assert "The chapter's bar: |median(factor) - median(baseline)| > max(range(factor), range(baseline))" in message
+    assert "matters returned False" in message and "median change" in message and "seed spread" in message
+    assert "the bar is |change| > spread, strictly" in message
     assert "compares the means instead of the medians" in message
 
 

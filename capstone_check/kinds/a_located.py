@@ -115,10 +115,10 @@ def entropy_row_features(logits) -> dict[str, np.ndarray]:
 
 UPDATE_SUBJECT = "your update"
 COURSE = {  # where along its Adam steps a whole update first departs -> what a statement says of it
-    "first-step": "departs already at its first Adam step, so the mistake is in what one minibatch computes (its "
-                  "samples, loss or gradient), not in the loops over epochs and minibatches",
-    "later-minibatch": "follows the reference's first Adam step, where every ratio is still 1, and departs at a later "
-                       "minibatch of the first epoch",
+    "first-step": "departs at its first Adam step: look at what one minibatch computes (samples, loss, gradient), "
+                  "not at the loops",
+    "later-minibatch": "follows the first Adam step, where every ratio is 1, and departs at a later minibatch of the "
+                       "first epoch",
     "later-epoch": "follows the reference's whole first epoch and departs only in a later epoch",
     "step-count": "takes another number of steps of the optimizer it is given than epochs times minibatches",
 }

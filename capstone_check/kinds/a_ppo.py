@@ -14,7 +14,6 @@ import numpy as np
 
 from capstone_check.kinds.a_located import RecordingAdam, update_course
 from capstone_check.calls import flat, same_numbers, recognised, with_findings
-from capstone_check.located import led
 from capstone_check.student import StudentError, describe
 from capstone_check.values import close, decode, difference
 from capstone_check.verdict import Verdict
@@ -177,21 +176,21 @@ def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict, R
         got[net] = [np.asarray(p, dtype=float) for p in flatten(agent[net])]
         where = first_difference(got[net], want[net], spec["tol"])
         if where:
-            failures.append(f"the {net} after the update differs from the reference's at {where}")
+            failures.append(f"the {net} differs at {where}")
     return failures, got, optimizer
 
 
 def update(student, spec: dict) -> Verdict:
     failures, got, optimizer = updated(student, spec, spec["config"], decode(spec["want"]))
     said = where_updated(spec, got, failures, optimizer)
-    verdict = Verdict.of(failures, 2, "both networks match the reference after the update", located=bool(said))
+    verdict = Verdict.of(failures, 2, "both networks match the reference after the update",
+                         located=said)
     if failures and "trained" in spec:  # the same update, configured as the course's runs are
         try:
             verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))[0]
         except StudentError:
             verdict.basis = False
     with_findings(verdict, spec, recognised(spec, got) if failures else [])
-    verdict.message = led(said, verdict.message) if failures else verdict.message
     return verdict
 
 

@@ -1,15 +1,15 @@
 """What a failing row's message must be for a student to act on it: when a row it builds on fails in the same grading,
-led by that row (the next step) in its first sentence; and, for the rows that say what the grader saw of runs that
-left the reference's updates, short and each thing said once. ``longest_array`` counts the numbers of the longest
+led by that row (the next step) in its first sentence; at most ``LONGEST`` characters unless it shows its smallest
+failing case; and each thing said once. ``longest_array`` counts the numbers of the longest
 array a message prints (benchmarks/mutant_feedback.py reports the rows over 8)."""
 
 from __future__ import annotations
 
 import re
 
-from autograder.departures import SAW, first_departure
+from capstone_check.located import SMALLEST
+from capstone_check.verdict import LONGEST
 
-LONGEST = 300  # characters of a row's message
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
@@ -63,8 +63,7 @@ def unplain(row: dict, rows: dict[str, dict], builds_on: tuple[str, ...]) -> lis
     judged = "status" not in (row.get("details") or {})
     if failing and judged and not any(cid in first_sentence(message) for cid in failing):
         wrong.append(f"its first sentence names none of {failing}, which fail")
-    if SAW in message and (first_departure(row.get("details") or {}) is not None or not failing):
-        if len(message) > LONGEST:
-            wrong.append(f"{len(message)} characters")
-        wrong += [f"said twice: {clause}" for clause in repeated(message)]
+    if len(message) > LONGEST and SMALLEST not in message:
+        wrong.append(f"{len(message)} characters")
+    wrong += [f"said twice: {clause}" for clause in repeated(message)]
     return wrong

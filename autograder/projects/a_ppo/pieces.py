@@ -273,8 +273,8 @@ class ValueEntropy(Check):
                             + (" with the gradient's sign flipped" if sign else ""))
         H, dH = oracle.entropy_bonus(logits)
         if not (close(data["entropy"][0], H, ctx.bar.tolerance) and close(data["entropy"][1], dH, ctx.bar.tolerance)):
-            failures.append(f"entropy_bonus: expected mean entropy {H:.6g} nats and dH/dz = -pi (log pi + H) / B, "
-                            f"found {data['entropy'][0]:.6g} (rows include a near one-hot policy and a uniform one)")
+            failures.append(f"entropy_bonus: expected H = {H:.6g} nats and dH/dz = -pi (log pi + H) / B, found H = "
+                            f"{data['entropy'][0]:.6g} (rows include a near one-hot and a uniform policy)")
         findings = (matched(of_piece(MISTAKES, "value_loss"), [(values, returns)], [data["value"]])
                     + matched(of_piece(MISTAKES, "entropy_bonus"), [(logits,)], [data["entropy"]]))
         said = (located([(data["value"][1], grad)], ctx.bar.tolerance, self.id, a_located.VALUE_SUBJECT)

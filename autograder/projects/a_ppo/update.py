@@ -188,8 +188,8 @@ def first_difference(got, want, tolerance) -> str | None:
         if not np.all(np.isfinite(g)):
             return f"{parameter_name(k)} hold NaN or inf"
         index = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(g - w)), w.shape))
-        return (f"{parameter_name(k, index)}: {g[index]:.6g}, expected {w[index]:.6g} ({difference(g, w)} over "
-                f"{parameter_name(k)})")
+        return (f"{parameter_name(k, index)}: {g[index]:.6g}, expected {w[index]:.6g} ({parameter_name(k)}' largest "
+                f"gap: {np.abs(g - w).max():.3g})")
     return None
 
 
@@ -202,7 +202,7 @@ def update_hint(data, seed: int, recipe: bool = True) -> str:
     is False: a row that says where the update departs is shorter without it)."""
     for hint, details in UPDATE_VARIANTS.items():
         if same_parameters(data, reference_update(seed, details), 1e-9):
-            return f"hint: your parameters are those of an update in which {hint}"
+            return f"hint: yours is an update in which {hint}"
     if not recipe:
         return ""
     return (f"the reference: {UPDATE_CONFIG['epochs']} epochs of {UPDATE_CONFIG['minibatches']} minibatches of a fresh "
@@ -233,7 +233,7 @@ class Update(Check):
         for net in ("actor", "critic"):
             where = first_difference(data[net], want[net], ctx.bar.tolerance)
             if where:
-                failures.append(f"the {net} after the update differs from the reference's at {where}")
+                failures.append(f"the {net} differs at {where}")
         where = update_located(data, want, ctx) if failures else []
         return Verdict.of(failures, 2, "both networks match the reference after the update; its inputs make the "
                           "joint gradient norm exceed max_grad_norm and ratios leave the clip range",

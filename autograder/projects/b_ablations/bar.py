@@ -91,7 +91,8 @@ class AblationBar(Check):
         rows = {f: {"change": oracle.effect(scores, f), "spread": oracle.spread(scores, f),
                     "matters": f in clearing} for f in factors}
         details = {"scores": scores, "named": named, "factors": rows, "seeds": ctx.seeds_shown()}
-        figures = "; ".join(f"{f}: median {rows[f]['change']:+.1f} vs spread {rows[f]['spread']:.1f}" for f in factors)
+        figures = "median change vs seed spread: " + ", ".join(
+            f"{f} {rows[f]['change']:+.1f} vs {rows[f]['spread']:.1f}" for f in factors)
         failures = []
         if not clearing:
             failures.append(f"no ablated detail moves the median beyond the seed spread on {ctx.seeds_shown()} "

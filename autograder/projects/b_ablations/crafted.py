@@ -108,13 +108,11 @@ def matters_message(scores: dict, names: list[str], got: list) -> str:
     i = wrong[0]
     name, base = names[i], scores["baseline"]
     change, spread = oracle.effect(scores, name), oracle.spread(scores, name)
-    text = (f"matters: wrong for {len(wrong)} of {len(names)} crafted factors; e.g. {name} with scores "
-            f"{_ints(scores[name])} against the baseline's {_ints(base)} ({ROWS[i]}): the median moves by "
-            f"{change:+g} and the seed spread, the larger of the two settings' max - min, is {spread:g}, so it "
-            f"{'clears' if want[i] else 'does not clear'} the bar, yet matters returned {got[i]}. The chapter's bar: "
-            "|median(factor) - median(baseline)| > max(range(factor), range(baseline)), strictly")
+    text = (f"matters returned {got[i]} for {name}: median change {change:+g}, seed spread {spread:g} (scores "
+            f"{_ints(scores[name])}, baseline {_ints(base)}), and the bar is |change| > spread, strictly; "
+            f"{len(wrong)} of {len(names)} crafted factors wrong")
     matched = [what for what, rule in NEIGHBOURS.items() if verdicts(scores, names, rule) == list(got)]
-    return text + (f" (your answers are those of a matters that {matched[0]})" if matched else "")
+    return text + (f" (your matters {matched[0]})" if matched else "")
 
 
 def _ints(row) -> list:

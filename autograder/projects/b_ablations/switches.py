@@ -205,10 +205,10 @@ class Defaults(Check):
         if not isinstance(a.get("params"), list) or not isinstance(b.get("params"), list):
             raise Malformed("the two training runs' parameters are missing")
         if not all_close(b["params"], a["params"], ctx.bar.tolerance):
-            failures.append(f"details.train(..., config, Details()) should give the same weights as ppo.train(..., "
-                            f"config) after {ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seed)}, a config whose "
-                            "every value is off its default); they differ, so a default changes something, or one "
-                            "function reads a value that the other hard-codes (the order of random draws counts too)")
+            failures.append(f"details.train(..., config, Details()) and ppo.train(..., config) part within "
+                            f"{ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seed)}, every config value off its "
+                            "default): a default changes something, or one reads a value the other hard-codes (the "
+                            "order of random draws counts too)")
         return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
 
 
@@ -230,13 +230,15 @@ class Switches(Check):
         if set(got) != set(want) or any(not isinstance(got[label], dict) or set(got[label]) != set(want[label])
                                         for label in want):
             raise Malformed("the switches' outputs do not cover every setting and function")
-        failures = []
+        failures, unjudged = [], set()  # where the baseline differs: said once per function, then "likewise"
         for name in DETAILS:
             kind = next(k for k, w in want[name].items() if not all_close(w, want["baseline"][k], 1e-12))
             others = [k for k in want[name] if k != kind and not all_close(got[name][k], got["baseline"][k], 1e-12)]
             if not all_close(got["baseline"][kind], want["baseline"][kind], tol):
-                failures.append(f"{name}: {WHERE[name]} with Details() differs from the reference (Project A's "
+                failures.append(f"{name}: likewise" if WHERE[name] in unjudged else
+                                f"{name}: {WHERE[name]} with Details() differs from the reference (Project A's "
                                 "behaviour), so the switch cannot be judged")
+                unjudged.add(WHERE[name])
             elif all_close(got[name][kind], got["baseline"][kind], 1e-12):
                 failures.append(f"{name}: flipping it changes nothing in {WHERE[name]}")
             elif not all_close(got[name][kind], want[name][kind], tol):

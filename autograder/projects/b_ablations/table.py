@@ -12,6 +12,7 @@ from autograder.projects.b_ablations.bar import RunBar, departed_verdict
 from autograder.projects.b_ablations.choices import choices, collected_choices
 from autograder.projects.b_ablations.summary import close_table, plain_table
 from capstone_check.kinds.b_evidence import results_table
+from capstone_check.verdict import LONGEST, shown_failures
 
 TABLE = "results.json"
 NOT_CREDITED = "Not credited: the runs in runs.npz did not come from your pieces as the reference's would."
@@ -59,8 +60,8 @@ class Table(Check):
         theirs = table.get("scores") if isinstance(table, dict) else None
         if not isinstance(theirs, dict):
             return Verdict(0.0, f"{TABLE} should hold 'scores': {{setting: [score per seed]}}, as save_results writes")
-        wrong = [f"{name}: your table says {theirs.get(name)}, your runs in {proofs.RUNS} on {ctx.seeds_shown()}, "
-                 f"replayed by the grader, score {[round(w, 3) for w in want]}" for name, want in grader.items()
+        wrong = [f"{name}: your table says {rounded(theirs.get(name))}, your runs in {proofs.RUNS}, replayed by the "
+                 f"grader, score {rounded(want)}" for name, want in grader.items()
                  if not isinstance(theirs.get(name), list) or not close(theirs.get(name), want, tol)]
         form = []
         missing = [name for name in ["baseline", *ablated] if name not in theirs]
@@ -76,9 +77,16 @@ class Table(Check):
                            f"{ctx.seeds_shown()}, replayed by the grader, and the summary matches the scores",
                            {"scores": grader})
         credited = len(grader) - len(wrong) + (0 if wrong else 2 - len(form))
-        note = " (the table's form counts only for a table whose replayed rows all match)" if wrong else ""
-        shown = "; ".join((wrong + form)[:3]) + note
+        note = " (its form counts only once every replayed row matches)" if wrong else ""
+        shown = shown_failures(wrong + form, room=LONGEST - len(note)) + note
         return Verdict(credited / (len(grader) + 2), shown, {"scores": grader})
+
+
+def rounded(scores):
+    """A table's scores as a message shows them: 3 decimals (anything else as it is)."""
+    if isinstance(scores, list) and all(isinstance(x, (int, float)) for x in scores):
+        return [round(float(x), 3) for x in scores]
+    return scores
 
 
 def _summarizes(summary: dict, scores: dict, n_seeds: int) -> bool:

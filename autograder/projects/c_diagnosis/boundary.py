@@ -191,17 +191,16 @@ def set_loud_start(log: dict, loud: float) -> None:
 LESSONS = {  # what each boundary log teaches when it is labelled wrong
     BOUNDARIES[0].name: "a mean entropy just above 0.25 nats is a confident policy, not a saturated one",
     BOUNDARIES[1].name: "a mean entropy just under 0.1 nats is a saturated policy",
-    BOUNDARIES[2].name: "a saturated policy starves its critic too: once the entropy has collapsed the fault is the "
-                        "policy's, whatever the critic shows, so read the policy first",
+    BOUNDARIES[2].name: "read the policy first: once the entropy has collapsed, the fault is the policy's",
     BOUNDARIES[3].name: "a critic that explains just under a quarter of the returns' variance late in training is "
                         "untrained",
     BOUNDARIES[4].name: "a critic that explains just over 0.4 of the returns' variance late in training is learning",
     BOUNDARIES[5].name: "a critic is judged late in training: one that explains little early on and much in the late "
                         "half is learning",
-    BOUNDARIES[6].name: "one late update whose mean |TD error| is over 0.08 of its mean |Q| is a small buffer's spike, "
-                        "although the late half pooled stays under 0.05: look update by update",
-    BOUNDARIES[7].name: "a DQN's first updates are loud while it learns; its late updates (each under 0.05 of |Q| "
-                        "here) are the ones that tell",
+    BOUNDARIES[6].name: "one late update over 0.08 of its mean |Q| is a small buffer's spike, though the late half "
+                        "pooled stays under 0.05: look update by update",
+    BOUNDARIES[7].name: "a DQN's first updates are loud while it learns; its late ones (each under 0.05 of |Q| here) "
+                        "tell",
 }
 _lock = threading.Lock()
 

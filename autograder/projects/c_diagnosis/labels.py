@@ -7,6 +7,7 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from capstone_check.verdict import LONGEST, shown_failures
 from autograder.checks import Bar, Check, Malformed, Verdict, VerdictDetails, pairs
 from autograder.findings import matched, of_piece
 from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan
@@ -142,7 +143,8 @@ def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
     if not total:
         return Verdict(1.0, f"no fresh run was graded{left_out}", {"counts": counts})
     return Verdict(1 - sum(wrong.values()) / total,
-                   ("; ".join(failures) or f"all {total} graded fresh runs labelled right") + left_out,
+                   (shown_failures(failures, room=LONGEST - len(left_out)) if failures
+                    else f"all {total} graded fresh runs labelled right") + left_out,
                    {"counts": counts})
 
 

@@ -62,8 +62,7 @@ class Entropy(Check):
                 if close_where_defined(H, want / np.log(2), 1e-6):
                     hint = " (these are bits: use the natural logarithm, entropy is measured in nats here)"
                 elif np.any(np.isnan(np.asarray(H, float))):
-                    hint = (" (NaN: 0 log 0 must count as 0, and exp of a large logit overflows unless you subtract "
-                            "the max)")
+                    hint = " (NaN: count 0 log 0 as 0, and subtract the largest logit before exp)"
                 failed[label] = f"{label}, {kind} logits: expected -sum pi log pi in nats; {difference(H, want)}{hint}"
             want_m = oracle.logit_magnitude(np.where(np.isinf(logits), 0.0, logits))
             label = "magnitude under a shift" if kind == "shifted" else "magnitude"
@@ -243,8 +242,8 @@ def td_hint(key: str, got: float, td, q) -> str:
     if key == "above_bound":
         return " (with reward 1 per step no return exceeds 1 / (1 - gamma))"
     if key == "relative" and (q < 0).any() and close_where_defined(got, np.abs(td).mean() / abs(q.mean()), 1e-9):
-        return (f" (that divides by |mean Q| = {abs(q.mean()):.4g}; with Q-values of both signs the values' size is "
-                f"mean |Q| = {np.abs(q).mean():.4g})")
+        return (f" (that divides by |mean Q| = {abs(q.mean()):.4g}, not by the values' size mean |Q| = "
+                f"{np.abs(q).mean():.4g})")
     return ""
 
 

@@ -118,6 +118,14 @@ def kl_cases(seed: int):
         yield rng.integers(0, 2, K).astype(float), rng.uniform(0.01, 1, K), rng.uniform(0.01, 1, K), beta
 
 
+def kl_failure(r, p, q, beta, got, want) -> str:
+    """One failing case of the KL penalty, by the response where it is farthest off: its inputs and both values."""
+    i = int(np.argmax(np.abs(got - want))) if got.shape == want.shape and np.all(np.isfinite(got)) else 0
+    found = f"{got[i]:.4g}" if got.shape == want.shape else f"shape {got.shape}"
+    return (f"beta={beta}, K={len(r)}: at response {i} (r={r[i]:g}, p={p[i]:.4g}, p_ref={q[i]:.4g}) returned {found}, "
+            f"expected r - beta*log(p/p_ref) = {want[i]:.4g}")
+
+
 class KLPenalty(Check):
     id = "D.kl_penalty"
     name = "KL-to-reference penalty folded into the reward"
@@ -135,10 +143,8 @@ class KLPenalty(Check):
             want = oracle.kl_penalized(r, p, q, beta)
             if not close(got, want, ctx.bar.tolerance):
                 flipped.append(beta > 0 and close(got, oracle.kl_penalized(r, p, q, -beta), 1e-9))
-                failures.append(f"with r={fmt(r)}, p={fmt(p)}, p_ref={fmt(q)}, beta={beta}: returned {fmt(got)}, "
-                                f"expected r - beta*log(p/p_ref) = {fmt(want)}")
-        hint = ("hint: every failing case has the penalty's sign flipped; it is subtracted, so responses the policy "
-                "favours over the reference pay") if flipped and all(flipped) else ""  # said once, and only then
+                failures.append(kl_failure(r, p, q, beta, np.asarray(got, float), want))
+        hint = "hint: every failing case has the penalty's sign flipped" if flipped and all(flipped) else ""
         cases = list(kl_cases(ctx.seed))
         said = located([(got, oracle.kl_penalized(*case)) for case, got in zip(cases, data["out"])], ctx.bar.tolerance,
                        self.id, d_located.KL_SUBJECT, d_located.KL_FEATURES,

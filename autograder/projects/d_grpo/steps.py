@@ -140,7 +140,7 @@ class GrpoStep(Check):
                        self.id, d_located.STEP_SUBJECT, d_located.STEP_FEATURES,
                        [d_located.step_features(case) for case in STEP_CASES])
         return Verdict.of(failures, len(STEP_CASES), "matches the chapter's step, its clipped multi-epoch form, any "
-                          "weight and beta > 0", note=hint(mistakes),
+                          "weight and beta > 0", note=hint(mistakes, contract=not said),
                           findings=step_findings(data, ctx.seed) if failures else [], located=said)
 
 
@@ -151,14 +151,14 @@ def step_findings(data, seed: int) -> list:
     return matched(of_piece(MISTAKES, "grpo_step"), cases, data["out"][::2])
 
 
-def hint(mistakes: list[str | None]) -> str:
-    """One hint: the named mistake every failing case matches, else the contract, said once."""
+def hint(mistakes: list[str | None], contract: bool = True) -> str:
+    """One hint: the named mistake every failing case matches, else the contract, said once (unless ``contract`` is
+    False: a row that says where the steps depart is shorter without it)."""
     named = {m for m in mistakes if m}
     if len(named) == 1 and None not in mistakes:
         return f"hint: every failing case matches a step in which {named.pop()}"
-    return ("the reference samples one group per prompt from pi_old, folds in the KL penalty, weights it with "
-            "`weight`, then takes `epochs` steps on the clipped surrogate against that pi_old (one epoch: the "
-            "chapter's group_step)")
+    return ("the reference: one group per prompt from pi_old, the KL penalty folded in, weighted by `weight`, then "
+            "`epochs` clipped-surrogate steps against that pi_old") if contract else ""
 
 
 # ------------------------------------------------------------------------------------------------ pricing
@@ -249,14 +249,12 @@ def price_hint(logits, rewards, exploit, got) -> str:
     if not len(caps) or not close(got, caps.min(), 1e-9) or got == 0:
         return ""
     if np.any((disadvantage == 0) & (gap <= 0)):
-        return (" (hint: a response with the exploit's own reference logit earns at least as much, so at every beta it "
-                "is at least as probable: the exploit is never the unique mode, and the price is 0)")
+        return " (hint: a response tied with it in logit that earns as much keeps it from the unique mode: price 0)"
     if len(floors) and floors.max() == caps.min():
-        return (f" (hint: the floor {floors.max():.4g} equals the cap: at that one beta the exploit only ties, so no "
-                "beta makes it the unique mode and the price is 0)")
+        return f" (hint: the floor {floors.max():.4g} equals the cap, where the exploit only ties: price 0)"
     if len(floors) and floors.max() > caps.min():
-        return (f" (hint: a response the reference disfavours but that earns more than the exploit needs beta above "
-                f"{floors.max():.4g}, which is above the cap {caps.min():.4g}: no beta works, so the price is 0)")
+        return (f" (hint: a disfavoured response that earns more needs beta above {floors.max():.4g}, over the cap "
+                f"{caps.min():.4g}: no beta works, price 0)")
     return ""
 
 
@@ -284,7 +282,7 @@ class PriceExploit(Check):
         for row, ((logits, rewards, exploit), got) in enumerate(pairs(cases, data["out"])):
             want = oracle.price_exploit(logits, rewards, exploit)
             if not (got == want or abs(got - want) <= ctx.bar.tolerance * max(1, abs(want))):
-                failures.append(f"row {row} (logits {fmt(logits)}, rewards {fmt(rewards)}, exploit {exploit}): "
+                failures.append(f"row {row} ({len(logits)} responses, exploit {exploit}): "
                                 f"returned {got:.6g}, expected {want:.6g}{price_hint(logits, rewards, exploit, got)}")
                 break
         wants = [oracle.price_exploit(*case) for case in cases]
