@@ -17,7 +17,7 @@ import numpy as np
 from capstone_check.located import located, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import COMPARE, decode, difference, fmt
-from capstone_check.verdict import RECOGNISED, Verdict
+from capstone_check.verdict import RECOGNISED, Verdict, failing_message
 
 
 def _shaped(value, out: dict, what: str):
@@ -91,10 +91,12 @@ def recognised_parts(spec: dict, got: dict) -> list[str]:
 
 def with_findings(verdict: Verdict, spec: dict, ids) -> Verdict:
     """``verdict``, its message ending with the sentence of each recognised mistake when the check failed: said
-    last, after what was expected and found."""
+    last, after what was expected and found, which make room for it (``failing_message``)."""
     ids = list(dict.fromkeys(ids))
     if verdict.fraction < 1 and ids:
-        verdict.message = f"{verdict.message}; " + "; ".join(f"{RECOGNISED}{spec['findings'][m]}" for m in ids)
+        named = "; " + "; ".join(f"{RECOGNISED}{spec['findings'][m]}" for m in ids)
+        verdict.message = (failing_message(**verdict.parts, named=named) if verdict.parts
+                           else f"{verdict.message}{named}")
     return verdict
 
 

@@ -23,22 +23,27 @@ def clauses(text: str) -> set[str]:
     return {part for part in parts if len(part.split()) >= 4}
 
 
-def failing_message(failures: list[str], note: str = "", statements=()) -> str:
+def failing_message(failures: list[str], note: str = "", statements=(), named: str = "") -> str:
     """A failing row's message within ``LONGEST`` characters: where its output departs (``statements``, as many as
-    leave room for the rest), the ``note`` (a hint) and its first failures (``shown_failures``)."""
+    leave room for the rest), the ``note`` (a hint), its first failures (``shown_failures``) and, last, ``named``:
+    the sentences of the mistakes recognised (the students' checker says them in the row)."""
+    room = LONGEST - len(named)
     first = "; ".join([note, failures[0]] if note else failures[:1])
-    lead = sentence(statements, LONGEST - len(first) - 1)
-    return after_lead(lead, shown_failures(failures, note, bool(lead), LONGEST - (len(lead) + 1 if lead else 0)))
+    lead = sentence(statements, room - len(first) - 1)
+    shown = shown_failures(failures, note, bool(lead), room - (len(lead) + 1 if lead else 0), bool(named))
+    return after_lead(lead, shown) + named
 
 
-def shown_failures(failures: list[str], note: str = "", located: bool = False, room: int = LONGEST) -> str:
+def shown_failures(failures: list[str], note: str = "", located: bool = False, room: int = LONGEST,
+                   named: bool = False) -> str:
     """The ``note`` (a hint, said first) and the first failures as a message says them: the first always, then
     others while the whole stays within ``room`` characters, up to three (one in a message ``located``: led by where
-    the output departs, which says the rest); those left out counted ("and 2 more"). A hint that leaves no room for
-    the first failure is followed by their count alone: it says what the failures show."""
+    the output departs, which says the rest); those left out counted ("and 2 more"). A hint, or a mistake ``named``
+    after them, that leaves no room for the first failure is said with their count alone: it says what they show."""
     more = f"; and {len(failures) - 1} more" if len(failures) > 1 else ""
-    if note and len(f"{note}; {failures[0]}{more}") > room:
-        return f"{note}; {len(failures)} failing case{'s' * (len(failures) != 1)}"
+    if (note or named) and len("; ".join([note, failures[0]] if note else failures[:1]) + more) > room:
+        count = f"{len(failures)} failing case{'s' * (len(failures) != 1)}"
+        return f"{note}; {count}" if note else count
     at_most = SHOWN_WHEN_LOCATED if located else SHOWN_FAILURES
     kept, said = failures[:1], clauses(note) | clauses(failures[0])
     for failure in failures[1:]:
@@ -59,6 +64,7 @@ class Verdict:
     details: dict = field(default_factory=dict)
     basis: bool | dict | None = None  # whether what the course's training runs use of the piece passes (per row
     # that builds on it, where their runs differ; None: as the verdict)
+    parts: dict | None = None  # what ``of`` made the message of, so that recognised mistakes fit in it too
 
     @classmethod
     def of(cls, failures: list[str], total: int, passed: str, note: str = "", located=()) -> Verdict:
@@ -66,4 +72,5 @@ class Verdict:
         statements) and its first failures (``failing_message``)."""
         if not failures:
             return cls(1.0, passed)
-        return cls(max(0.0, 1 - len(failures) / total), failing_message(failures, note, located))
+        parts = {"failures": failures, "note": note, "statements": located}
+        return cls(max(0.0, 1 - len(failures) / total), failing_message(**parts), parts=parts)

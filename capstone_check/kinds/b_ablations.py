@@ -46,11 +46,10 @@ def defaults(student, spec: dict) -> Verdict:
         failures.append("Details should default to Project A's choices: " + ", ".join(f"{k} = {v}"
                                                                                        for k, v in wrong.items()))
     if not _same_training(student, spec, spec["config"]):
-        failures.append(f"details.train(..., config, Details()) should give the very same weights as "
-                        f"ppo.train(..., config) after {spec['bar']['n_updates']} updates (seed {spec['seed']}, a "
-                        "config whose every value is off its default); they differ, so a default changes something, "
-                        "or one function reads a value that the other hard-codes (the order of random draws counts "
-                        "too)")
+        failures.append(f"details.train(..., config, Details()) and ppo.train(..., config) part within "
+                        f"{spec['bar']['n_updates']} updates (seed {spec['seed']}, every config value off its "
+                        "default): a default changes something, or one reads a value the other hard-codes (the "
+                        "order of random draws counts too)")
     verdict = Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
     if failures and not wrong and "trained" in spec:  # the course's runs train with its hyperparameters alone
         verdict.basis = _same_training(student, spec, spec["trained"]["config"])
@@ -223,8 +222,10 @@ def summary(student, spec: dict) -> Verdict:
         failures.append("summarize: each setting's median, min and max are taken over its seeds; for scores "
                         f"{scores['baseline']} the baseline's are {want['baseline']}")
     if decided != spec["matters"]:
-        failures.append(f"matters: expected {spec['matters']} for {spec['factors']} on crafted scores (the bar "
-                        "compares the change of the median with the larger of the two settings' max - min, strictly)")
+        off = [i for i, (mine, right) in enumerate(zip(decided, spec["matters"])) if mine != right]
+        failures.append(f"matters returned {decided[off[0]]} for {spec['factors'][off[0]]} on crafted scores, "
+                        f"wrong for {len(off)} of {len(decided)} (the bar: |change of the median| > the larger "
+                        "max - min, strictly)")
     got = {"training_score": metric, "summarize": [[table[k][s] for s in ("median", "min", "max")] for k in table],
            "matters": decided}
     return with_findings(Verdict.of(failures, 4, "setting, training_score, summarize and matters agree with the "

@@ -11,7 +11,7 @@ import numpy as np
 
 from capstone_check.calls import recognised, with_findings
 from capstone_check.student import StudentError, describe
-from capstone_check.verdict import Verdict
+from capstone_check.verdict import Verdict, failing_message
 
 
 def logs_of(path: Path) -> list[dict]:
@@ -35,8 +35,11 @@ def fresh_runs(student, spec: dict) -> Verdict:
                     if label != truth)
     failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
                 for (truth, severity, label), n in sorted(wrong.items())]
-    return with_findings(Verdict(1 - sum(wrong.values()) / len(labels), "; ".join(failures) or
-                                 f"all {len(labels)} fresh runs labelled right"), spec, _mistakes(spec, labels))
+    if not failures:
+        return Verdict(1.0, f"all {len(labels)} fresh runs labelled right")
+    parts = {"failures": failures, "note": "", "statements": ()}
+    return with_findings(Verdict(1 - sum(wrong.values()) / len(labels), failing_message(**parts), parts=parts), spec,
+                         _mistakes(spec, labels))
 
 
 def _mistakes(spec: dict, labels: list[str]) -> list[str]:
