@@ -184,6 +184,19 @@ def test_a_ratio_grades_importance_ratio_when_ppo_update_is_a_stub(tmp_path, cou
     assert message.startswith("importance_ratio is right; the ratio on ppo_update's first minibatch could not be read")
 
 
+@pytest.mark.parametrize("edit, said", [("2 * np.exp(logp_new - logp_old)", "times one constant factor"),
+                                         ("np.exp(logp_new - logp_old) + 0.1", "plus one constant")])
+def test_a_ratio_off_by_a_factor_or_an_offset_says_so_in_final_grading_and_the_students_checker(tmp_path, course,
+                                                                                                edit, said):
+    reference = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
+    root = copy_reference(tmp_path, "A_ppo")
+    write_submission(root, mutate(reference, "return np.exp(logp_new - logp_old)", f"return {edit}"), "A_ppo",
+                     "ppo.py")
+    row = grade_checks(root, course, checks=["A.ratio"])["A.ratio"]
+    assert row["message"].startswith(f"Where it departs: your ratios are the expected values {said}."), row
+    assert [s["id"] for s in row["located"]] == [f"A.ratio.{'factor' if 'factor' in said else 'offset'}"]
+
+
 # ------------------------------------------------------------------------- inputs that tell neighbours apart
 
 

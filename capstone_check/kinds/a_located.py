@@ -114,6 +114,7 @@ def entropy_row_features(logits) -> dict[str, np.ndarray]:
 
 
 UPDATE_SUBJECT = "your update"
+RATIO_SUBJECT = "your ratios"  # importance_ratio's, said by relations alone
 COURSE = {  # where along its Adam steps a whole update first departs -> what a statement says of it
     "first-step": "departs at its first Adam step: look at what one minibatch computes (samples, loss, gradient), "
                   "not at the loops",

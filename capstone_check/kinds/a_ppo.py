@@ -12,8 +12,9 @@ import dataclasses
 
 import numpy as np
 
-from capstone_check.kinds.a_located import RecordingAdam, update_course
+from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, update_course
 from capstone_check.calls import flat, same_numbers, recognised, with_findings
+from capstone_check.located import located
 from capstone_check.student import StudentError, describe
 from capstone_check.values import close, decode, difference
 from capstone_check.verdict import Verdict
@@ -109,23 +110,24 @@ def ratio(student, spec: dict) -> Verdict:
     if not close(got, decode(spec["want"]), spec["tol"]):
         failures.append(f"importance_ratio should be exp(logp_new - logp_old); {difference(got, decode(spec['want']))}")
     found = recognised(spec, got, ["A.ratio.inverted"])
-    verdict = first_minibatch(student, spec, failures, found)
+    said = located([(got, decode(spec["want"]))], spec["tol"], "A.ratio", RATIO_SUBJECT) if failures else []
+    verdict = first_minibatch(student, spec, failures, found, said)
     return with_findings(verdict, spec, found)
 
 
-def first_minibatch(student, spec: dict, failures: list[str], found: list[str]) -> Verdict:
-    """The ratio on ppo_update's first minibatch, after ``failures`` of the ratio itself; the batch-order log-probs
-    this call shows go into ``found``."""
+def first_minibatch(student, spec: dict, failures: list[str], found: list[str], said: list[dict]) -> Verdict:
+    """The ratio on ppo_update's first minibatch, after ``failures`` of the ratio itself (``said``: where it
+    departs); the batch-order log-probs this call shows go into ``found``."""
     agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
     try:
         seen = first_surrogate_call(student, agent, batch_, lambda: config(student, spec["config"]))
     except StudentError as exc:
         failures.append(f"the ratio on ppo_update's first minibatch could not be read: {exc}")
-        return Verdict.of(failures, 2, "")
+        return Verdict.of(failures, 2, "", located=said)
     if not seen:
         failures.append("ppo_update never called clipped_surrogate, so the ratio of its first minibatch could not be "
                         "read; compute the objective with your clipped_surrogate")
-        return Verdict.of(failures, 2, "")
+        return Verdict.of(failures, 2, "", located=said)
     logits, actions, logp_old = seen["logits"], np.asarray(seen["actions"], float), seen["logp_old"]
     B = len(logits)
     if B == 0 or logits.shape != (B, N_ACTIONS) or actions.shape != (B,) or logp_old.shape != (B,) \
@@ -143,7 +145,7 @@ def first_minibatch(student, spec: dict, failures: list[str], found: list[str]) 
         failures.append("the first clipped_surrogate call of ppo_update should be on a minibatch of the batch it was "
                         "given: the policy's logits at the batch's observations, with their stored actions and "
                         "log-probs")
-    return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch")
+    return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch", located=said)
 
 
 def parameter_name(k: int, entry: tuple[int, ...] | None = None) -> str:

@@ -14,8 +14,9 @@ from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
-from capstone_check.kinds.a_located import RecordingAdam, update_course
+from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, update_course
 from capstone_check.kinds.a_ppo import config as configured, first_surrogate_call, parameter_name
+from capstone_check.located import located
 from capstone_check.student import StudentError, as_array
 from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
@@ -109,7 +110,9 @@ class Ratio(Check):
                                 "it was given: the policy's logits at the batch's observations, with their stored "
                                 "actions and log-probs")
         ratio_right = not failures or not failures[0].startswith("importance_ratio")
-        return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch",
+        said = [] if ratio_right else located([(data["ratio"], np.exp(new - old))], ctx.bar.tolerance, self.id,
+                                              RATIO_SUBJECT)
+        return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch", located=said,
                           note="importance_ratio is right" if ratio_right else "",
                           findings=matched(of_piece(MISTAKES, "importance_ratio"), [(new, old)], [data["ratio"]])
                           + ratio_findings(data, ctx.seed))
