@@ -181,11 +181,6 @@ def sentence(statements: Sequence[dict], most: int = LEAD) -> str:
     return f"Where it departs: {text[0].lower()}{text[1:]}."
 
 
-def led(statements: Sequence[dict], message: str) -> str:
-    """``message`` led by the statements' sentence, its own first letter raised to begin a sentence of its own."""
-    return after_lead(sentence(statements), message)
-
-
 def after_lead(lead: str, message: str) -> str:
     """``message`` after the sentence ``lead`` (none: as it is), its first letter raised to begin a sentence."""
     return f"{lead} {message[:1].upper()}{message[1:]}" if lead else message

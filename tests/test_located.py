@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from capstone_check.kinds import a_located
-from capstone_check.located import (RELATIONS, SHOWN_AT_MOST, feature, led, located, of_kinds, relation, sentence,
-                                    shown, smallest_case)
+from capstone_check.located import (RELATIONS, SHOWN_AT_MOST, after_lead, feature, located, of_kinds, relation,
+                                    sentence, shown, smallest_case)
 
 RNG = np.random.default_rng(5)
 WANT = [RNG.normal(0, 2, (4, 3)), RNG.normal(0, 2, (6, 2)), RNG.normal(0, 2, (3, 3))]
@@ -67,9 +67,10 @@ def test_a_statement_and_its_sentence():
     assert said == [{"id": "A.gae.factor", "text": "your advantages are the expected values times one constant factor"}]
     assert sentence(said) == "Where it departs: your advantages are the expected values times one constant factor."
     assert sentence([]) == ""
-    assert led(said, "case 2: max |difference| 1") == ("Where it departs: your advantages are the expected values "
-                                                         "times one constant factor. Case 2: max |difference| 1")
-    assert led([], "case 2: max |difference| 1") == "case 2: max |difference| 1"
+    assert after_lead(sentence(said), "case 2: max |difference| 1") == (
+        "Where it departs: your advantages are the expected values times one constant factor. "
+        "Case 2: max |difference| 1")
+    assert after_lead("", "case 2: max |difference| 1") == "case 2: max |difference| 1"
 
 
 def test_the_smallest_failing_case_is_the_first_rung_that_fails_and_prints_small_arrays_only():
