@@ -169,6 +169,11 @@ def test_kl_penalty_gives_its_hint_once(tmp_path, course):
     assert re.search(r"; and \d+ more", message), message
 
 
+def test_a_price_row_is_named_by_what_it_is_not_by_an_index_the_student_cannot_see(tmp_path, course):
+    message = graded_mutant(tmp_path, course, "price ignores the floor", ["D.price_exploit"])["D.price_exploit"]["message"]
+    assert "a row whose floor binds: returned" in message.lower() and not re.search(r"\brow \d", message), message
+
+
 def test_batch_values_one_step_late_are_shown_with_numbers(tmp_path, course):
     message = graded_mutant(tmp_path, course, "batch values are V(s_{t+1})", ["A.batch"])["A.batch"]["message"]
     assert "row 0 is" in message and "expected" in message and "V(s_{t+1})" in message

@@ -282,7 +282,7 @@ class PriceExploit(Check):
         for row, ((logits, rewards, exploit), got) in enumerate(pairs(cases, data["out"])):
             want = oracle.price_exploit(logits, rewards, exploit)
             if not (got == want or abs(got - want) <= ctx.bar.tolerance * max(1, abs(want))):
-                failures.append(f"row {row} ({len(logits)} responses, exploit {exploit}): "
+                failures.append(f"{price_row(row)}: "
                                 f"returned {got:.6g}, expected {want:.6g}{price_hint(logits, rewards, exploit, got)}")
                 break
         wants = [oracle.price_exploit(*case) for case in cases]
@@ -296,3 +296,15 @@ class PriceExploit(Check):
 
 def price_kinds() -> list[str]:  # the kind of each row of price_cases, in order
     return ["toy prompt"] * N_PROMPTS + PRICE_ROW_KINDS
+
+
+def price_row(row: int) -> str:
+    """Row ``row`` of ``price_cases`` named by what it is, as a student can find it (the rows past the toy are unseen)."""
+    kind = price_kinds()[row]
+    if kind == "toy prompt":
+        return f"on the toy's prompt {row}"
+    if kind.startswith("logit tie earning "):
+        return f"on a row with a logit tie earning {kind.removeprefix('logit tie earning ')}"
+    return {"random": "on a random row", "floor binds": "on a row whose floor binds",
+            "floor does not bind": "on a row whose floor does not bind",
+            "cap equals floor": "on a row whose cap equals its floor"}[kind]

@@ -119,7 +119,7 @@ def price_exploit(ctx) -> dict:
         want = oracle.price_exploit(logits, rewards, exploit)
         entry = located_call(call("price_exploit", [logits, rewards, exploit],
                                   out_float(want, ctx.bar.tolerance, "exact_or_close", finite=True),
-                                  f"price_exploit, row {row}", "rows"), d_located.price_features(kind, want),
+                                  f"price_exploit {steps.price_row(row)}", "rows"), d_located.price_features(kind, want),
                              ("price", None))
         if row in (2, 3):  # 8*8 and 9*9: only the KL penalty stands in the hedge's way
             entry["range"] = {"bounds": [low, high], "group": f"toy {row}",
