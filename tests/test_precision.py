@@ -24,7 +24,8 @@ from autograder.projects.c_diagnosis.fresh import fresh_logs, unbundle
 from autograder.projects.c_diagnosis.pieces import td_cases
 from autograder.projects.c_diagnosis.run_plan import fresh_plan
 from autograder.projects.d_grpo import oracle as d_oracle
-from autograder.projects.d_grpo.steps import STEP_CASES, price_cases, reference_step, step_inputs, step_kwargs
+from autograder.projects.d_grpo.price import price_cases
+from autograder.projects.d_grpo.steps import STEP_CASES, reference_step, step_inputs, step_kwargs
 from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
 from tests.support.mutants import ALL
 from rlkit.categorical import log_softmax
@@ -170,7 +171,8 @@ def test_kl_penalty_gives_its_hint_once(tmp_path, course):
 
 
 def test_a_price_row_is_named_by_what_it_is_not_by_an_index_the_student_cannot_see(tmp_path, course):
-    message = graded_mutant(tmp_path, course, "price ignores the floor", ["D.price_exploit"])["D.price_exploit"]["message"]
+    graded = graded_mutant(tmp_path, course, "price ignores the floor", ["D.price_exploit"])
+    message = graded["D.price_exploit"]["message"]
     assert "a row whose floor binds: returned" in message.lower() and not re.search(r"\brow \d", message), message
 
 

@@ -15,7 +15,7 @@ from autograder.projects.c_diagnosis.boundary import plan as boundary_plan
 from autograder.projects.c_diagnosis.run_plan import AGENTS, fresh_plan
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.pieces import KL_BETAS, REGIONS, clip_cases, kl_cases
-from autograder.projects.d_grpo.steps import N_PROMPTS, PRICE_ROW_KINDS, price_cases
+from autograder.projects.d_grpo.price import N_PROMPTS, PRICE_ROW_KINDS, price_cases
 from rlkit.categorical import log_prob
 
 COURSE = load_course(paths.COURSE_FILE, private=False)

@@ -18,7 +18,7 @@ from autograder.projects._shared.ppo.cases import gae_cases
 from autograder.projects.c_diagnosis import oracle as c_oracle, pieces as c_pieces
 from autograder.projects.a_ppo import pieces as a_pieces, update as a_update
 from autograder.projects._shared.ppo.cases import update_case
-from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, steps as d_steps
+from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, price as d_price, steps as d_steps
 from capstone_check.kinds import a_located, c_located, d_located
 from capstone_check.located import of_kinds
 from capstone_check.student import Student
@@ -66,7 +66,7 @@ def _step(module, seed, bar):
 
 
 def _price(module, seed, bar):
-    for case, kind in zip(d_steps.price_cases(seed), d_steps.price_kinds()):
+    for case, kind in zip(d_price.price_cases(seed), d_price.price_kinds()):
         want = d_oracle.price_exploit(*case)
         yield module.price_exploit(*_copies(case)), want, d_located.price_features(kind, want)
 

@@ -2,7 +2,8 @@
 
 from autograder.project import Project
 from autograder.projects.d_grpo.pieces import GroupClippedGradient, Enumeration, KLPenalty, Weights
-from autograder.projects.d_grpo.steps import GrpoStep, PriceExploit
+from autograder.projects.d_grpo.price import PriceExploit
+from autograder.projects.d_grpo.steps import GrpoStep
 from autograder.projects.d_grpo.plots import plots
 from autograder.projects.d_grpo.sweeps import BetaSweep, ChapterTables, KSweep
 

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from autograder.findings import computed, of_piece
-from autograder.projects.d_grpo import oracle, pieces, steps
+from autograder.projects.d_grpo import oracle, pieces, price, steps
 from autograder.projects._shared.encode import (call, encode, locate, located_call, mistakes_as_values, out_array,
                                                 out_float, reward, rng, weight)
 from autograder.projects.d_grpo.mistakes import MISTAKES
@@ -115,12 +115,12 @@ def grpo_step(ctx) -> dict:
 def price_exploit(ctx) -> dict:
     low, high = ctx.bar.threshold_range
     calls = []
-    for row, ((logits, rewards, exploit), kind) in enumerate(zip(steps.price_cases(ctx.seed), steps.price_kinds())):
+    for row, ((logits, rewards, exploit), kind) in enumerate(zip(price.price_cases(ctx.seed), price.price_kinds())):
         want = oracle.price_exploit(logits, rewards, exploit)
-        entry = located_call(call("price_exploit", [logits, rewards, exploit],
-                                  out_float(want, ctx.bar.tolerance, "exact_or_close", finite=True),
-                                  f"price_exploit {steps.price_row(row)}", "rows"), d_located.price_features(kind, want),
-                             ("price", None))
+        entry = call("price_exploit", [logits, rewards, exploit],
+                     out_float(want, ctx.bar.tolerance, "exact_or_close", finite=True),
+                     f"price_exploit {price.price_row(row)}", "rows")
+        entry = located_call(entry, d_located.price_features(kind, want), ("price", None))
         if row in (2, 3):  # 8*8 and 9*9: only the KL penalty stands in the hedge's way
             entry["range"] = {"bounds": [low, high], "group": f"toy {row}",
                               "message": f"on prompt {row} of the toy the hedge should stop paying near beta = 1/4"}

@@ -1,0 +1,163 @@
+"""Project D's D.price_exploit: the beta at which the toy's hedge stops paying, on the toy's prompts and on rows the
+student has not seen (random ones, binding floors, logit ties, caps equal to their floors)."""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import Field
+
+from autograder.checks import Bar, Check, Verdict, pairs
+from autograder.comparisons import close
+from autograder.findings import matched, of_piece
+from autograder.projects.d_grpo import oracle
+from autograder.projects.d_grpo.mistakes import MISTAKES
+from capstone_check.kinds import d_located
+from capstone_check.located import located
+from capstone_check.student import as_float
+from rlkit.toy import CONTAINS_ANSWER, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF
+
+
+def floor_rows(rng, binding: bool):
+    """A row whose exploit is capped by a response the reference prefers and floored by one it disfavours that earns
+    more: the floor is set above the cap (no beta works: the price is 0) or below it (the price is the cap)."""
+    logits = rng.normal(0, 2, N_RESPONSES)
+    order = np.argsort(logits)
+    exploit, lowest = int(order[N_RESPONSES // 2]), int(order[0])
+    rewards = 1.0 - rng.uniform(0.5, 1.0, N_RESPONSES)
+    rewards[exploit] = 1.0
+    higher = logits > logits[exploit]
+    cap = float(np.min((1.0 - rewards[higher]) / (logits[higher] - logits[exploit])))
+    floor = cap * (2.0 if binding else 0.5)
+    rewards[lowest] = 1.0 + floor * (logits[exploit] - logits[lowest])
+    return logits, rewards, exploit
+
+
+def dyadic_row(rng):
+    """A row of eighths (every difference and the quotients below are exact in floating point): the exploit in the
+    middle of the reference's order with the top reward, every other response below it, so it has a cap."""
+    logits = rng.permutation(np.arange(N_RESPONSES) - N_RESPONSES // 2) / 2.0  # distinct halves, one of them 0
+    exploit = int(np.flatnonzero(logits == 0.0)[0])
+    rewards = rng.integers(0, 4, N_RESPONSES) / 8.0
+    rewards[exploit] = 1.0
+    return logits, rewards, exploit
+
+
+TIES = {"the same": 0.0, "more": 1 / 8, "less": -3 / 8}  # what the tied response earns beside the exploit
+
+
+def tie_row(rng, earns: str):
+    """A response tied with the exploit in the reference's logits that earns ``earns`` (a key of ``TIES``): if it earns
+    the same or more, no beta makes the exploit the unique mode (price 0); if it earns less, it sets no bound at all
+    (the price is the others' cap)."""
+    logits, rewards, exploit = dyadic_row(rng)
+    tied = int(rng.choice(np.flatnonzero(logits < 0)))
+    logits[tied] = logits[exploit]
+    rewards[tied] = rewards[exploit] + TIES[earns]
+    return logits, rewards, exploit
+
+
+def cap_equals_floor_row(rng):
+    """The tightest cap and the highest floor equal to the last bit: the exploit only ties at that one beta, so no
+    beta > 0 makes it the unique mode (price 0)."""
+    logits, rewards, exploit = dyadic_row(rng)
+    above, below = np.flatnonzero(logits > 0), np.flatnonzero(logits < 0)
+    capping = int(rng.choice(np.flatnonzero(np.isin(logits, [0.5, 1.0, 2.0]))))  # a power of two: the cap is exact
+    cap = (rewards[exploit] - rewards[capping]) / logits[capping]  # logits[exploit] is 0
+    caps = (rewards[exploit] - rewards[above]) / logits[above]
+    rewards[above] = np.where(caps < cap, rewards[exploit] - cap * logits[above], rewards[above])  # none tighter
+    floored = int(rng.choice(below))
+    rewards[floored] = rewards[exploit] + cap * -logits[floored]  # gap / disadvantage = (-cap d) / (-d) = cap
+    return logits, rewards, exploit
+
+
+# The kinds of row price_cases draws, in its order after the toy's four prompts: every seed draws every kind, so the
+# public seeds show a student each kind that final grading's seeds can.
+PRICE_ROW_KINDS = (["random"] * 12 + ["floor binds", "floor does not bind"] * 2
+                   + [f"logit tie earning {earns}" for earns in TIES] + ["cap equals floor"] * 2)
+
+
+def price_cases(seed: int):
+    """The toy's four prompts first, then rows the student has not seen (``PRICE_ROW_KINDS``): random ones, two whose
+    floor binds and two whose floor does not, three logit ties with the exploit (the tied response earning the same,
+    more and less) and two rows whose cap equals their floor, on every seed."""
+    cases = [(THETA_REF[x], CONTAINS_ANSWER[x], HEDGE) for x in range(N_PROMPTS)]
+    rng = np.random.default_rng(seed)
+    for i in range(12):
+        logits, rewards = rng.normal(0, 2, N_RESPONSES), rng.choice([0.0, 0.5, 1.0], N_RESPONSES)
+        exploit = int(rng.integers(N_RESPONSES))
+        if i % 3:
+            rewards[exploit] = rewards.max() + 0.5
+        cases.append((logits, rewards, exploit))
+    cases += [floor_rows(rng, binding) for binding in (True, False, True, False)]
+    return cases + [tie_row(rng, earns) for earns in TIES] + [cap_equals_floor_row(rng), cap_equals_floor_row(rng)]
+
+
+def price_hint(logits, rewards, exploit, got) -> str:
+    """A hint when the student's price is the cap of a row whose floor binds or meets it, or of a row where a response
+    tied with the exploit earns at least as much."""
+    others = np.arange(len(rewards)) != exploit
+    gap, disadvantage = rewards[exploit] - rewards[others], logits[others] - logits[exploit]
+    caps = gap[disadvantage > 0] / disadvantage[disadvantage > 0]
+    floors = gap[disadvantage < 0] / disadvantage[disadvantage < 0]
+    if not len(caps) or not close(got, caps.min(), 1e-9) or got == 0:
+        return ""
+    if np.any((disadvantage == 0) & (gap <= 0)):
+        return " (hint: a response tied with it in logit that earns as much keeps it from the unique mode: price 0)"
+    if len(floors) and floors.max() == caps.min():
+        return f" (hint: the floor {floors.max():.4g} equals the cap, where the exploit only ties: price 0)"
+    if len(floors) and floors.max() > caps.min():
+        return (f" (hint: a disfavoured response that earns more needs beta above {floors.max():.4g}, over the cap "
+                f"{caps.min():.4g}: no beta works, price 0)")
+    return ""
+
+
+class PriceExploit(Check):
+    id = "D.price_exploit"
+    name = "Exercise 4: the beta that prices the loophole (chapter: 1/4)"
+
+    class Bar(Bar):
+        threshold_range: tuple[float, float] = Field(description="where the toy's price must fall (the chapter: 1/4)")
+        tolerance: float = Field(description="largest gap from the reference's price, relative above 1")
+
+    def collect(self, student, ctx):
+        fn = student.fn("price_exploit")
+        return {"out": [as_float(fn(logits.copy(), r.copy(), e), "price_exploit")
+                        for logits, r, e in price_cases(ctx.seed)]}
+
+    def judge(self, data, ctx):
+        low, high = ctx.bar.threshold_range
+        failures, cases = [], price_cases(ctx.seed)
+        toy = data["out"][:N_PROMPTS]
+        for x in (2, 3):  # 8*8 and 9*9: no honest answer is rewarded, so only the KL penalty stands in the way
+            if not low <= toy[x] <= high:
+                failures.append(f"on prompt {x} of the toy the hedge should stop paying near beta = 1/4 "
+                                f"(reward gap 1 over log-odds disadvantage 4); returned {toy[x]:.4g}")
+        for row, ((logits, rewards, exploit), got) in enumerate(pairs(cases, data["out"])):
+            want = oracle.price_exploit(logits, rewards, exploit)
+            if not (got == want or abs(got - want) <= ctx.bar.tolerance * max(1, abs(want))):
+                failures.append(f"{price_row(row)}: "
+                                f"returned {got:.6g}, expected {want:.6g}{price_hint(logits, rewards, exploit, got)}")
+                break
+        wants = [oracle.price_exploit(*case) for case in cases]
+        said = located(list(zip(data["out"], wants)), ctx.bar.tolerance, self.id, d_located.PRICE_SUBJECT,
+                       d_located.PRICE_FEATURES,
+                       [d_located.price_features(kind, want) for kind, want in zip(price_kinds(), wants)])
+        return Verdict.of(failures, 3, f"threshold {toy[2]:.4g} on the toy, and right on unseen rows, binding floors "
+                          "included", toy_thresholds=toy, located=said,
+                          findings=matched(of_piece(MISTAKES, "price_exploit"), cases, data["out"]))
+
+
+def price_kinds() -> list[str]:  # the kind of each row of price_cases, in order
+    return ["toy prompt"] * N_PROMPTS + PRICE_ROW_KINDS
+
+
+def price_row(row: int) -> str:
+    """Row ``row`` of ``price_cases`` named by what it is: past the toy's prompts, a student never sees the rows."""
+    kind = price_kinds()[row]
+    if kind == "toy prompt":
+        return f"on the toy's prompt {row}"
+    if kind.startswith("logit tie earning "):
+        return f"on a row with a logit tie earning {kind.removeprefix('logit tie earning ')}"
+    return {"random": "on a random row", "floor binds": "on a row whose floor binds",
+            "floor does not bind": "on a row whose floor does not bind",
+            "cap equals floor": "on a row whose cap equals its floor"}[kind]
