@@ -1,4 +1,4 @@
-"""The code a check's child imports: a copy of the kit's runtime packages, staged once per grading run.
+"""The code a check's child imports: a copy of the kit's runtime packages, staged once per process and reused.
 
 The child imports ``autograder``, ``capstone_check`` (whose ``student`` module the checks use) and ``rlkit`` from this
 copy, never from the kit's own folder, so neither sys.path, the environment, the working directory nor
@@ -8,14 +8,24 @@ child an oracle is a stub whose functions refuse to run, so student code cannot 
 A check's ``collect`` therefore must not use its oracle; grading the reference in the tests would fail if one did.
 The copy is compiled to bytecode once, after the stubs are written: a child may not write into it, and would otherwise
 compile the kit's modules again each time it starts.
+
+Staging costs about as much CPU as grading a cheap check, so one copy serves every grading run of a process (a class
+graded by ``grade-all``, a test session). Before each reuse the copy's contents are hashed and compared with what was
+staged, and the kit's own files with what they were: a copy that changed (a child that could write into it, where
+the grader has neither bubblewrap nor uids of its own to give) or that the kit has moved on from is staged again.
 """
 
 from __future__ import annotations
 
+import atexit
 import compileall
 import contextlib
+import hashlib
+import os
 import shutil
 import tempfile
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import autograder
@@ -40,20 +50,68 @@ def _left_out(package: Path):
     return ignore
 
 
+@dataclass(frozen=True)
+class _Copy:
+    root: Path
+    source: tuple  # the kit's files it was made from: (path, size, mtime) each
+    digest: str  # its contents when staged
+    owner: int  # the process that staged it (a forked child stages its own)
+
+
+_held: list[_Copy] = []  # the copy in use last; earlier ones are removed at exit (a child may still be reading one)
+_lock = threading.Lock()
+
+
+def _packages() -> list[Path]:
+    return [Path(package.__file__).parent for package in (autograder, capstone_check, rlkit)]
+
+
+def _source() -> tuple:
+    """The kit's runtime files as they are now: what a copy staged from them must still match."""
+    return tuple((str(path), stat.st_size, stat.st_mtime_ns) for package in _packages()
+                 for path in sorted(package.rglob("*.py")) for stat in [path.stat()])
+
+
+def _digest(root: Path) -> str:
+    digest = hashlib.blake2b()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _stage() -> Path:
+    """A new folder holding ``autograder/`` (oracles stubbed), ``capstone_check/`` and ``rlkit/``, readable by any
+    uid."""
+    root = Path(tempfile.mkdtemp(prefix="autograder-runtime-"))
+    for source in _packages():
+        shutil.copytree(source, root / source.name, ignore=_left_out(source))
+    for oracle in Path(autograder.__file__).parent.rglob("oracle.py"):
+        stub = root / "autograder" / oracle.relative_to(Path(autograder.__file__).parent)
+        stub.write_text(ORACLE_STUB)
+    compileall.compile_dir(root, quiet=2)
+    root.chmod(0o755)
+    for path in root.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return root
+
+
+def _remove_copies() -> None:
+    for copy in _held:
+        if copy.owner == os.getpid():
+            shutil.rmtree(copy.root, ignore_errors=True)
+
+
+atexit.register(_remove_copies)
+
+
 @contextlib.contextmanager
 def staged():
-    """A temporary folder holding ``autograder/`` (oracles stubbed), ``capstone_check/`` and ``rlkit/``, readable by
-    any uid."""
-    with tempfile.TemporaryDirectory(prefix="autograder-runtime-") as folder:
-        root = Path(folder)
-        for package in (autograder, capstone_check, rlkit):
-            source = Path(package.__file__).parent
-            shutil.copytree(source, root / source.name, ignore=_left_out(source))
-        for oracle in Path(autograder.__file__).parent.rglob("oracle.py"):
-            stub = root / "autograder" / oracle.relative_to(Path(autograder.__file__).parent)
-            stub.write_text(ORACLE_STUB)
-        compileall.compile_dir(root, quiet=2)
-        root.chmod(0o755)
-        for path in root.rglob("*"):
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        yield root
+    """The staged runtime, a folder readable by any uid: the copy staged earlier in this process while it and the kit
+    are as they were, else a new one."""
+    with _lock:
+        source, last = _source(), _held[-1] if _held else None
+        if last is None or last.owner != os.getpid() or last.source != source or _digest(last.root) != last.digest:
+            root = _stage()
+            _held.append(_Copy(root, source, _digest(root), os.getpid()))
+        root = _held[-1].root
+    yield root
