@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 
 import pytest
@@ -29,3 +32,25 @@ def test_a_module_that_never_imports_fails_every_check_of_its_project_in_one_sho
     assert len(checks) == len(course.projects["D"].checks)
     assert {c["score"] for c in checks.values()} == {0} and len({c["message"] for c in checks.values()}) == 1
     assert phrase in checks["D.weights"]["message"], checks["D.weights"]["message"]
+
+
+PROBE = """
+import json, sys
+from autograder.sandbox.child import run
+result = run({"check": None, "folder": sys.argv[1], "modules": ["grpo"], "package": "autograder.projects.d_grpo"})
+print(json.dumps({"result": result, "student": "grpo" in sys.modules,
+                  "grader": sorted(m for m in sys.modules if m.startswith(("autograder.checks", "autograder.projects",
+                                                                             "pydantic")))}))
+"""
+
+
+@pytest.mark.parametrize("source, status", [(REFERENCE_D, "ok"), ("raise ValueError('at import')\n", "student_error")])
+def test_the_probe_imports_the_students_modules_and_none_of_the_checks(tmp_path, source, status):
+    """The probe only loads the modules, so its child starts without the checks' models (a third of a check child's
+    imports): one short run per project and grading."""
+    folder = write_submission(tmp_path, source) / "D_grpo"
+    done = subprocess.run([sys.executable, "-c", PROBE, str(folder)], capture_output=True, text=True, check=True,
+                          cwd=paths.KIT_ROOT)
+    seen = json.loads(done.stdout)
+    assert seen["result"]["status"] == status and (seen["student"] or status != "ok")
+    assert seen["grader"] == []

@@ -33,15 +33,17 @@ def plain(value):
 
 
 def run(request: dict) -> dict:
-    from autograder.checks import Context
-    from autograder.projects import project_in
     from capstone_check.student import Student, StudentError, raised_by_student
 
-    project = project_in(request["package"])  # that project's package alone: the others' imports are not needed
     try:
-        student = Student(Path(request["folder"]), project.modules)
-        if request["check"] is None:  # the import probe: loading the modules was all it had to do
+        if request["check"] is None:  # the import probe: loading the modules is all it does, so no check is imported
+            Student(Path(request["folder"]), tuple(request["modules"]))
             return {"status": Status.OK, "data": {}}
+        from autograder.checks import Context
+        from autograder.projects import project_in
+
+        project = project_in(request["package"])  # that project's package alone: the others' imports are not needed
+        student = Student(Path(request["folder"]), project.modules)
         check = project.checks[request["check"]]
         return {"status": Status.OK, "data": plain(check.collect(student, Context.from_plain(check, request)))}
     except StudentError as exc:

@@ -214,7 +214,8 @@ def _run(request: dict, limits: Limits, runtime_dir: Path, lease: user.Lease, bu
     if budget.missing and (os.geteuid() == 0 or request.get("seed_set") == "grading"):
         cgroups.say_once(tuple(budget.missing))  # a student's own check on their own machine: nothing to say
     request = {**_stage_inputs(request, workdir), "folder": _stage_submission(request["folder"], workdir),
-               "result": str(home / "result.json"), "package": PROJECTS.package(request["project"])}
+               "result": str(home / "result.json"), "package": PROJECTS.package(request["project"]),
+               "modules": list(PROJECTS[request["project"]].modules)}
     try:
         jailed = jail.usable(limits.isolation, lease.uid)
     except jail.Unavailable as exc:  # bubblewrap runs for the grader but not for the uid it dropped to
