@@ -42,7 +42,8 @@ def one_kit(runs: int) -> dict[str, list[float]]:
         requests = {}
         for pid, project in PROJECTS.items():
             request = {"project": pid, "check": None, "folder": str(paths.SOLUTIONS / project.folder),
-                       "package": PROJECTS.package(pid), "result": str(Path(home, f"{pid}.json"))}
+                       "package": PROJECTS.package(pid), "modules": list(project.modules),
+                       "result": str(Path(home, f"{pid}.json"))}
             requests[pid] = Path(home, f"{pid}-request.json")
             requests[pid].write_text(json.dumps(request))
         for _ in range(runs):
