@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 class Finding(BaseModel):
     """A known mistake the grader recognised in a failed check: its id and the sentence that names it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # a check's child never builds one
     id: str
     text: str
 
