@@ -5,6 +5,7 @@ no array of more than 8 numbers is printed; GAE's features are where a segment h
 import numpy as np
 import pytest
 
+from autograder import paths
 from capstone_check.kinds import a_located
 from capstone_check.located import (RELATIONS, SHOWN_AT_MOST, after_lead, feature, located, of_kinds, relation,
                                     sentence, shown, smallest_case)
@@ -128,3 +129,19 @@ def test_an_update_is_followed_step_by_step_and_a_loop_gone_wild_stays_small():
         assert [s["id"] for s in a_located.update_course(got, 8, want, 1e-6, 4)] == [f"A.update.{key}"]
     assert a_located.update_course(want, 8, want, 1e-6, 4) == []  # every step holds: nothing to say
     assert a_located.update_course([np.zeros(2)] * 8, 8, want, 1e-6, 4) == []  # a forged record of another shape
+
+
+def test_the_page_lists_every_feature_of_every_check():
+    """docs/located.md's table holds, on each check's row, every feature id the check's statements can name."""
+    from capstone_check.kinds import c_located, d_located
+
+    vocabulary = {"A.gae": a_located.FEATURES, "A.clip_gradient": a_located.SAMPLE_FEATURES,
+                  "A.value_entropy": a_located.ROW_FEATURES, "D.weights": d_located.GROUP_FEATURES,
+                  "D.kl_penalty": d_located.KL_FEATURES, "D.clip_gradient": d_located.CLIP_FEATURES,
+                  "D.grpo_step": d_located.STEP_FEATURES, "D.price_exploit": d_located.PRICE_FEATURES,
+                  "C.explained_variance": c_located.VARIANCE_KINDS, "C.return_drop": c_located.CURVE_KINDS}
+    rows = {line.split("|")[1].strip(): line for line in (paths.KIT_ROOT / "docs" / "located.md").read_text(
+        encoding="utf-8").splitlines() if line.startswith("| ")}
+    missing = {check: [f for f in features if f"`{f.replace(' ', '-')}`" not in rows.get(check, "")]
+               for check, features in vocabulary.items()}
+    assert not any(missing.values()), missing

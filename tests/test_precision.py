@@ -204,6 +204,29 @@ def test_a_ratio_off_by_a_factor_or_an_offset_says_so_in_final_grading_and_the_s
     assert [s["id"] for s in row["located"]] == [f"A.ratio.{'factor' if 'factor' in said else 'offset'}"]
 
 
+
+@pytest.mark.parametrize("old, new, said", [
+    ("(np.eye(logits.shape[1])[actions] - np.exp(logp_all))", "np.eye(logits.shape[1])[actions]",
+     "your gradients depart only at the samples whose gradient the clip keeps (inside the clip range, or beyond it "
+     "on the unfavourable side) (at every one of them)"),
+    ("np.clip(rho, 1 - eps, 1 + eps)", "np.clip(rho, 1 + eps, 1 + eps)",
+     "your objectives are too small, never too large")])
+def test_a_clip_gradient_that_departs_in_its_gradient_formula_or_its_objective_says_where(tmp_path, course, bundle,
+                                                                                         old, new, said):
+    """A gradient wrong wherever the clip keeps it (the formula, not the clip's cases), and a clip range whose
+    gradients are all right but whose objective takes the wrong term of the min: final grading and the students'
+    checker lead with the same statement."""
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
+    root = copy_reference(tmp_path, "A_ppo")
+    write_submission(root, mutate(reference, old, new), "A_ppo", "ppo.py")
+    row = grade_checks(root, course, checks=["A.clip_gradient"])["A.clip_gradient"]
+    lead = f"Where it departs: {said}."
+    assert row["message"].startswith(lead), row["message"]
+    assert kit_message(bundle, root, "A", "A.clip_gradient")[0].startswith(lead)
+
+
 # ------------------------------------------------------------------------- inputs that tell neighbours apart
 
 

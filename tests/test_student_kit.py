@@ -520,7 +520,7 @@ def test_the_student_guides_commands_work_as_written_with_the_wheel(declared_pyt
 
 LOCATING = {"A.gae": "gae", "D.kl_penalty": "kl_penalized_reward", "D.weights": "leave_one_out_weight",
             "D.grpo_step": "grpo_step", "C.return_drop": "return_drop", "C.explained_variance": "explained_variance",
-            "A.update": "clipped_surrogate", "A.ratio": "importance_ratio"}
+            "A.update": "clipped_surrogate", "A.ratio": "importance_ratio", "A.clip_gradient": "clipped_surrogate"}
 
 
 def test_the_bundle_says_where_an_output_departs_as_final_grading_does(bundle, tmp_path, course):

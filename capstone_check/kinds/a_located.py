@@ -77,6 +77,7 @@ def call_text(rung) -> str:
 
 
 SURROGATE_SUBJECT = "your gradients"
+OBJECTIVE_SUBJECT = "your objectives"  # clipped_surrogate's, one per minibatch: said by relations alone
 SAMPLE_FEATURES = {  # a minibatch sample's features: its gradient row is its own
     "above": "at the samples whose ratio is above 1 + eps",
     "below": "at the samples whose ratio is below 1 - eps",
@@ -84,6 +85,8 @@ SAMPLE_FEATURES = {  # a minibatch sample's features: its gradient row is its ow
     "inside": "at the samples whose ratio is inside the clip range",
     "favourable": "at the samples beyond the clip on the favourable side (where the clip removes the gradient)",
     "unfavourable": "at the samples beyond the clip on the unfavourable side",
+    "kept": "at the samples whose gradient the clip keeps (inside the clip range, or beyond it on the unfavourable "
+            "side)",
     "positive-advantage": "at the samples whose advantage is positive",
     "negative-advantage": "at the samples whose advantage is negative",
 }
@@ -96,6 +99,7 @@ def sample_features(ratios, advantages, eps) -> dict[str, np.ndarray]:
     return {"above": above, "below": below, "beyond": above | below, "inside": ~(above | below),
             "favourable": (above & (adv > 0)) | (below & (adv < 0)),
             "unfavourable": (above & (adv < 0)) | (below & (adv > 0)),
+            "kept": ~((above & (adv > 0)) | (below & (adv < 0))),
             "positive-advantage": adv > 0, "negative-advantage": adv < 0}
 
 

@@ -43,6 +43,11 @@ def _surrogate(module, seed, bar):
                a_pieces.surrogate_features(*case))
 
 
+def _objective(module, seed, bar):
+    for *case, _ in a_pieces.surrogate_cases(seed):
+        yield (np.float64(module.clipped_surrogate(*_copies(case))[0]), ppo_oracle.clipped_surrogate(*case)[0], {})
+
+
 def _value_entropy(part):
     def cases(module, seed, bar):
         rng = np.random.default_rng(seed)
@@ -103,7 +108,7 @@ def _kinds(name, cases_of, want_of, texts_kinds):
 
 CASES = {  # check -> subject -> the piece's (got, want, features) on each case of a seed and bar
     "A.gae": {a_located.SUBJECT: _gae},
-    "A.clip_gradient": {a_located.SURROGATE_SUBJECT: _surrogate},
+    "A.clip_gradient": {a_located.SURROGATE_SUBJECT: _surrogate, a_located.OBJECTIVE_SUBJECT: _objective},
     "A.value_entropy": {a_located.VALUE_SUBJECT: _value_entropy("value"),
                         a_located.ENTROPY_SUBJECT: _value_entropy("entropy")},
     "D.grpo_step": {d_located.STEP_SUBJECT: _step},

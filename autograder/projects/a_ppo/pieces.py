@@ -237,10 +237,18 @@ class ClippedSurrogateGradient(Check):
         return Verdict.of(list(failed.values()), 3, "the plain policy gradient at theta_old, zero beyond the clip, "
                           "and the right objective everywhere",
                           findings=matched(of_piece(MISTAKES, "clipped_surrogate"), cases, data["out"]),
-                          located=located([(grad, oracle.clipped_surrogate(*case)[1]) for case, (_, grad)
-                                           in zip(cases, data["out"])], ctx.bar.tolerance, self.id,
-                                          a_located.SURROGATE_SUBJECT, a_located.SAMPLE_FEATURES,
-                                          [surrogate_features(*case) for case in cases]))
+                          located=surrogate_located(cases, data["out"], ctx.bar.tolerance))
+
+
+def surrogate_located(cases, outputs, tol) -> list[dict]:
+    """Where the gradients depart (a feature of the samples, a relation), then where the objectives do (a relation
+    over the minibatches): a wrong clip can leave every gradient right and still pick the wrong term of the min."""
+    wanted = [oracle.clipped_surrogate(*case) for case in cases]
+    return (located([(grad, want[1]) for (_, grad), want in zip(outputs, wanted)], tol, ClippedSurrogateGradient.id,
+                    a_located.SURROGATE_SUBJECT, a_located.SAMPLE_FEATURES,
+                    [surrogate_features(*case) for case in cases])
+            + located([(objective, want[0]) for (objective, _), want in zip(outputs, wanted)], tol,
+                      ClippedSurrogateGradient.id, a_located.OBJECTIVE_SUBJECT))
 
 
 def surrogate_features(logits, actions, logp_old, advantages, eps) -> dict:

@@ -82,10 +82,12 @@ def clip_gradient(ctx) -> dict:
                               "beyond the clip on the favourable side the gradient should be zero", kind, pick=1))
         calls.append(located_call(call("clipped_surrogate", args, {"pair": [
             out_float(want_objective, tol, "absolute"), out_array(want_grad, tol)]},
-            f"clipped_surrogate ({kind}, eps {eps})", "values"), pieces.surrogate_features(*args), ("gradient", 1)))
+            f"clipped_surrogate ({kind}, eps {eps})", "values"), pieces.surrogate_features(*args), ("gradient", 1),
+            ("objective", 0)))
     return {"kind": "calls", "calls": calls, "total": 3, "passed": "the plain policy gradient at theta_old, zero "
             "beyond the clip, and the right objective everywhere",
-            **locate("A.clip_gradient", tol, {"gradient": (a_located.SURROGATE_SUBJECT, a_located.SAMPLE_FEATURES)})}
+            **locate("A.clip_gradient", tol, {"gradient": (a_located.SURROGATE_SUBJECT, a_located.SAMPLE_FEATURES),
+                                              "objective": (a_located.OBJECTIVE_SUBJECT, {})})}
 
 
 def value_entropy(ctx) -> dict:
