@@ -179,6 +179,9 @@ class Check:
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs. It depends on the context only
     # (never on the submission), so a course may run it ahead of grading (plan.prepare_course, Gradescope's setup)
     # and it should keep what it makes where a later call finds it (C's run cache).
+    # located_on_error(partial, ctx) -> statements, optional: where the output had departed when the student's code
+    # raised, from the plain data collect attached to the StudentError (``partial``, as the child sent it: untrusted,
+    # so any failure to read it says nothing); the statements are the check's vocabulary, as a verdict's are.
     # on_shard(data, ctx), optional: runs in the grader as soon as one child (one seed of a per-seed check) hands its
     # data back, while other children still run; it may start work ``judge`` will need (A.bar audits the run) but
     # never decides a grade: judge must redo whatever it finds missing. Runs no student code.

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
+
+from capstone_check.located import after_lead, sentence
 
 
 class Finding(BaseModel):
@@ -28,6 +30,19 @@ class Finding(BaseModel):
 class Located(Finding):
     """Where a failed check's output departs from the expected one, in the inputs' own terms
     (``capstone_check.located``): an id ``<check>.<feature or relation>`` and its sentence, which carries no value."""
+
+
+def led_on_error(entry, check, partial: dict, ctx):
+    """``entry`` (a report's row: the student's code raised) led by where its output had departed by then, when the
+    check can say it from what it had collected (``Check.located_on_error``). The child's data is untrusted: when the
+    check cannot read it, the row stands as it is."""
+    try:
+        said = [Located(**statement) for statement in check.located_on_error(partial, ctx)]
+    except Exception:  # noqa: BLE001 - data of a form the check never sends: nothing is said
+        return entry
+    if not said:
+        return entry
+    return replace(entry, located=said, message=after_lead(sentence([s.model_dump() for s in said]), entry.message))
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, ChildRun, run_check
 from autograder.secrecy import Hidden, blind, redact_text, redacted
+from autograder.findings import led_on_error
 from autograder.status import Status
 from capstone_check.student import StudentError
 
@@ -274,6 +275,8 @@ def _judged_uncut(item: PlannedCheck, outcome: ChildRun | None, course: Course, 
         except Exception:  # noqa: BLE001 - a judging bug (UndeclaredDetails too) costs this check, never the report
             outcome = ChildRun(Status.INTERNAL_ERROR, outcome.seconds, message=traceback.format_exc(limit=-3))
     entry = _entry(item.check_id, check.name, item.points, outcome, verdict, missing, item.credit)
+    if verdict is None and outcome is not None and outcome.status == Status.STUDENT_ERROR and outcome.data:
+        entry = led_on_error(entry, check, outcome.data, item.context)
     if blinded:
         entry = blind(entry, outcome, item.project, check.grader_details, course.limits.processes)
     return entry

@@ -120,6 +120,8 @@ def blind(entry, outcome, pid: str, shown: tuple[str, ...], processes: int):
             message += f". {where}" if where and not entry.passed else ""  # features and relations only, no value
     else:
         message, details = _failure(entry, outcome, processes, hint), entry.details
+        where = sentence([statement.model_dump() for statement in entry.located])  # the grader's, from its vocabulary
+        message += f". {where}" if where else ""
     return replace(entry, message=message, details=details, seconds=float(round(entry.seconds)))
 
 

@@ -30,6 +30,9 @@ class StudentError(Exception):
         super().__init__(message)
         self.kind = kind  # "not_implemented", "missing", "syntax", "import", "raised", "invalid"
         self.exception = exception  # the type of the student's exception that caused it, if one did
+        # plain data a check had collected when the student's code raised (a whole update: its steps so far),
+        # from which the grader says where the output departed before it ended (``Check.located_on_error``)
+        self.partial: dict = {}
 
 
 def _student_line(exc: BaseException, folder: Path) -> str:

@@ -145,3 +145,23 @@ def test_the_page_lists_every_feature_of_every_check():
     missing = {check: [f for f in features if f"`{f.replace(' ', '-')}`" not in rows.get(check, "")]
                for check, features in vocabulary.items()}
     assert not any(missing.values()), missing
+
+
+@pytest.mark.parametrize("partial", [{}, {"steps": "many", "taken": 3}, {"steps": [[1.0, 2.0]], "taken": 1},
+                                     {"steps": [], "taken": "0"}, {"steps": [[[0.0]]] * 2, "taken": 2},
+                                     {"steps": [], "taken": 10 ** 9}])
+def test_what_a_raising_child_sends_of_its_update_says_nothing_unless_it_is_the_update_s_steps(course, partial):
+    """The child's account of the steps an update made before it raised is untrusted: of any other form, the row that
+    names the exception stands as it is. Only steps of the parameters' shape are read, into the vocabulary's words."""
+    from autograder.checks import Context, validated_bar
+    from autograder.findings import led_on_error
+    from autograder.projects import PROJECTS
+    from autograder.report.model import CheckResult
+
+    check = PROJECTS["A"].checks["A.update"]
+    ctx = Context((7,), "public", validated_bar(check, course.projects["A"].checks["A.update"].bar, "A.update"))
+    entry = CheckResult("A.update", check.name, 0.0, 2.0, False, "`ppo_update` raised IndexError")
+    assert led_on_error(entry, check, partial, ctx) == entry
+    said = led_on_error(entry, check, {"steps": [], "taken": 0}, ctx)
+    assert [s.id for s in said.located] == ["A.update.first-step"]
+    assert said.message.startswith("Where it departs: your update departs at its first Adam step")

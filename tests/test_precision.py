@@ -227,6 +227,36 @@ def test_a_clip_gradient_that_departs_in_its_gradient_formula_or_its_objective_s
     assert kit_message(bundle, root, "A", "A.clip_gradient")[0].startswith(lead)
 
 
+
+RAISES_LATER = "            adv = batch[\"advantages\"][idx]\n"
+
+
+@pytest.mark.parametrize("at, said", [("k == 2", "your update follows the first Adam step, where every ratio is 1, and "
+                                                  "departs at a later minibatch of the first epoch"),
+                                       ("epoch == 1", "your update follows the reference's whole first epoch and "
+                                                      "departs only in a later epoch")])
+def test_an_update_that_raises_says_at_which_step_it_departed_in_final_grading_and_the_students_checker(
+        tmp_path, course, bundle, at, said):
+    """A ppo_update that raises part way (here at its third minibatch, or in its second epoch) keeps the row of code
+    that raised, led by where the update had departed by then, from the steps it made; on the grading seeds too, where
+    the row quotes nothing the code said."""
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
+    root = copy_reference(tmp_path, "A_ppo")
+    raising = f"            if {at}:\n                raise ValueError('not this minibatch')\n"
+    write_submission(root, mutate(reference, RAISES_LATER, RAISES_LATER + raising), "A_ppo", "ppo.py")
+    row = grade_checks(root, course, checks=["A.update"])["A.update"]
+    lead = f"Where it departs: {said}."
+    assert row["message"].startswith(lead) and "raised ValueError" in row["message"], row["message"]
+    assert [s["text"] for s in row["located"]] == [said] and row["details"]["status"] == "student_error"
+    assert kit_message(bundle, root, "A", "A.update")[0].startswith(lead)
+    (tmp_path / "private.yml").write_text("seeds: {grading: [4000000001, 55]}\n")
+    private = load_course(paths.COURSE_FILE, private=tmp_path / "private.yml")
+    blind = grade_checks(root, private, checks=["A.update"], seed_set="grading")["A.update"]
+    assert blind["message"].endswith(f". {lead}") and "not this minibatch" not in blind["message"], blind["message"]
+
+
 # ------------------------------------------------------------------------- inputs that tell neighbours apart
 
 

@@ -47,7 +47,9 @@ def run(request: dict) -> dict:
         check = project.checks[request["check"]]
         return {"status": Status.OK, "data": plain(check.collect(student, Context.from_plain(check, request)))}
     except StudentError as exc:
-        return {"status": Status.STUDENT_ERROR, "kind": exc.kind, "message": str(exc), "exception": exc.exception}
+        partial = {"partial": plain(exc.partial)} if exc.partial else {}
+        return {"status": Status.STUDENT_ERROR, "kind": exc.kind, "message": str(exc), "exception": exc.exception,
+                **partial}
     except MemoryError:
         return {"status": Status.MEMORY, "message": "ran out of memory"}
     except BaseException as exc:  # noqa: BLE001 - the student's if it passed through their files, else the grader's

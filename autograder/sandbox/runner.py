@@ -30,7 +30,7 @@ from autograder.status import CHILD_STATUSES, Status
 @dataclass
 class ChildRun:
     """What one run of a check's child came to: its ``Status`` (``STOPPED`` when ``STOP`` was set), and the data to
-    judge when it is ``OK``."""
+    judge when it is ``OK`` (for ``STUDENT_ERROR``, what the check had collected when the student's code raised)."""
 
     status: Status
     seconds: float
@@ -118,7 +118,7 @@ def _read_result(path: Path, limit_mb: float) -> tuple[dict, bytes]:
     except (ValueError, RecursionError):
         raise _Unreadable("it is not valid JSON") from None
     if not (isinstance(result, dict) and isinstance(result.get("status"), str) and result["status"] in CHILD_STATUSES
-            and isinstance(result.get("data", {}), dict)
+            and isinstance(result.get("data", {}), dict) and isinstance(result.get("partial", {}), dict)
             and all(isinstance(result.get(key, ""), str) for key in ("message", "kind", "exception"))):
         raise _Unreadable("it does not have the form the grader writes")
     return result, text
@@ -278,4 +278,5 @@ def _outcome(result: dict, text: bytes, seconds: float, limits: Limits) -> Child
     kind = "child" if result["status"] == Status.INTERNAL_ERROR else result.get("kind", "")
     if result["status"] == Status.OK:
         return ChildRun(Status.OK, seconds, message=message, kind=kind, raw=text)
-    return ChildRun(Status(result["status"]), seconds, {}, message, kind, exception=result.get("exception", ""))
+    partial = result.get("partial", {}) if result["status"] == Status.STUDENT_ERROR else {}  # untrusted: see Check
+    return ChildRun(Status(result["status"]), seconds, partial, message, kind, exception=result.get("exception", ""))

@@ -148,6 +148,31 @@ class RecordingAdam(Adam):
             self.after.append(np.concatenate([np.ravel(p) for p in self.params]).astype(float))
 
 
+def _course_statement(first: int, minibatches: int) -> list[dict]:
+    key = "first-step" if first == 0 else "later-minibatch" if first < minibatches else "later-epoch"
+    return [{"id": f"A.update.{key}", "text": f"{UPDATE_SUBJECT} {COURSE[key]}"}]
+
+
+def raised_course(partial: dict, want_steps, tolerance: float, minibatches: int) -> list[dict]:
+    """Where an update that raised had first departed, from ``partial`` (its optimizer's ``steps``, the parameters
+    after each, and how many it had ``taken``): at the first of its steps that departs from the reference's, else at
+    the step it was making when it raised. Nothing when it raised after the reference's last step, or when ``partial``
+    is of another form (the grader reads it from the child: untrusted)."""
+    got_steps, taken = partial.get("steps"), partial.get("taken")
+    if not isinstance(got_steps, list) or not isinstance(taken, int):
+        return []
+    got_steps = [np.asarray(step, dtype=float) for step in got_steps]
+    for k, (got, want) in enumerate(zip(got_steps[:taken], want_steps)):
+        wrong = departing(got, want, tolerance)
+        if wrong is None:
+            return []
+        if wrong.any():
+            return _course_statement(k, minibatches)
+    if taken > len(got_steps) or taken >= len(want_steps):
+        return []
+    return _course_statement(int(taken), minibatches)
+
+
 def update_course(got_steps, taken: int, want_steps, tolerance: float, minibatches: int) -> list[dict]:
     """The statement (``COURSE``, id ``A.update.<key>``) of where the student's Adam steps (``taken`` of them, the
     first kept as flat parameter vectors) first depart from the reference's; nothing when every step holds (the update
@@ -165,5 +190,5 @@ def update_course(got_steps, taken: int, want_steps, tolerance: float, minibatch
                 break
         if first is None:
             return []
-        key = "first-step" if first == 0 else "later-minibatch" if first < minibatches else "later-epoch"
+        return _course_statement(first, minibatches)
     return [{"id": f"A.update.{key}", "text": f"{UPDATE_SUBJECT} {COURSE[key]}"}]

@@ -12,9 +12,9 @@ import dataclasses
 
 import numpy as np
 
-from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, update_course
+from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, raised_course, update_course
 from capstone_check.calls import flat, same_numbers, recognised, with_findings
-from capstone_check.located import located
+from capstone_check.located import after_lead, located, sentence
 from capstone_check.student import StudentError, describe
 from capstone_check.values import close, decode, difference
 from capstone_check.verdict import Verdict
@@ -172,7 +172,11 @@ def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict, R
     networks' parameters it left and the optimizer that recorded its steps."""
     agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
     optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=spec["lr"])
-    student.fn("ppo_update")(agent, optimizer, batch_, config(student, values), np.random.default_rng(spec["seed"]))
+    try:
+        student.fn("ppo_update")(agent, optimizer, batch_, config(student, values), np.random.default_rng(spec["seed"]))
+    except StudentError as exc:
+        exc.partial = {"steps": optimizer.after, "taken": optimizer.taken}
+        raise
     failures, got = [], {}
     for net in ("actor", "critic"):
         got[net] = [np.asarray(p, dtype=float) for p in flatten(agent[net])]
@@ -183,7 +187,12 @@ def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict, R
 
 
 def update(student, spec: dict) -> Verdict:
-    failures, got, optimizer = updated(student, spec, spec["config"], decode(spec["want"]))
+    try:
+        failures, got, optimizer = updated(student, spec, spec["config"], decode(spec["want"]))
+    except StudentError as exc:  # led, as final grading leads it, by where the update had departed when it raised
+        said = raised_course(exc.partial, [np.asarray(s, dtype=float) for s in decode(spec["steps"])], spec["tol"],
+                             spec["minibatches"]) if "steps" in spec else []
+        raise StudentError(after_lead(sentence(said), str(exc)), exc.kind, exc.exception) from None
     said = where_updated(spec, got, failures, optimizer)
     verdict = Verdict.of(failures, 2, "both networks match the reference after the update",
                          located=said)

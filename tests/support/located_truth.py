@@ -21,7 +21,7 @@ from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, price as d_price, steps as d_steps
 from capstone_check.kinds import a_located, c_located, d_located
 from capstone_check.located import of_kinds
-from capstone_check.student import Student
+from capstone_check.student import Student, StudentError
 from rlkit.nn import Adam, flatten
 from tests.support.imports import forgotten_after
 
@@ -205,9 +205,9 @@ def true_of(statement: dict, triples: list, tol: float) -> bool:
     return False  # a relation this check does not know is not taken as true
 
 
-def _steps(run, seed: int) -> list[np.ndarray]:
+def _steps(run, seed: int) -> tuple[list[np.ndarray], bool]:
     """The parameters after each optimizer step of ``run(agent, optimizer, batch, rng)`` on A.update's case, read by
-    wrapping the plain Adam's step (apart from the grader's recording optimizer)."""
+    wrapping the plain Adam's step (apart from the grader's recording optimizer), and whether the run raised."""
     agent, batch = update_case(seed, a_update.RETURN_SCALE)
     params = flatten(agent["actor"]) + flatten(agent["critic"])
     optimizer, after = Adam(params, lr=a_update.UPDATE_LR), []
@@ -218,8 +218,11 @@ def _steps(run, seed: int) -> list[np.ndarray]:
         after.append(np.concatenate([np.ravel(p) for p in params]).copy())
 
     optimizer.step = step
-    run(agent, optimizer, batch, np.random.default_rng(seed))
-    return after
+    try:
+        run(agent, optimizer, batch, np.random.default_rng(seed))
+    except StudentError:
+        return after, True
+    return after, False
 
 
 def update_course_true(key: str, piece, seed: int, bar: dict) -> bool:
@@ -231,11 +234,13 @@ def update_course_true(key: str, piece, seed: int, bar: dict) -> bool:
     def reference(agent, optimizer, batch, rng):
         ppo_oracle.ppo_update(agent, optimizer, batch, a_update.UPDATE_CONFIG, rng)
 
-    got, want = _steps(student, seed), _steps(reference, seed)
+    (got, raised), (want, _) = _steps(student, seed), _steps(reference, seed)
     if key == "step-count":
-        return len(got) != len(want)
+        return not raised and len(got) != len(want)
     first = next((k for k, (g, w) in enumerate(zip(got, want)) if _apart(g, w, bar["tolerance"]).any()), None)
-    if len(got) != len(want) or first is None:
+    if raised and first is None and len(got) < len(want):  # every step it made held: it departs at the one it raised in
+        first = len(got)
+    if (len(got) != len(want) and not raised) or first is None:
         return False
     minibatches = a_update.UPDATE_CONFIG["minibatches"]
     return {"first-step": first == 0, "later-minibatch": 0 < first < minibatches,

@@ -2,7 +2,8 @@
 
 from autograder.project import Project
 from autograder.projects.a_ppo.pieces import GAE, Batch, ClippedSurrogateGradient, ValueEntropy
-from autograder.projects.a_ppo.update import Ratio, Update
+from autograder.projects.a_ppo.ratio import Ratio
+from autograder.projects.a_ppo.update import Update
 from autograder.projects.a_ppo.plots import plots
 from autograder.projects.a_ppo.training import Bar450
 

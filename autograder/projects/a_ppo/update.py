@@ -1,5 +1,6 @@
-"""Project A's checks of the update: the ratio on its first minibatch, and one whole update on a fixed batch whose
-inputs make every branch count (the joint gradient norm exceeds max_grad_norm, ratios leave the clip range)."""
+"""Project A's check of one whole update (A.update) on a fixed batch whose inputs make every branch count (the joint
+gradient norm exceeds max_grad_norm, ratios leave the clip range), and where it departs when it fails; the update's
+settings and probes, which A.ratio and A.bar share."""
 
 from __future__ import annotations
 
@@ -7,20 +8,19 @@ import numpy as np
 from pydantic import Field
 
 from autograder.cascade import Probe, explained
-from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, require
-from autograder.comparisons import beyond, close, difference
-from autograder.findings import Finding, matched, of_check, of_piece, same
+from autograder.checks import Bar, Check, Verdict
+from autograder.comparisons import close
+from autograder.findings import Finding, of_check
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
-from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, update_course
-from capstone_check.kinds.a_ppo import config as configured, first_surrogate_call, parameter_name
-from capstone_check.located import located
-from capstone_check.student import StudentError, as_array
+from capstone_check.kinds.a_located import RecordingAdam, raised_course, update_course
+from capstone_check.kinds.a_ppo import config as configured, parameter_name
+from capstone_check.student import StudentError
 from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
-from rlkit.nn import flatten, mlp_forward
+from rlkit.nn import flatten
 
 
 # every value ppo_update reads is off Config's default (6, 8, 0.2, 0.5, 0.0, 0.5), so a piece that hard-codes one
@@ -34,12 +34,6 @@ RETURN_SCALE = 5.0  # returns = V + 5 A: the value loss's gradient makes the joi
 def student_config(student):
     """The student's ``Config`` with the update check's settings."""
     return configured(student, UPDATE_CONFIG)
-
-
-def record_first_surrogate(student, agent, batch) -> dict:
-    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call."""
-    seen = first_surrogate_call(student, agent, batch, lambda: student_config(student))
-    return {"called": bool(seen), **seen}
 
 
 def ppo_probes() -> list[Probe]:
@@ -63,91 +57,6 @@ def train_probes() -> list[Probe]:
     segment = (rng.normal(1, 1, (5, 2)), rng.normal(0, 1, (6, 2)), terminated, truncated, 0.99, 0.95)
     return [Probe("gae", segment, "a 5 x 2 segment with a termination and a truncation", [(5, 2), (5, 2)]),
             *ppo_probes()]
-
-
-class Ratio(Check):
-    id = "A.ratio"
-    name = "The ratio: exp(new - old), and exactly 1 on the first minibatch of the first epoch"
-
-    class Bar(ToleranceBar):
-        first_minibatch_tolerance: float = Field(description="largest |ratio - 1| on ppo_update's first minibatch")
-
-    def collect(self, student, ctx):
-        rng = np.random.default_rng(ctx.seed)
-        new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
-        ratio = as_array(student.fn("importance_ratio")(new.copy(), old.copy()), (50,), "importance_ratio")
-        try:  # the ratio is graded even when ppo_update cannot run yet; the message then says why the rest could not
-            first = explained(student, "ppo_update", lambda: record_first_surrogate(student, *update_case(ctx.seed)),
-                              ppo_probes())
-        except StudentError as exc:
-            return {"ratio": ratio, "called": False, "update_failed": str(exc)}
-        return {"ratio": ratio, **first}
-
-    def judge(self, data, ctx):
-        rng = np.random.default_rng(ctx.seed)
-        new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
-        failures = []
-        if not close(data["ratio"], np.exp(new - old), ctx.bar.tolerance):
-            flipped = close(data["ratio"], np.exp(old - new), 1e-9)
-            found = " (it returned exp(old - new))" if flipped else f"; {difference(data['ratio'], np.exp(new - old))}"
-            failures.append("importance_ratio should be exp(logp_new - logp_old)" + found)
-        if "update_failed" in data:
-            failures.append("the ratio on ppo_update's first minibatch could not be read: "
-                            + require(data, "update_failed", str))
-        elif not data["called"]:
-            failures.append("ppo_update never called clipped_surrogate, so the ratio of its first minibatch could not "
-                            "be read; compute the objective with your clipped_surrogate")
-        else:
-            logits, actions, logp_old = first_call(data)
-            rho = np.exp(log_prob(logits, actions) - logp_old)
-            deviation = float(np.abs(rho - 1).max())
-            if beyond(deviation, ctx.bar.first_minibatch_tolerance):
-                failures.append(f"on the first minibatch of the first epoch every ratio should be 1 (the policy has "
-                                f"not changed yet); max |rho - 1| = {deviation:.3g}. Are the stored log-probs and "
-                                "actions indexed with the same minibatch as the observations?")
-            elif not from_the_batch(logits, actions, logp_old, *update_case(ctx.seed)):
-                failures.append("the first clipped_surrogate call of ppo_update should be on a minibatch of the batch "
-                                "it was given: the policy's logits at the batch's observations, with their stored "
-                                "actions and log-probs")
-        ratio_right = not failures or not failures[0].startswith("importance_ratio")
-        said = [] if ratio_right else located([(data["ratio"], np.exp(new - old))], ctx.bar.tolerance, self.id,
-                                              RATIO_SUBJECT)
-        return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch", located=said,
-                          note="importance_ratio is right" if ratio_right else "",
-                          findings=matched(of_piece(MISTAKES, "importance_ratio"), [(new, old)], [data["ratio"]])
-                          + ratio_findings(data, ctx.seed))
-
-
-def ratio_findings(data, seed: int) -> list[Finding]:
-    """The first minibatch's stored log-probs taken in batch order, not through the minibatch's indices."""
-    if not data.get("called") or "update_failed" in data:
-        return []
-    logp_old, batch = np.array(data["logp_old"], dtype=float), update_case(seed)[1]
-    in_order = batch["logp"][:len(logp_old)]
-    if same(logp_old, in_order, 1e-9) and not same(first_call(data)[1], batch["actions"][:len(logp_old)], 0):
-        return [MISTAKES["A.ratio.log-probs-not-shuffled"].finding]
-    return []
-
-
-def first_call(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(logits, actions, logp_old) of the recorded call, of consistent shapes."""
-    logits = np.array(data["logits"], dtype=float)
-    actions, logp_old = np.array(data["actions"], dtype=float), np.array(data["logp_old"], dtype=float)
-    B = len(logits)
-    if B == 0 or logits.shape != (B, N_ACTIONS) or actions.shape != (B,) or logp_old.shape != (B,) \
-            or not np.all(np.isin(actions, range(N_ACTIONS))):
-        raise Malformed("the recorded clipped_surrogate call does not have a minibatch's shapes")
-    return logits, actions.astype(int), logp_old
-
-
-def from_the_batch(logits, actions, logp_old, agent, batch) -> bool:
-    """Whether every row of the recorded call is a transition of ``batch`` at theta_old: recomputed here, so a ratio
-    of 1 cannot be bought with a made-up first call."""
-    at_old = mlp_forward(agent["actor"], batch["obs"])[0]
-    same = ((np.abs(logits[:, None, :] - at_old[None]).max(-1) <= 1e-6 * np.maximum(1, np.abs(at_old).max()))
-            & (actions[:, None] == batch["actions"][None])
-            & (np.abs(logp_old[:, None] - batch["logp"][None]) <= 1e-9))
-    return bool(same.any(axis=1).all())
 
 
 UPDATE_VARIANTS = {  # a mistake worth naming when the student's parameters match the update it makes
@@ -224,11 +133,18 @@ class Update(Check):
         agent, batch = update_case(ctx.seed, RETURN_SCALE)
         optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
         config = student_config(student)
-        explained(student, "ppo_update", lambda: student.fn("ppo_update")(agent, optimizer, batch, config,
-                                                                         np.random.default_rng(ctx.seed)),
-                  ppo_probes())
+        try:
+            explained(student, "ppo_update", lambda: student.fn("ppo_update")(agent, optimizer, batch, config,
+                                                                             np.random.default_rng(ctx.seed)),
+                      ppo_probes())
+        except StudentError as exc:  # the steps it made say where it had departed when it raised
+            exc.partial = {"steps": optimizer.after, "taken": optimizer.taken}
+            raise
         return {"actor": flatten(agent["actor"]), "critic": flatten(agent["critic"]), "steps": optimizer.after,
                 "taken": optimizer.taken}
+
+    def located_on_error(self, partial, ctx) -> list[dict]:
+        return raised_course(partial, reference_steps(ctx.seed), ctx.bar.tolerance, UPDATE_CONFIG["minibatches"])
 
     def judge(self, data, ctx):
         want = reference_update(ctx.seed)
