@@ -14,7 +14,7 @@ from functools import reduce
 
 import numpy as np
 
-from capstone_check.located import located, smallest_case
+from capstone_check.located import after_lead, located, raising, sentence, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import COMPARE, decode, difference, fmt
 from capstone_check.verdict import RECOGNISED, Verdict, failing_message
@@ -143,10 +143,24 @@ def where_and_smallest(student, spec: dict, verdict: Verdict) -> Verdict:
     return verdict
 
 
+def raised_where(spec: dict, raised: list[tuple[dict, StudentError | None]]) -> StudentError:
+    """The first exception of a piece that raised on some of its located calls (``raised``: each located call and what
+    it raised, or None), led, as final grading leads it, by the feature of the calls it raised on."""
+    first = next(exc for _, exc in raised if exc is not None)
+    where, said = spec["locate"], []
+    for key, about in where["subjects"].items():
+        calls = [(call, exc) for call, exc in raised if any(k == key for k, _ in call["locate"])]
+        if any(exc is not None for _, exc in calls):
+            said += raising(where["check"], calls[0][0]["fn"], about["features"],
+                            [decode(c["masks"]) for c, _ in calls], [exc is not None for _, exc in calls])
+    return StudentError(after_lead(sentence(said), str(first)), first.kind, first.exception)
+
+
 def run_calls(student, spec: dict) -> Verdict:
     failed: dict[str, str] = {}
     compared: dict = {}  # subject key -> (got, want, masks) of the calls that say where its output departs
     matches: dict[str, bool] = {}  # recorded mistake -> whether every call that records it matched so far
+    located_calls: list[tuple[dict, StudentError | None]] = []  # each located call and what it raised: the rest run
     for call in spec["calls"]:
         args, kwargs = decode(call.get("args", [])), decode(call.get("kwargs", {}))
         kept = {i: np.array(args[i], copy=True) for i in call.get("keep", [])}
@@ -158,7 +172,15 @@ def run_calls(student, spec: dict) -> Verdict:
             if "mistake" in call:  # a known mistake of its own: returning where it should raise
                 matches[call["mistake"]] = not raised
             continue
-        got = _shaped(student.call(call["fn"], call.get("module"), args, kwargs), out, what)
+        try:
+            got = _shaped(student.call(call["fn"], call.get("module"), args, kwargs), out, what)
+        except StudentError as exc:
+            if exc.kind != "raised" or not call.get("locate") or not spec.get("locate", {}).get("raising"):
+                raise
+            located_calls.append((call, exc))
+            continue
+        if call.get("locate") and spec.get("locate", {}).get("raising"):
+            located_calls.append((call, None))
         for mistake, value in call.get("mistakes", {}).items():
             matches[mistake] = matches.get(mistake, True) and same_numbers(flat(got), value)
         for i, before in kept.items():
@@ -177,6 +199,8 @@ def run_calls(student, spec: dict) -> Verdict:
             low, high = call["range"]["bounds"]
             if not low <= got <= high:
                 failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
+    if any(exc is not None for _, exc in located_calls):
+        raise raised_where(spec, located_calls)
     said = where_said(spec, compared) if failed else []
     verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"], located=said),
                             spec, [m for m, hit in matches.items() if hit])

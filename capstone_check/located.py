@@ -163,6 +163,19 @@ def located(pairs: Sequence[tuple], tolerance: float, check: str, subject: str, 
     return said
 
 
+def raising(check: str, piece: str, features: dict[str, str], masks: Sequence[dict],
+            raised: Sequence[bool]) -> list[dict]:
+    """What can be said of a piece that raised on some of a check's cases only: the feature (of ``features``; per
+    case, ``masks``) that holds every case it raised on, as a statement with id ``<check>.raises-<feature>``. Nothing
+    when no feature does (or it raised on every case: no feature holds them all)."""
+    found = feature([(float(r), 0.0) for r in raised], masks, 0.5)
+    if found is None:
+        return []
+    name, exact = found
+    return [{"id": f"{check}.raises-{name.replace(' ', '-')}",
+             "text": f"your {piece} raises only {features[name]}{' (at every one of them)' if exact else ''}"}]
+
+
 LEAD = 200  # characters of the sentence that leads a row: the statements beyond it stay in the report's ``located``
 
 

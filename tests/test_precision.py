@@ -257,6 +257,31 @@ def test_an_update_that_raises_says_at_which_step_it_departed_in_final_grading_a
     assert blind["message"].endswith(f". {lead}") and "not this minibatch" not in blind["message"], blind["message"]
 
 
+
+def test_a_price_that_raises_on_some_rows_says_which_in_final_grading_and_the_students_checker(tmp_path, course,
+                                                                                            bundle):
+    """A price_exploit that raises on the rows where a response ties the exploit's logit (and returns elsewhere):
+    every row still runs, and the row naming the exception is led by the feature of the rows it raised on, in final
+    grading, on private grading seeds and in the students' checker."""
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    first = "    if np.any((disadvantage >= 0) & (gap <= 0)):\n"
+    root = copy_reference(tmp_path, "D_grpo")
+    tie = "    assert np.all(disadvantage != 0), 'a tie'\n"
+    write_submission(root, mutate(reference, first, tie + first), "D_grpo", "grpo.py")
+    row = grade_checks(root, course, checks=["D.price_exploit"])["D.price_exploit"]
+    lead = ("Where it departs: your price_exploit raises only on the rows where a response ties the exploit's logit "
+            "(at every one of them).")
+    assert row["message"].startswith(lead) and "raised AssertionError" in row["message"], row["message"]
+    assert [s["id"] for s in row["located"]] == ["D.price_exploit.raises-tie"]
+    assert kit_message(bundle, root, "D", "D.price_exploit")[0].startswith(lead)
+    (tmp_path / "private.yml").write_text("seeds: {grading: [4000000001, 55]}\n")
+    private = load_course(paths.COURSE_FILE, private=tmp_path / "private.yml")
+    blind = grade_checks(root, private, checks=["D.price_exploit"], seed_set="grading")["D.price_exploit"]
+    assert blind["message"].endswith(f". {lead}") and "a tie" not in blind["message"], blind["message"]
+
+
 # ------------------------------------------------------------------------- inputs that tell neighbours apart
 
 

@@ -76,6 +76,31 @@ def _price(module, seed, bar):
         yield module.price_exploit(*_copies(case)), want, d_located.price_features(kind, want)
 
 
+def _price_raised(module, seed):
+    """Per row of D.price_exploit: whether the piece raised on it, and the row's features."""
+    for case, kind in zip(d_price.price_cases(seed), d_price.price_kinds()):
+        try:
+            module.price_exploit(*_copies(case))
+            raised = False
+        except StudentError:
+            raised = True
+        yield raised, d_located.price_features(kind, d_oracle.price_exploit(*case))
+
+
+RAISING = {"D.price_exploit": _price_raised}  # check -> per case, whether the piece raised and the case's features
+
+
+def raising_true(check: str, statement: dict, piece, seed: int) -> bool:
+    """Whether "your <piece> raises only <where>" holds: it raised on some case, every case it raised on has the
+    feature, and, when the statement says "at every one of them", it raised on each case that has it."""
+    feature = statement["id"].split(".raises-")[1]
+    rows = list(RAISING[check](piece, seed))
+    name = next(n for n in rows[0][1] if n.replace(" ", "-") == feature)
+    raised_on = [has for raised, features in rows for has in [bool(features[name])] if raised]
+    exact = [raised for raised, features in rows if features[name]]
+    return bool(raised_on) and all(raised_on) and ("(at every one of them)" not in statement["text"] or all(exact))
+
+
 def _kl(module, seed, bar):
     for case in d_pieces.kl_cases(seed):
         yield module.kl_penalized_reward(*case), d_oracle.kl_penalized(*case), d_located.kl_features(*case)
@@ -254,6 +279,10 @@ def judged_statements(check: str, statements: list[dict], piece, seed: int, bar:
     checked, false, subject = 0, [], None
     for statement in statements:
         text, key = statement["text"], statement["id"].split(".")[-1]
+        if ".raises-" in statement["id"] and check in RAISING:
+            checked += 1
+            false += [] if raising_true(check, statement, piece, seed) else [statement["id"]]
+            continue
         if check == "A.update" and key in a_located.COURSE:
             checked += 1
             false += [] if update_course_true(key, piece, seed, bar) else [statement["id"]]

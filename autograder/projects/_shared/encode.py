@@ -52,10 +52,12 @@ def call(fn: str, args: list, out: dict, what: str, group: str, module: str | No
             **extra}
 
 
-def locate(check: str, tol: float, subjects: dict[str, tuple[str, dict]]) -> dict:
+def locate(check: str, tol: float, subjects: dict[str, tuple[str, dict]], raising: bool = False) -> dict:
     """A calls spec's ``locate``: what the checker needs to say where an output departs, as final grading says it
-    (``capstone_check.located``): per subject key, the subject and its features (id -> where)."""
-    return {"locate": {"check": check, "tol": tol, "subjects": {
+    (``capstone_check.located``): per subject key, the subject and its features (id -> where). With ``raising``
+    (a check whose grader says on which cases a piece raised: ``located_on_error``), a located call that raises lets
+    the others run, and the row is led by the feature of the calls that raised."""
+    return {"locate": {"check": check, "tol": tol, "raising": raising, "subjects": {
         key: {"subject": subject, "features": features} for key, (subject, features) in subjects.items()}}}
 
 

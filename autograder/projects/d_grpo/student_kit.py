@@ -128,7 +128,7 @@ def price_exploit(ctx) -> dict:
     return {"kind": "calls", "calls": calls, "total": 3,
             "passed": "right on the toy and on unseen rows, binding floors included",
             **locate("D.price_exploit", ctx.bar.tolerance, {"price": (d_located.PRICE_SUBJECT,
-                                                                      d_located.PRICE_FEATURES)})}
+                                                                      d_located.PRICE_FEATURES)}, raising=True)}
 
 
 def chapter_tables(ctx) -> dict:
