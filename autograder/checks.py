@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.config import CourseError, describe
 from autograder.findings import Located
+from capstone_check.student import StudentError
 from capstone_check.verdict import failing_message
 
 
@@ -63,6 +64,33 @@ def pairs(cases, got, what: str = "cases"):
         found = f"{len(got)} results" if isinstance(got, list) else type(got).__name__
         raise Malformed(f"expected {len(cases)} results for the {what}, found {found}")
     return zip(cases, got)
+
+
+def every_case(cases, run) -> list:
+    """``[run(i, case) for ...]`` over ``cases``, in a check's child: when the student's code raises on some cases, the
+    others still run, and the first exception is raised with the cases that raised as ``partial["raised"]`` (read by
+    the check's ``located_on_error``). Any other failure (a value of the wrong kind) stops at once, as before."""
+    out, raised = [], []
+    for i, case in enumerate(cases):
+        try:
+            out.append(run(i, case))
+        except StudentError as exc:
+            if exc.kind != "raised":
+                raise
+            raised.append((i, exc))
+    if raised:
+        raised[0][1].partial = {"raised": [i for i, _ in raised]}
+        raise raised[0][1]
+    return out
+
+
+def raised_cases(partial: dict, count: int) -> list[bool] | None:
+    """Per case of ``count``, whether the piece raised on it, read from a child's ``partial["raised"]`` (untrusted:
+    None unless it names some of the cases, each once at most)."""
+    rows = partial.get("raised")
+    if not isinstance(rows, list) or not rows or not all(type(r) is int and 0 <= r < count for r in rows):
+        return None
+    return [i in rows for i in range(count)]
 
 
 def require(data, key: str, kind: type | tuple):

@@ -207,8 +207,7 @@ def test_a_ratio_off_by_a_factor_or_an_offset_says_so_in_final_grading_and_the_s
 
 @pytest.mark.parametrize("old, new, said", [
     ("(np.eye(logits.shape[1])[actions] - np.exp(logp_all))", "np.eye(logits.shape[1])[actions]",
-     "your gradients depart only at the samples whose gradient the clip keeps (inside the clip range, or beyond it "
-     "on the unfavourable side) (at every one of them)"),
+     "your gradients depart only at the samples whose gradient the clip keeps (at every one of them)"),
     ("np.clip(rho, 1 - eps, 1 + eps)", "np.clip(rho, 1 + eps, 1 + eps)",
      "your objectives are too small, never too large")])
 def test_a_clip_gradient_that_departs_in_its_gradient_formula_or_its_objective_says_where(tmp_path, course, bundle,
@@ -280,6 +279,23 @@ def test_a_price_that_raises_on_some_rows_says_which_in_final_grading_and_the_st
     private = load_course(paths.COURSE_FILE, private=tmp_path / "private.yml")
     blind = grade_checks(root, private, checks=["D.price_exploit"], seed_set="grading")["D.price_exploit"]
     assert blind["message"].endswith(f". {lead}") and "a tie" not in blind["message"], blind["message"]
+
+
+
+def test_a_step_that_raises_for_one_sample_groups_says_so_and_the_other_steps_still_run(tmp_path, course, bundle):
+    """A grpo_step that raises when K = 1 is led by that feature in final grading and the students' checker."""
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    first = "    pi_old, groups = policy(theta), []\n"
+    root = copy_reference(tmp_path, "D_grpo")
+    write_submission(root, mutate(reference, first, "    assert K > 1, 'a group of one'\n" + first), "D_grpo",
+                     "grpo.py")
+    row = grade_checks(root, course, checks=["D.grpo_step"])["D.grpo_step"]
+    lead = "Where it departs: your grpo_step raises only when K = 1."
+    assert row["message"].startswith(lead) and "AssertionError" in row["message"], row["message"]
+    assert [s["id"] for s in row["located"]] == ["D.grpo_step.raises-one-sample"]
+    assert kit_message(bundle, root, "D", "D.grpo_step")[0].startswith(lead)
 
 
 # ------------------------------------------------------------------------- inputs that tell neighbours apart

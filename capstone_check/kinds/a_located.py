@@ -85,8 +85,7 @@ SAMPLE_FEATURES = {  # a minibatch sample's features: its gradient row is its ow
     "inside": "at the samples whose ratio is inside the clip range",
     "favourable": "at the samples beyond the clip on the favourable side (where the clip removes the gradient)",
     "unfavourable": "at the samples beyond the clip on the unfavourable side",
-    "kept": "at the samples whose gradient the clip keeps (inside the clip range, or beyond it on the unfavourable "
-            "side)",
+    "kept": "at the samples whose gradient the clip keeps",  # inside the clip range, or beyond it unfavourably
     "positive-advantage": "at the samples whose advantage is positive",
     "negative-advantage": "at the samples whose advantage is negative",
 }

@@ -9,6 +9,7 @@ import numpy as np
 GROUP_FEATURES = {  # a group's features, as a located statement says them ("... depart only <where>")
     "one-sample": "on groups of one sample",
     "two-samples": "on groups of two samples",
+    "three-or-more": "on groups of three samples or more",
     "constant": "on groups of two or more equal rewards",
     "all-equal": "on groups whose rewards are all equal (a group of one sample included)",
     "binary": "on groups of 0/1 rewards that are not all equal",
@@ -25,7 +26,8 @@ def group_features(r) -> dict[str, bool]:
     r = np.asarray(r, dtype=float)
     equal = bool(np.all(r == r[0])) if r.size else True
     binary = bool(np.all((r == 0) | (r == 1)))
-    return {"one-sample": r.size == 1, "two-samples": r.size == 2, "constant": equal and r.size > 1,
+    return {"one-sample": r.size == 1, "two-samples": r.size == 2, "three-or-more": r.size >= 3,
+            "constant": equal and r.size > 1,
             "all-equal": equal, "binary": binary and not equal, "real-valued": not binary and not equal}
 
 
@@ -44,6 +46,7 @@ CLIP_FEATURES = {  # a case's features: its region, and for one sample which sid
     "unfavourable": "beyond the clip on the unfavourable side", "inside": "inside the clip range",
     "above": "where the ratio is above 1 + eps", "below": "where the ratio is below 1 - eps",
     "beyond": "beyond the clip, on either side",
+    "kept": "where the clip keeps the gradient",  # theta_old, inside the clip range, or beyond it unfavourably
     "positive-advantage": "where the advantage is positive", "negative-advantage": "where the advantage is negative"}
 
 
@@ -54,7 +57,7 @@ def clip_features(region: int, pi, pi_old, ys, A, eps) -> dict[str, bool]:
     above, below = bool(np.all(rho > 1 + eps)), bool(np.all(rho < 1 - eps))
     return {"theta-old": region == 0, "favourable": region == 1, "unfavourable": region == 2, "inside": region == 3,
             "above": above, "below": below,
-            "beyond": above or below, "positive-advantage": bool(np.all(A > 0)),
+            "beyond": above or below, "kept": region != 1, "positive-advantage": bool(np.all(A > 0)),
             "negative-advantage": bool(np.all(A < 0))}
 
 

@@ -87,7 +87,20 @@ def _price_raised(module, seed):
         yield raised, d_located.price_features(kind, d_oracle.price_exploit(*case))
 
 
-RAISING = {"D.price_exploit": _price_raised}  # check -> per case, whether the piece raised and the case's features
+def _step_raised(module, seed):
+    """Per case of D.grpo_step: whether the piece raised on it, and the case's features."""
+    for i, (case, theta) in enumerate(zip(d_steps.STEP_CASES, d_steps.step_inputs(seed))):
+        try:
+            module.grpo_step(theta.copy(), case[0], d_pieces.REWARDS[case[1]], np.random.default_rng(seed + i),
+                             **d_steps.step_kwargs(case, judging=False))
+            raised = False
+        except StudentError:
+            raised = True
+        yield raised, d_located.step_features(case)
+
+
+# check -> per case, whether the piece raised and the case's features
+RAISING = {"D.price_exploit": _price_raised, "D.grpo_step": _step_raised}
 
 
 def raising_true(check: str, statement: dict, piece, seed: int) -> bool:

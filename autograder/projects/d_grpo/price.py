@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Verdict, pairs
+from autograder.checks import Bar, Check, Verdict, every_case, pairs, raised_cases
 from autograder.comparisons import close
 from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from capstone_check.kinds import d_located
 from capstone_check.located import located, raising
-from capstone_check.student import StudentError, as_float
+from capstone_check.student import as_float
 from rlkit.toy import CONTAINS_ANSWER, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF
 
 
@@ -120,30 +120,17 @@ class PriceExploit(Check):
         tolerance: float = Field(description="largest gap from the reference's price, relative above 1")
 
     def collect(self, student, ctx):
-        """Every row's price; when the piece raises on a row, the other rows still run, and the first exception is
-        the row's, with the rows that raised beside it (``located_on_error``)."""
-        fn, out, raised = student.fn("price_exploit"), [], []
-        for row, (logits, r, e) in enumerate(price_cases(ctx.seed)):
-            try:
-                out.append(as_float(fn(logits.copy(), r.copy(), e), "price_exploit"))
-            except StudentError as exc:
-                if exc.kind != "raised":
-                    raise
-                raised.append((row, exc))
-        if raised:
-            raised[0][1].partial = {"raised": [row for row, _ in raised]}
-            raise raised[0][1]
-        return {"out": out}
+        fn = student.fn("price_exploit")  # a row it raises on lets the others run: ``located_on_error`` says which
+        return {"out": every_case(price_cases(ctx.seed), lambda _, case: as_float(
+            fn(case[0].copy(), case[1].copy(), case[2]), "price_exploit"))}
 
     def located_on_error(self, partial, ctx) -> list[dict]:
-        """The feature of the rows the piece raised on (``partial["raised"]``, as the child sent it), if one holds
-        them all."""
-        rows, wants = set(partial["raised"]), [oracle.price_exploit(*case) for case in price_cases(ctx.seed)]
-        if not rows or not rows <= set(range(len(wants))):
-            return []
-        return raising(self.id, "price_exploit", d_located.PRICE_FEATURES,
-                       [d_located.price_features(kind, want) for kind, want in zip(price_kinds(), wants)],
-                       [row in rows for row in range(len(wants))])
+        """The feature of the rows the piece raised on, if one holds them all."""
+        wants = [oracle.price_exploit(*case) for case in price_cases(ctx.seed)]
+        raised = raised_cases(partial, len(wants))
+        return [] if raised is None else raising(
+            self.id, "price_exploit", d_located.PRICE_FEATURES,
+            [d_located.price_features(kind, want) for kind, want in zip(price_kinds(), wants)], raised)
 
     def judge(self, data, ctx):
         low, high = ctx.bar.threshold_range

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.cascade import Probe, explained
-from autograder.checks import Check, Malformed, ToleranceBar, Verdict
+from autograder.checks import Check, Malformed, ToleranceBar, Verdict, every_case, raised_cases
 from autograder.comparisons import close
 from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
 from capstone_check.kinds import d_located
-from capstone_check.located import located
+from capstone_check.located import located, raising
 from capstone_check.student import as_array
 from rlkit.toy import N_RESPONSES, THETA_REF, policy
 
@@ -110,15 +110,22 @@ class GrpoStep(Check):
     Bar = ToleranceBar
 
     def collect(self, student, ctx):
-        step, out = student.fn("grpo_step"), []
-        for i, (case, theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seed))):
-            given, K = theta.copy(), case[0]
+        step = student.fn("grpo_step")  # a case it raises on lets the others run: ``located_on_error`` says which
+
+        def run(i, pair):
+            case, given = pair[0], pair[1].copy()
             new = explained(student, "grpo_step", lambda: as_array(step(
-                given, K, REWARDS[case[1]], np.random.default_rng(ctx.seed + i), **step_kwargs(case, judging=False)),
-                THETA_REF.shape, f"grpo_step({setting(case)})"), grpo_probes())
-            out.append(new)
-            out.append(as_array(given, THETA_REF.shape, "the theta passed to grpo_step"))
-        return {"out": out}
+                given, case[0], REWARDS[case[1]], np.random.default_rng(ctx.seed + i),
+                **step_kwargs(case, judging=False)), THETA_REF.shape, f"grpo_step({setting(case)})"), grpo_probes())
+            return [new, as_array(given, THETA_REF.shape, "the theta passed to grpo_step")]
+
+        return {"out": [theta for pair in every_case(zip(STEP_CASES, step_inputs(ctx.seed)), run) for theta in pair]}
+
+    def located_on_error(self, partial, ctx) -> list[dict]:
+        """The feature of the steps the piece raised on (K = 1, beta above 0, ...), if one holds them all."""
+        raised = raised_cases(partial, len(STEP_CASES))
+        return [] if raised is None else raising(self.id, "grpo_step", d_located.STEP_FEATURES,
+                                                 [d_located.step_features(case) for case in STEP_CASES], raised)
 
     def judge(self, data, ctx):
         failures, mistakes = [], []

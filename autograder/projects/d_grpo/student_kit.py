@@ -109,7 +109,8 @@ def grpo_step(ctx) -> dict:
         calls.append(located_call(entry, d_located.step_features(case), ("step", None), base=theta))
     return {"kind": "calls", "calls": calls, "total": len(steps.STEP_CASES),
             "passed": "matches the chapter's step, its clipped multi-epoch form, any weight and beta > 0",
-            **locate("D.grpo_step", ctx.bar.tolerance, {"step": (d_located.STEP_SUBJECT, d_located.STEP_FEATURES)})}
+            **locate("D.grpo_step", ctx.bar.tolerance, {"step": (d_located.STEP_SUBJECT, d_located.STEP_FEATURES)},
+                     raising=True)}
 
 
 def price_exploit(ctx) -> dict:
