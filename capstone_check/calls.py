@@ -16,6 +16,7 @@ import numpy as np
 
 from capstone_check.located import after_lead, located, raising, sentence, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
+from capstone_check.through import through_calls
 from capstone_check.values import COMPARE, decode, difference, fmt
 from capstone_check.verdict import RECOGNISED, Verdict, failing_message
 
@@ -143,11 +144,12 @@ def where_and_smallest(student, spec: dict, verdict: Verdict) -> Verdict:
     return verdict
 
 
-def raised_where(spec: dict, raised: list[tuple[dict, StudentError | None]]) -> StudentError:
+def raised_where(student, spec: dict, raised: list[tuple[dict, StudentError | None]]) -> StudentError:
     """The first exception of a piece that raised on some of its located calls (``raised``: each located call and what
-    it raised, or None), led, as final grading leads it, by the feature of the calls it raised on."""
+    it raised, or None), led, as final grading leads it, by the piece it departs through and the feature of the calls
+    it raised on."""
     first = next(exc for _, exc in raised if exc is not None)
-    where, said = spec["locate"], []
+    where, said = spec["locate"], through_calls(student, spec)
     for key, about in where["subjects"].items():
         calls = [(call, exc) for call, exc in raised if any(k == key for k, _ in call["locate"])]
         if any(exc is not None for _, exc in calls):
@@ -176,7 +178,8 @@ def run_calls(student, spec: dict) -> Verdict:
             got = _shaped(student.call(call["fn"], call.get("module"), args, kwargs), out, what)
         except StudentError as exc:
             if exc.kind != "raised" or not call.get("locate") or not spec.get("locate", {}).get("raising"):
-                raise
+                raise StudentError(after_lead(sentence(through_calls(student, spec)), str(exc)), exc.kind,
+                                   exc.exception) from None
             located_calls.append((call, exc))
             continue
         if call.get("locate") and spec.get("locate", {}).get("raising"):
@@ -200,8 +203,8 @@ def run_calls(student, spec: dict) -> Verdict:
             if not low <= got <= high:
                 failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
     if any(exc is not None for _, exc in located_calls):
-        raise raised_where(spec, located_calls)
-    said = where_said(spec, compared) if failed else []
+        raise raised_where(student, spec, located_calls)
+    said = through_calls(student, spec) + where_said(spec, compared) if failed else []
     verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"], located=said),
                             spec, [m for m, hit in matches.items() if hit])
     return where_and_smallest(student, spec, verdict)

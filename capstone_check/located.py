@@ -195,8 +195,12 @@ def sentence(statements: Sequence[dict], most: int = LEAD) -> str:
 
 
 def after_lead(lead: str, message: str) -> str:
-    """``message`` after the sentence ``lead`` (none: as it is), its first letter raised to begin a sentence."""
-    return f"{lead} {message[:1].upper()}{message[1:]}" if lead else message
+    """``message`` after the sentence ``lead`` (none: as it is), its first letter raised to begin a sentence unless
+    it begins with a name of code (``grpo_step(K = 1, ...)``), which keeps its spelling."""
+    if not lead:
+        return message
+    first = message.split(" ", 1)[0]
+    return f"{lead} {message if '_' in first or '(' in first else message[:1].upper() + message[1:]}"
 
 
 SHOWN_AT_MOST = 8  # numbers of one array a message may print

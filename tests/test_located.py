@@ -145,6 +145,9 @@ def test_the_page_lists_every_feature_of_every_check():
     missing = {check: [f for f in features if f"`{f.replace(' ', '-')}`" not in rows.get(check, "")]
                for check, features in vocabulary.items()}
     assert not any(missing.values()), missing
+    from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES
+    page = (paths.KIT_ROOT / "docs" / "located.md").read_text(encoding="utf-8")
+    assert "D.grpo_step.through-<piece>" in page and all(f"`{piece}`" in page for piece in ORACLE_NAMES)
 
 
 @pytest.mark.parametrize("partial", [{}, {"steps": "many", "taken": 3}, {"steps": [[1.0, 2.0]], "taken": 1},
@@ -165,3 +168,25 @@ def test_what_a_raising_child_sends_of_its_update_says_nothing_unless_it_is_the_
     said = led_on_error(entry, check, {"steps": [], "taken": 0}, ctx)
     assert [s.id for s in said.located] == ["A.update.first-step"]
     assert said.message.startswith("Where it departs: your update departs at its first Adam step")
+
+
+def test_what_a_child_sends_of_its_reruns_says_nothing_unless_every_step_is_the_expected_one(course):
+    """The re-runs with a stand-in (``capstone_check.through``) come from the child, untrusted: only the pieces the
+    step calls are read, each only when it holds an expected step for every case; any other form says nothing."""
+    from autograder.checks import Context, validated_bar
+    from autograder.findings import led_on_error
+    from autograder.projects import PROJECTS
+    from autograder.projects.d_grpo.steps import reference_steps
+    from autograder.report.model import CheckResult
+
+    check = PROJECTS["D"].checks["D.grpo_step"]
+    ctx = Context((7,), "public", validated_bar(check, course.projects["D"].checks["D.grpo_step"].bar, "D.grpo_step"))
+    entry = CheckResult("D.grpo_step", check.name, 0.0, 3.0, False, "`grpo_step` raised IndexError")
+    right = [w.tolist() for w in reference_steps(7)]
+    for forged in ("all", {"you passed": right}, {"kl_penalized_reward": right[:-1]},
+                   {"kl_penalized_reward": [[1.0]] * len(right)}, {"kl_penalized_reward": [None] * len(right)},
+                   {"kl_penalized_reward": right[:-1] + [(np.array(right[-1]) + 1).tolist()]}):
+        assert led_on_error(entry, check, {"through": forged}, ctx) == entry, forged
+    said = led_on_error(entry, check, {"through": {"group_standardized_weight": None, "kl_penalized_reward": right}},
+                        ctx)
+    assert [s.id for s in said.located] == ["D.grpo_step.through-kl_penalized_reward"]

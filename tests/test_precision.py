@@ -298,6 +298,41 @@ def test_a_step_that_raises_for_one_sample_groups_says_so_and_the_other_steps_st
     assert kit_message(bundle, root, "D", "D.grpo_step")[0].startswith(lead)
 
 
+@pytest.mark.parametrize("old, new, piece", [
+    ("((A < 0) & (rho < 1 - eps))", "((A < 0) & (rho < 2 - eps))", "clipped_surrogate_gradient"),
+    ("r.std() + 1e-8", "r.std()", "group_standardized_weight")])  # the second makes NaN steps: an error row
+def test_a_step_that_departs_only_through_a_piece_names_it_in_final_grading_and_the_students_checker(
+        tmp_path, course, bundle, old, new, piece):
+    """A right grpo_step over a wrong piece: with the reference's piece in place it gives the expected steps, so its
+    row says which piece, in final grading and the students' checker alike; on private grading seeds, where the
+    piece's expected outputs would give the steps away, the child gets none and nothing is said."""
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    root = copy_reference(tmp_path, "D_grpo")
+    write_submission(root, mutate(reference, old, new), "D_grpo", "grpo.py")
+    row = grade_checks(root, course, checks=["D.grpo_step"])["D.grpo_step"]
+    lead = (f"Where it departs: your grpo_step departs only through your `{piece}`: with the expected `{piece}` in "
+            "its place it gives the expected steps.")
+    assert row["score"] == 0 and row["message"].startswith(lead), row["message"]
+    assert [s["id"] for s in row["located"]] == [f"D.grpo_step.through-{piece}"]
+    assert kit_message(bundle, root, "D", "D.grpo_step")[0].startswith(lead)
+    (tmp_path / "private.yml").write_text("seeds: {grading: [4000000001, 55]}\n")
+    private = load_course(paths.COURSE_FILE, private=tmp_path / "private.yml")
+    blind = grade_checks(root, private, checks=["D.grpo_step"], seed_set="grading")["D.grpo_step"]
+    assert blind["score"] == 0 and "through" not in blind["message"], blind["message"]
+
+
+def test_the_stand_ins_records_are_made_for_the_public_seeds_only(course):
+    """The records of the reference's piece outputs would give a graded step away: none on the grading seeds."""
+    from autograder.checks import Context
+    from autograder.projects.d_grpo.steps import GrpoStep
+
+    bar = course.projects["D"].checks["D.grpo_step"].bar
+    assert GrpoStep().prepare(Context((4_000_000_001, 55), "grading", bar)) is None
+    assert GrpoStep().prepare(Context((7,), "public", bar)).endswith(".json")
+
+
 # ------------------------------------------------------------------------- inputs that tell neighbours apart
 
 

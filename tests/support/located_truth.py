@@ -18,6 +18,8 @@ from autograder.projects._shared.ppo.cases import gae_cases
 from autograder.projects.c_diagnosis import oracle as c_oracle, pieces as c_pieces
 from autograder.projects.a_ppo import pieces as a_pieces, update as a_update
 from autograder.projects._shared.ppo.cases import update_case
+from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES
+from capstone_check.through import in_place_of
 from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, price as d_price, steps as d_steps
 from capstone_check.kinds import a_located, c_located, d_located
 from capstone_check.located import of_kinds
@@ -285,6 +287,19 @@ def update_course_true(key: str, piece, seed: int, bar: dict) -> bool:
             "later-epoch": first >= minibatches}[key]
 
 
+def through_true(statement: dict, piece, seed: int, bar: dict) -> bool:
+    """Whether "your grpo_step departs only through your `<p>`" holds: with the reference's own ``p`` (the oracle's
+    function, not the grader's recorded stand-in) in place of the student's, every case gives the reference's step."""
+    name = statement["id"].split(".through-")[1]
+    module = piece._student.module("grpo")
+    with in_place_of(module, name, getattr(d_oracle, ORACLE_NAMES[name])):
+        steps = [(np.asarray(module.grpo_step(theta.copy(), case[0], d_pieces.REWARDS[case[1]],
+                                              np.random.default_rng(seed + i), **d_steps.step_kwargs(case, False))),
+                  d_steps.reference_step(seed, i, theta, d_steps.step_kwargs(case)))
+                 for i, (case, theta) in enumerate(zip(d_steps.STEP_CASES, d_steps.step_inputs(seed)))]
+    return all(not _apart(got, want, bar["tolerance"]).any() for got, want in steps)
+
+
 def judged_statements(check: str, statements: list[dict], piece, seed: int, bar: dict) -> tuple[int, list[str]]:
     """How many of a row's ``statements`` could be replayed here, and the ids of those that do not hold of ``piece``'s
     own output. A "where they depart, they ..." statement speaks of the subject said before it; a subject ``CASES``
@@ -292,6 +307,10 @@ def judged_statements(check: str, statements: list[dict], piece, seed: int, bar:
     checked, false, subject = 0, [], None
     for statement in statements:
         text, key = statement["text"], statement["id"].split(".")[-1]
+        if ".through-" in statement["id"]:
+            checked += 1
+            false += [] if through_true(statement, piece, seed, bar) else [statement["id"]]
+            continue
         if ".raises-" in statement["id"] and check in RAISING:
             checked += 1
             false += [] if raising_true(check, statement, piece, seed) else [statement["id"]]

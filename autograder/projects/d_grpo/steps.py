@@ -3,6 +3,8 @@ beta > 0 and with weights other than the default."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from autograder.cascade import Probe, explained
@@ -12,9 +14,12 @@ from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
+from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES, recorded_calls, records_file
 from capstone_check.kinds import d_located
 from capstone_check.located import located, raising
-from capstone_check.student import as_array
+from capstone_check.student import StudentError, as_array
+from capstone_check.through import reran, through
+from capstone_check.values import decode
 from rlkit.toy import N_RESPONSES, THETA_REF, policy
 
 # ------------------------------------------------------------------------------------------------ the whole step
@@ -60,6 +65,9 @@ def step_kwargs(case, judging: bool = True) -> dict:
     _, _, beta, epochs, eps, lr, weight = case
     kwargs = {"beta": beta, "lr": lr, "epochs": epochs, "eps": eps}
     return {**kwargs, "weight": STEP_WEIGHTS[weight]} if judging or weight else kwargs
+
+
+STEP_NOUN = "steps"  # what a right step gives with the expected piece in place of the one it departs through
 
 
 def grpo_probes() -> list[Probe]:
@@ -109,45 +117,94 @@ class GrpoStep(Check):
 
     Bar = ToleranceBar
 
+    def prepare(self, ctx) -> str | None:
+        """Grader side: on the public seeds, the reference pieces' outputs on the calls a right step makes on this
+        seed's cases (``stand_ins``), for the child's re-runs; on the grading seeds nothing, as they would give the
+        steps away."""
+        return records_file(step_records(ctx.seed)) if ctx.seed_set == "public" else None
+
     def collect(self, student, ctx):
+        try:
+            out = self.steps(student, ctx.seed)
+        except StudentError as exc:
+            exc.partial = {**exc.partial, "through": reruns(student, ctx)}
+            raise
+        return {"out": out, "through": reruns(student, ctx)}
+
+    @staticmethod
+    def steps(student, seed: int) -> list:
         step = student.fn("grpo_step")  # a case it raises on lets the others run: ``located_on_error`` says which
 
         def run(i, pair):
             case, given = pair[0], pair[1].copy()
             new = explained(student, "grpo_step", lambda: as_array(step(
-                given, case[0], REWARDS[case[1]], np.random.default_rng(ctx.seed + i),
+                given, case[0], REWARDS[case[1]], np.random.default_rng(seed + i),
                 **step_kwargs(case, judging=False)), THETA_REF.shape, f"grpo_step({setting(case)})"), grpo_probes())
             return [new, as_array(given, THETA_REF.shape, "the theta passed to grpo_step")]
 
-        return {"out": [theta for pair in every_case(zip(STEP_CASES, step_inputs(ctx.seed)), run) for theta in pair]}
+        return [theta for pair in every_case(zip(STEP_CASES, step_inputs(seed)), run) for theta in pair]
 
     def located_on_error(self, partial, ctx) -> list[dict]:
-        """The feature of the steps the piece raised on (K = 1, beta above 0, ...), if one holds them all."""
+        """The piece it departs through, if one; the feature of the steps the piece raised on (K = 1, beta above 0,
+        ...), if one holds them all."""
         raised = raised_cases(partial, len(STEP_CASES))
-        return [] if raised is None else raising(self.id, "grpo_step", d_located.STEP_FEATURES,
-                                                 [d_located.step_features(case) for case in STEP_CASES], raised)
+        return through_said(self.id, partial.get("through"), ctx) + ([] if raised is None else raising(
+            self.id, "grpo_step", d_located.STEP_FEATURES, [d_located.step_features(case) for case in STEP_CASES],
+            raised))
 
     def judge(self, data, ctx):
         failures, mistakes = [], []
         if not isinstance(data["out"], list) or len(data["out"]) != 2 * len(STEP_CASES):
             raise Malformed(f"expected a new and a given theta for each of the {len(STEP_CASES)} steps")
-        for i, (case, theta) in enumerate(zip(STEP_CASES, step_inputs(ctx.seed))):
+        thetas, wants = step_inputs(ctx.seed), reference_steps(ctx.seed)
+        for i, (case, theta, want) in enumerate(zip(STEP_CASES, thetas, wants)):
             got, given = np.array(data["out"][2 * i]), np.array(data["out"][2 * i + 1])
-            kwargs = step_kwargs(case)
-            want = reference_step(ctx.seed, i, theta, kwargs)
             if not np.array_equal(given, theta):
                 failures.append(f"{setting(case)}: grpo_step changed the theta it was given; return a new array")
             elif not close(got, want, ctx.bar.tolerance):
                 failures.append(f"{setting(case)}: {first_entry(got, want)}")
-                mistakes.append(step_mistake(ctx.seed, i, theta, got, kwargs))
-        thetas = step_inputs(ctx.seed)
-        said = located([(np.array(data["out"][2 * i]) - theta, reference_step(ctx.seed, i, theta, step_kwargs(case))
-                         - theta) for i, (case, theta) in enumerate(zip(STEP_CASES, thetas))], ctx.bar.tolerance,
-                       self.id, d_located.STEP_SUBJECT, d_located.STEP_FEATURES,
-                       [d_located.step_features(case) for case in STEP_CASES])
+                mistakes.append(step_mistake(ctx.seed, i, theta, got, step_kwargs(case)))
+        said = (through_said(self.id, data.get("through"), ctx) if failures else []) + located(
+            [(np.array(data["out"][2 * i]) - theta, want - theta)
+             for i, (theta, want) in enumerate(zip(thetas, wants))],
+            ctx.bar.tolerance, self.id, d_located.STEP_SUBJECT, d_located.STEP_FEATURES,
+            [d_located.step_features(case) for case in STEP_CASES])
         return Verdict.of(failures, len(STEP_CASES), "matches the chapter's step, its clipped multi-epoch form, any "
                           "weight and beta > 0", note=hint(mistakes, contract=not said),
                           findings=step_findings(data, ctx.seed) if failures else [], located=said)
+
+
+def reference_steps(seed: int) -> list[np.ndarray]:
+    """The reference's new theta of every case."""
+    return [reference_step(seed, i, theta, step_kwargs(case))
+            for i, (case, theta) in enumerate(zip(STEP_CASES, step_inputs(seed)))]
+
+
+def step_records(seed: int) -> dict[str, list]:
+    return recorded_calls(STEP_CASES, step_inputs(seed), seed, lambda case: step_kwargs(case, judging=False))
+
+
+def reruns(student, ctx) -> dict:
+    """In the child: per piece that grpo_step calls, the new thetas of every case with the recorded stand-in in place
+    of the student's piece (None where that cannot run); nothing without records (the grading seeds)."""
+    if not ctx.inputs:
+        return {}
+    module, seed = student.module("grpo"), ctx.seed
+    with open(ctx.inputs, encoding="utf-8") as records:
+        stand_ins = decode(json.load(records))
+
+    def run():
+        return [np.asarray(module.grpo_step(theta.copy(), case[0], REWARDS[case[1]], np.random.default_rng(seed + i),
+                                            **step_kwargs(case, judging=False)), dtype=float)
+                for i, (case, theta) in enumerate(zip(STEP_CASES, step_inputs(seed)))]
+
+    return reran(module, stand_ins, run)
+
+
+def through_said(check: str, reruns_, ctx) -> list[dict]:
+    """Where the steps depart through one piece: the re-runs a child sent (untrusted) against the reference's steps."""
+    return through(check, "grpo_step", STEP_NOUN, list(ORACLE_NAMES), reruns_, reference_steps(ctx.seed),
+                   ctx.bar.tolerance)
 
 
 def step_findings(data, seed: int) -> list:

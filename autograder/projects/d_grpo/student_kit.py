@@ -107,7 +107,9 @@ def grpo_step(ctx) -> dict:
                      out_array(want, ctx.bar.tolerance), f"grpo_step({steps.setting(case)})", f"case {i}", keep=[0])
         entry["kwargs"] = {**kwargs, **({"weight": weight(weight_name)} if weight_name else {})}
         calls.append(located_call(entry, d_located.step_features(case), ("step", None), base=theta))
-    return {"kind": "calls", "calls": calls, "total": len(steps.STEP_CASES),
+    through = {"check": "D.grpo_step", "fn": "grpo_step", "module": "grpo", "noun": steps.STEP_NOUN,
+               "tol": ctx.bar.tolerance, "records": encode(steps.step_records(ctx.seed))}
+    return {"kind": "calls", "calls": calls, "total": len(steps.STEP_CASES), "through": through,
             "passed": "matches the chapter's step, its clipped multi-epoch form, any weight and beta > 0",
             **locate("D.grpo_step", ctx.bar.tolerance, {"step": (d_located.STEP_SUBJECT, d_located.STEP_FEATURES)},
                      raising=True)}
