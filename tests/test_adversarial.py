@@ -221,7 +221,7 @@ def test_a_first_minibatch_made_up_by_patching_the_recorder_is_refused(tmp_path,
     patch = """
 import autograder.projects.a_ppo.ratio as _pieces
 from rlkit.categorical import log_prob as _log_prob
-def _made_up(student, agent, batch):
+def _made_up(student, agent, batch, seen=None):
     logits = np.random.default_rng(0).normal(size=(8, 2))
     actions = np.zeros(8, dtype=int)
     return {"called": True, "logits": logits, "actions": actions, "logp_old": _log_prob(logits, actions)}

@@ -136,6 +136,7 @@ def test_the_page_lists_every_feature_of_every_check():
     from capstone_check.kinds import c_located, d_located
 
     vocabulary = {"A.gae": a_located.FEATURES, "A.clip_gradient": a_located.SAMPLE_FEATURES,
+                  "A.ratio": [key for key, _ in a_located.UPDATE_RAISED.values()],
                   "A.value_entropy": a_located.ROW_FEATURES, "D.weights": d_located.GROUP_FEATURES,
                   "D.kl_penalty": d_located.KL_FEATURES, "D.clip_gradient": d_located.CLIP_FEATURES,
                   "D.grpo_step": d_located.STEP_FEATURES, "D.price_exploit": d_located.PRICE_FEATURES,
@@ -190,3 +191,12 @@ def test_what_a_child_sends_of_its_reruns_says_nothing_unless_every_step_is_the_
     said = led_on_error(entry, check, {"through": {"group_standardized_weight": None, "kl_penalized_reward": right}},
                         ctx)
     assert [s.id for s in said.located] == ["D.grpo_step.through-kl_penalized_reward"]
+
+
+@pytest.mark.parametrize("reached", [None, "yes", 1, 0, [True]])
+def test_where_a_raising_update_stood_is_said_only_from_a_bool(reached):
+    """A.ratio's child says whether ppo_update had made its first clipped_surrogate call before it raised: untrusted,
+    so only a bool says anything."""
+    assert a_located.update_raised(reached) == []
+    assert [s["id"] for s in a_located.update_raised(True)] == ["A.ratio.update-raises-after-objective"]
+    assert [s["id"] for s in a_located.update_raised(False)] == ["A.ratio.update-raises-before-objective"]

@@ -257,6 +257,32 @@ def test_an_update_that_raises_says_at_which_step_it_departed_in_final_grading_a
 
 
 
+@pytest.mark.parametrize("line, reached", [
+    ("            adv = batch[\"advantages\"][idx]\n", False),
+    ("            v_loss, d_values = value_loss(values[:, 0], batch[\"returns\"][idx])\n", True)])
+def test_a_ratio_that_cannot_be_read_says_whether_the_update_raised_before_its_objective(tmp_path, course, bundle,
+                                                                                         line, reached):
+    """A ppo_update that raises on its first minibatch, before or after its first clipped_surrogate call: A.ratio's
+    row keeps the exception and its line, led by which, in final grading, on grading seeds and in the checker."""
+    from capstone_check.kinds.a_located import UPDATE_RAISED
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
+    root = copy_reference(tmp_path, "A_ppo")
+    write_submission(root, mutate(reference, line, line + "            raise KeyError('a slip')\n"), "A_ppo",
+                     "ppo.py")
+    key, said = UPDATE_RAISED[reached]
+    lead = f"Where it departs: {said}."
+    row = grade_checks(root, course, checks=["A.ratio"])["A.ratio"]
+    assert row["message"].startswith(lead) and "raised KeyError" in row["message"], row["message"]
+    assert [s["id"] for s in row["located"]] == [f"A.ratio.{key}"]
+    assert kit_message(bundle, root, "A", "A.ratio")[0].startswith(lead)
+    (tmp_path / "private.yml").write_text("seeds: {grading: [4000000001, 55]}\n")
+    private = load_course(paths.COURSE_FILE, private=tmp_path / "private.yml")
+    blind = grade_checks(root, private, checks=["A.ratio"], seed_set="grading")["A.ratio"]
+    assert lead in blind["message"], blind["message"]
+
+
 def test_a_price_that_raises_on_some_rows_says_which_in_final_grading_and_the_students_checker(tmp_path, course,
                                                                                             bundle):
     """A price_exploit that raises on the rows where a response ties the exploit's logit (and returns elsewhere):

@@ -118,6 +118,20 @@ def entropy_row_features(logits) -> dict[str, np.ndarray]:
 
 UPDATE_SUBJECT = "your update"
 RATIO_SUBJECT = "your ratios"  # importance_ratio's, said by relations alone
+# where ppo_update raised, against its first clipped_surrogate call, when A.ratio could not read that call's ratio
+UPDATE_RAISED = {
+    False: ("update-raises-before-objective", "your ppo_update raises before its first clipped_surrogate call"),
+    True: ("update-raises-after-objective", "your ppo_update raises after its first clipped_surrogate call"),
+}
+
+
+def update_raised(reached) -> list[dict]:
+    """A.ratio's statement of where ppo_update raised (``reached``: whether its first clipped_surrogate call was made
+    before, as a child sent it: any other value than a bool says nothing)."""
+    if type(reached) is not bool:
+        return []
+    key, text = UPDATE_RAISED[reached]
+    return [{"id": f"A.ratio.{key}", "text": text}]
 COURSE = {  # where along its Adam steps a whole update first departs -> what a statement says of it
     "first-step": "departs at its first Adam step: look at what one minibatch computes (samples, loss, gradient), "
                   "not at the loops",

@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as np
 
-from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, raised_course, update_course
+from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, raised_course, update_course, update_raised
 from capstone_check.calls import flat, same_numbers, recognised, with_findings
 from capstone_check.located import after_lead, located, sentence
 from capstone_check.student import StudentError, describe
@@ -73,10 +73,11 @@ def config(student, values: dict):
         raise StudentError(f"Config({', '.join(values)}) failed: {exc}", "raised") from None
 
 
-def first_surrogate_call(student, agent, batch_, make_config) -> dict:
-    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call; the config it
-    is given is ``make_config()``, made once the call is being recorded."""
-    module, seen = student.modules[0], {}
+def first_surrogate_call(student, agent, batch_, make_config, seen: dict | None = None) -> dict:
+    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call (into ``seen``,
+    kept by the caller when the update raises); the config it is given is ``make_config()``, made once the call is
+    being recorded."""
+    module, seen = student.modules[0], {} if seen is None else seen
     original = getattr(module, "clipped_surrogate", None)
 
     def recording(logits, actions, logp_old, *rest, **kw):
@@ -118,12 +119,12 @@ def ratio(student, spec: dict) -> Verdict:
 def first_minibatch(student, spec: dict, failures: list[str], found: list[str], said: list[dict]) -> Verdict:
     """The ratio on ppo_update's first minibatch, after ``failures`` of the ratio itself (``said``: where it
     departs); the batch-order log-probs this call shows go into ``found``."""
-    agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
+    agent, batch_, seen = decode(spec["agent"]), decode(spec["batch"]), {}
     try:
-        seen = first_surrogate_call(student, agent, batch_, lambda: config(student, spec["config"]))
+        first_surrogate_call(student, agent, batch_, lambda: config(student, spec["config"]), seen)
     except StudentError as exc:
         failures.append(f"the ratio on ppo_update's first minibatch could not be read: {exc}")
-        return Verdict.of(failures, 2, "", located=said)
+        return Verdict.of(failures, 2, "", located=said + (update_raised(bool(seen)) if exc.kind == "raised" else []))
     if not seen:
         failures.append("ppo_update never called clipped_surrogate, so the ratio of its first minibatch could not be "
                         "read; compute the objective with your clipped_surrogate")

@@ -22,6 +22,7 @@ from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES
 from capstone_check.through import in_place_of
 from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, price as d_price, steps as d_steps
 from capstone_check.kinds import a_located, c_located, d_located
+from capstone_check.kinds.a_ppo import first_surrogate_call
 from capstone_check.located import of_kinds
 from capstone_check.student import Student, StudentError
 from rlkit.nn import Adam, flatten
@@ -300,6 +301,17 @@ def through_true(statement: dict, piece, seed: int, bar: dict) -> bool:
     return all(not _apart(got, want, bar["tolerance"]).any() for got, want in steps)
 
 
+def update_raised_true(key: str, piece, seed: int) -> bool:
+    """Whether A.ratio's "your ppo_update raises before/after its first clipped_surrogate call" holds: the student's
+    update, run as A.ratio runs it, raises, having made that call or not as said."""
+    student, seen = piece._student, {}
+    try:
+        first_surrogate_call(student, *update_case(seed), lambda: a_update.student_config(student), seen)
+    except StudentError:
+        return key == a_located.UPDATE_RAISED[bool(seen)][0]
+    return False
+
+
 def judged_statements(check: str, statements: list[dict], piece, seed: int, bar: dict) -> tuple[int, list[str]]:
     """How many of a row's ``statements`` could be replayed here, and the ids of those that do not hold of ``piece``'s
     own output. A "where they depart, they ..." statement speaks of the subject said before it; a subject ``CASES``
@@ -307,6 +319,10 @@ def judged_statements(check: str, statements: list[dict], piece, seed: int, bar:
     checked, false, subject = 0, [], None
     for statement in statements:
         text, key = statement["text"], statement["id"].split(".")[-1]
+        if check == "A.ratio" and key in {k for k, _ in a_located.UPDATE_RAISED.values()}:
+            checked += 1
+            false += [] if update_raised_true(key, piece, seed) else [statement["id"]]
+            continue
         if ".through-" in statement["id"]:
             checked += 1
             false += [] if through_true(statement, piece, seed, bar) else [statement["id"]]

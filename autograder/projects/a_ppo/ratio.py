@@ -13,7 +13,7 @@ from autograder.findings import Finding, matched, of_piece, same
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects.a_ppo.update import ppo_probes, student_config
-from capstone_check.kinds.a_located import RATIO_SUBJECT
+from capstone_check.kinds.a_located import RATIO_SUBJECT, update_raised
 from capstone_check.kinds.a_ppo import first_surrogate_call
 from capstone_check.located import located
 from capstone_check.student import StudentError, as_array
@@ -22,9 +22,9 @@ from rlkit.categorical import log_prob
 from rlkit.nn import mlp_forward
 
 
-def record_first_surrogate(student, agent, batch) -> dict:
-    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call."""
-    seen = first_surrogate_call(student, agent, batch, lambda: student_config(student))
+def record_first_surrogate(student, agent, batch, seen: dict) -> dict:
+    """Run the student's ppo_update once, recording the arguments of its first clipped_surrogate call into ``seen``."""
+    first_surrogate_call(student, agent, batch, lambda: student_config(student), seen)
     return {"called": bool(seen), **seen}
 
 
@@ -39,11 +39,13 @@ class Ratio(Check):
         rng = np.random.default_rng(ctx.seed)
         new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
         ratio = as_array(student.fn("importance_ratio")(new.copy(), old.copy()), (50,), "importance_ratio")
+        seen = {}
         try:  # the ratio is graded even when ppo_update cannot run yet; the message then says why the rest could not
-            first = explained(student, "ppo_update", lambda: record_first_surrogate(student, *update_case(ctx.seed)),
-                              ppo_probes())
-        except StudentError as exc:
-            return {"ratio": ratio, "called": False, "update_failed": str(exc)}
+            first = explained(student, "ppo_update",
+                              lambda: record_first_surrogate(student, *update_case(ctx.seed), seen), ppo_probes())
+        except StudentError as exc:  # and, when its code raised, whether that was before its first objective
+            return {"ratio": ratio, "called": False, "update_failed": str(exc),
+                    **({"reached_objective": bool(seen)} if exc.kind == "raised" else {})}
         return {"ratio": ratio, **first}
 
     def judge(self, data, ctx):
@@ -75,6 +77,7 @@ class Ratio(Check):
         ratio_right = not failures or not failures[0].startswith("importance_ratio")
         said = [] if ratio_right else located([(data["ratio"], np.exp(new - old))], ctx.bar.tolerance, self.id,
                                               RATIO_SUBJECT)
+        said += update_raised(data.get("reached_objective")) if "update_failed" in data else []
         return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch", located=said,
                           note="importance_ratio is right" if ratio_right else "",
                           findings=matched(of_piece(MISTAKES, "importance_ratio"), [(new, old)], [data["ratio"]])
