@@ -25,6 +25,7 @@ RELATIONS = {  # said after a plural subject: "your advantages are ..."
     "nan": "are NaN or infinite where numbers are expected",
     "zero": "are zero where nonzero values are expected",
     "sign": "are the expected values with their sign flipped",
+    "one-minus": "are one minus the expected values (the complement of a fraction, say)",
     "factor": "are the expected values times one constant factor",
     "offset": "are the expected values plus one constant",
     "factor-per-case": "are the expected values times a factor of each case's own",
@@ -101,6 +102,8 @@ def relation(pairs: Sequence[tuple], tolerance: float) -> str | None:
     if all(_near(g, -w, tolerance) for g, w in zip(got, want)):
         return "sign"
     if sum(x.size for x in got) >= 2:  # a single entry is a multiple of itself: nothing would be said
+        if all(_near(g, 1 - w, tolerance) for g, w in zip(got, want)):
+            return "one-minus"
         for how in ("factor", "offset"):
             c = _constant(got, want, how)
             if c is not None and all(_near(g, w * c if how == "factor" else w + c, tolerance)

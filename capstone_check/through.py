@@ -45,7 +45,8 @@ def in_place_of(module: ModuleType, piece: str, stand_in: Callable) -> Iterator[
 def replaying(calls: Sequence[tuple[Sequence, object]]) -> Callable:
     """A stand-in that returns the recorded output of the recorded call whose arguments are these (numbers within
     1e-9), and raises ``NotRecorded`` on any other call."""
-    def stand_in(*args):
+    def stand_in(*args, **kwargs):
+        args = (*args, *kwargs.values())  # named as the reference names them, in its order
         for recorded, out in calls:
             if len(recorded) == len(args) and all(_same(a, r) for a, r in zip(args, recorded)):
                 return np.array(out, dtype=float, copy=True)
@@ -59,6 +60,19 @@ def _same(a, b) -> bool:
     except (TypeError, ValueError):
         return False
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= 1e-9 * np.maximum(1, np.abs(b))))
+
+
+def numbers(value) -> np.ndarray:
+    """An output as one row of numbers: a pair's parts (an objective and its gradient) one after the other."""
+    parts = value if isinstance(value, (tuple, list)) else [value]
+    return np.concatenate([np.ravel(np.asarray(part, dtype=float)) for part in parts])
+
+
+def _expected(out: dict) -> np.ndarray:
+    """A calls spec's expected output (``capstone_check.calls``) as ``numbers`` gives the student's."""
+    if "pair" in out:
+        return np.concatenate([_expected(part) for part in out["pair"]])
+    return np.ravel(np.asarray(decode(out["array"] if "array" in out else out["float"]), dtype=float))
 
 
 def rerun(module: ModuleType, piece: str, stand_in: Callable, run: Callable[[], list]) -> list | None:
@@ -102,18 +116,19 @@ def through(check: str, composite: str, noun: str, pieces: Sequence[str], reruns
 
 
 def through_calls(student, spec: dict) -> list[dict]:
-    """In the students' checker: the statement for a whole step's calls (``spec["calls"]`` of ``spec["through"]``'s
-    function) with each recorded piece in turn replaced by its stand-in, as final grading says it."""
+    """In the students' checker: the statement for a composite's located calls (``spec["calls"]`` of
+    ``spec["through"]``'s function) with each recorded piece in turn replaced by its stand-in, as final grading says
+    it."""
     if "through" not in spec:
         return []
     about = spec["through"]
     module = student.module(about["module"])
-    calls = [call for call in spec["calls"] if call["fn"] == about["fn"]]
+    calls = [call for call in spec["calls"] if call["fn"] == about["fn"] and call.get("locate")]
 
     def run():
-        return [np.asarray(getattr(module, about["fn"])(*decode(call["args"]), **decode(call.get("kwargs", {}))),
-                           dtype=float) for call in calls]
+        return [numbers(getattr(module, about["fn"])(*decode(call["args"]), **decode(call.get("kwargs", {}))))
+                for call in calls]
 
-    wants = [decode(call["out"]["array"]) for call in calls]
     return through(about["check"], about["fn"], about["noun"], list(about["records"]),
-                   reran(module, decode(about["records"]), run), wants, about["tol"])
+                   reran(module, decode(about["records"]), run), [_expected(call["out"]) for call in calls],
+                   about["tol"])

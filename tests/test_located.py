@@ -16,7 +16,7 @@ WANT = [RNG.normal(0, 2, (4, 3)), RNG.normal(0, 2, (6, 2)), RNG.normal(0, 2, (3,
 
 @pytest.mark.parametrize("kind, wrong", [
     ("sign", lambda w: -w), ("factor", lambda w: 0.5 * w), ("offset", lambda w: w + 0.3),
-    ("zero", lambda w: 0 * w), ("nan", lambda w: w * np.nan),
+    ("zero", lambda w: 0 * w), ("nan", lambda w: w * np.nan), ("one-minus", lambda w: 1 - w),
     ("later", lambda w: np.vstack([w[1:], w[-1:] + 1])), ("earlier", lambda w: np.vstack([w[:1] - 1, w[:-1]])),
     ("transposed", lambda w: w.T), ("above", lambda w: w + 1 + w ** 2), ("below", lambda w: w - 1 - w ** 2)])
 def test_a_relation_that_holds_on_every_case_is_found(kind, wrong):
@@ -149,6 +149,7 @@ def test_the_page_lists_every_feature_of_every_check():
     from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES
     page = (paths.KIT_ROOT / "docs" / "located.md").read_text(encoding="utf-8")
     assert "D.grpo_step.through-<piece>" in page and all(f"`{piece}`" in page for piece in ORACLE_NAMES)
+    assert "A.clip_gradient.through-importance_ratio" in page
 
 
 @pytest.mark.parametrize("partial", [{}, {"steps": "many", "taken": 3}, {"steps": [[1.0, 2.0]], "taken": 1},

@@ -349,6 +349,24 @@ def test_a_step_that_departs_only_through_a_piece_names_it_in_final_grading_and_
     assert blind["score"] == 0 and "through" not in blind["message"], blind["message"]
 
 
+def test_a_surrogate_that_departs_only_through_its_ratio_names_it_in_final_grading_and_the_students_checker(
+        tmp_path, course, bundle):
+    """A right clipped_surrogate over an inverted importance_ratio: A.clip_gradient's row says the surrogate departs
+    only through the ratio, in final grading and in the students' checker."""
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
+    root = copy_reference(tmp_path, "A_ppo")
+    write_submission(root, mutate(reference, "np.exp(logp_new - logp_old)", "np.exp(logp_old - logp_new)"), "A_ppo",
+                     "ppo.py")
+    row = grade_checks(root, course, checks=["A.clip_gradient"])["A.clip_gradient"]
+    lead = ("Where it departs: your clipped_surrogate departs only through your `importance_ratio`: with the expected "
+            "`importance_ratio` in its place it gives the expected objectives and gradients.")
+    assert row["score"] == 0 and row["message"].startswith(lead), row["message"]
+    assert row["located"][0]["id"] == "A.clip_gradient.through-importance_ratio"
+    assert kit_message(bundle, root, "A", "A.clip_gradient")[0].startswith(lead)
+
+
 def test_the_stand_ins_records_are_made_for_the_public_seeds_only(course):
     """The records of the reference's piece outputs would give a graded step away: none on the grading seeds."""
     from autograder.checks import Context
@@ -357,6 +375,8 @@ def test_the_stand_ins_records_are_made_for_the_public_seeds_only(course):
     bar = course.projects["D"].checks["D.grpo_step"].bar
     assert GrpoStep().prepare(Context((4_000_000_001, 55), "grading", bar)) is None
     assert GrpoStep().prepare(Context((7,), "public", bar)).endswith(".json")
+    from autograder.projects.a_ppo.clip_gradient import ClippedSurrogateGradient
+    assert ClippedSurrogateGradient().prepare(Context((4_000_000_001, 55), "grading", bar)) is None
 
 
 # ------------------------------------------------------------------------- inputs that tell neighbours apart

@@ -104,6 +104,8 @@ def sample_features(ratios, advantages, eps) -> dict[str, np.ndarray]:
 
 VALUE_SUBJECT = "the entries of your value-loss gradient"
 ENTROPY_SUBJECT = "the entries of your entropy gradient"
+VALUE_LOSS_SUBJECT = "the losses of your value_loss"  # one per call: said by relations alone
+ENTROPY_VALUE_SUBJECT = "the mean entropies of your entropy_bonus"  # likewise
 ROW_FEATURES = {"near-one-hot": "at the near one-hot policy's row", "uniform": "at the uniform policy's row",
                 "ordinary": "at the ordinary rows"}
 

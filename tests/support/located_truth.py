@@ -19,7 +19,7 @@ from autograder.projects.c_diagnosis import oracle as c_oracle, pieces as c_piec
 from autograder.projects.a_ppo import pieces as a_pieces, update as a_update
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES
-from capstone_check.through import in_place_of
+from capstone_check.through import in_place_of, numbers as through_numbers
 from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, price as d_price, steps as d_steps
 from capstone_check.kinds import a_located, c_located, d_located
 from capstone_check.kinds.a_ppo import first_surrogate_call
@@ -56,8 +56,12 @@ def _value_entropy(part):
         rng = np.random.default_rng(seed)
         values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
         logits = np.vstack([rng.normal(0, 2, (30, 2)), [[60.0, -60.0], [0.0, 0.0]]])
-        if part == "value":
-            yield module.value_loss(values.copy(), returns.copy())[1], ppo_oracle.value_loss(values, returns)[1], {}
+        if part in ("value", "value_loss"):
+            at = 1 if part == "value" else 0
+            yield (module.value_loss(values.copy(), returns.copy())[at], ppo_oracle.value_loss(values, returns)[at],
+                   {})
+        elif part == "entropy_value":
+            yield np.float64(module.entropy_bonus(logits.copy())[0]), ppo_oracle.entropy_bonus(logits)[0], {}
         else:
             yield (module.entropy_bonus(logits.copy())[1], ppo_oracle.entropy_bonus(logits)[1],
                    a_located.entropy_row_features(logits))
@@ -151,7 +155,9 @@ CASES = {  # check -> subject -> the piece's (got, want, features) on each case 
     "A.gae": {a_located.SUBJECT: _gae},
     "A.clip_gradient": {a_located.SURROGATE_SUBJECT: _surrogate, a_located.OBJECTIVE_SUBJECT: _objective},
     "A.value_entropy": {a_located.VALUE_SUBJECT: _value_entropy("value"),
-                        a_located.ENTROPY_SUBJECT: _value_entropy("entropy")},
+                        a_located.ENTROPY_SUBJECT: _value_entropy("entropy"),
+                        a_located.VALUE_LOSS_SUBJECT: _value_entropy("value_loss"),
+                        a_located.ENTROPY_VALUE_SUBJECT: _value_entropy("entropy_value")},
     "D.grpo_step": {d_located.STEP_SUBJECT: _step},
     "D.price_exploit": {d_located.PRICE_SUBJECT: _price},
     "D.kl_penalty": {d_located.KL_SUBJECT: _kl},
@@ -220,6 +226,8 @@ def true_of(statement: dict, triples: list, tol: float) -> bool:
         return bool(np.all(np.abs(got) <= tol))
     if kind == "sign":
         return bool(np.all(np.abs(got + want) <= tol * np.maximum(1, np.abs(want))))
+    if kind == "one-minus":
+        return bool(got.size >= 2 and np.all(np.abs(got - (1 - want)) <= tol * np.maximum(1, np.abs(want))))
     if kind in ("factor", "offset"):
         spread = got / want if kind == "factor" else got - want
         spread = spread[np.abs(want) > 1e-6] if kind == "factor" else spread
@@ -288,17 +296,34 @@ def update_course_true(key: str, piece, seed: int, bar: dict) -> bool:
             "later-epoch": first >= minibatches}[key]
 
 
-def through_true(statement: dict, piece, seed: int, bar: dict) -> bool:
-    """Whether "your grpo_step departs only through your `<p>`" holds: with the reference's own ``p`` (the oracle's
-    function, not the grader's recorded stand-in) in place of the student's, every case gives the reference's step."""
+def _through_outputs(check: str, module, seed: int):
+    """(the student's output, the reference's) of every case of a check that may depart through one piece."""
+    if check == "A.clip_gradient":
+        for case in a_pieces.surrogate_cases(seed):
+            yield (through_numbers(module.clipped_surrogate(*_copies(case[:5]))),
+                   through_numbers(ppo_oracle.clipped_surrogate(*case[:5])))
+        return
+    for i, (case, theta) in enumerate(zip(d_steps.STEP_CASES, d_steps.step_inputs(seed))):
+        yield (module.grpo_step(theta.copy(), case[0], d_pieces.REWARDS[case[1]], np.random.default_rng(seed + i),
+                                **d_steps.step_kwargs(case, False)),
+               d_steps.reference_step(seed, i, theta, d_steps.step_kwargs(case)))
+
+
+THROUGH_REFERENCE = {  # the reference's own piece (never the grader's recorded stand-in), per check and piece
+    "A.clip_gradient": ("ppo", {"importance_ratio": lambda new, old: np.exp(new - old)}),
+    "D.grpo_step": ("grpo", {piece: getattr(d_oracle, name) for piece, name in ORACLE_NAMES.items()}),
+}
+
+
+def through_true(check: str, statement: dict, piece, seed: int, bar: dict) -> bool:
+    """Whether "your <composite> departs only through your `<p>`" holds: with the reference's own ``p`` in place of
+    the student's, every case gives the reference's output."""
     name = statement["id"].split(".through-")[1]
-    module = piece._student.module("grpo")
-    with in_place_of(module, name, getattr(d_oracle, ORACLE_NAMES[name])):
-        steps = [(np.asarray(module.grpo_step(theta.copy(), case[0], d_pieces.REWARDS[case[1]],
-                                              np.random.default_rng(seed + i), **d_steps.step_kwargs(case, False))),
-                  d_steps.reference_step(seed, i, theta, d_steps.step_kwargs(case)))
-                 for i, (case, theta) in enumerate(zip(d_steps.STEP_CASES, d_steps.step_inputs(seed)))]
-    return all(not _apart(got, want, bar["tolerance"]).any() for got, want in steps)
+    module_name, pieces = THROUGH_REFERENCE[check]
+    module = piece._student.module(module_name)
+    with in_place_of(module, name, pieces[name]):
+        outputs = list(_through_outputs(check, module, seed))
+    return all(not _apart(got, want, bar["tolerance"]).any() for got, want in outputs)
 
 
 def update_raised_true(key: str, piece, seed: int) -> bool:
@@ -325,7 +350,7 @@ def judged_statements(check: str, statements: list[dict], piece, seed: int, bar:
             continue
         if ".through-" in statement["id"]:
             checked += 1
-            false += [] if through_true(statement, piece, seed, bar) else [statement["id"]]
+            false += [] if through_true(check, statement, piece, seed, bar) else [statement["id"]]
             continue
         if ".raises-" in statement["id"] and check in RAISING:
             checked += 1

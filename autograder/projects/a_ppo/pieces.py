@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.checks import Check, Malformed, ToleranceBar, Verdict, pairs
-from autograder.comparisons import apart, close, difference
+from autograder.comparisons import close, difference
 from autograder.findings import matched, of_piece
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
 from capstone_check.kinds import a_located
 from capstone_check.located import located, smallest_case
-from capstone_check.student import StudentError, as_array, as_float, describe
+from capstone_check.student import StudentError, as_array, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
 from rlkit.nn import mlp_forward, mlp_init
@@ -199,58 +199,6 @@ def surrogate_cases(seed: int, n: int = 6):
             yield logits, actions, old, advantages, eps, "mixed ratios"
 
 
-class ClippedSurrogateGradient(Check):
-    id = "A.clip_gradient"
-    name = "Clipped surrogate: at theta_old its gradient is the plain policy gradient; beyond the clip it is zero"
-
-    Bar = ToleranceBar
-
-    def collect(self, student, ctx):
-        fn = student.fn("clipped_surrogate")
-        out = []
-        for logits, actions, old, adv, eps, _ in surrogate_cases(ctx.seed):
-            value = fn(logits.copy(), actions.copy(), old.copy(), adv.copy(), eps)
-            if not isinstance(value, (tuple, list)) or len(value) != 2:
-                raise StudentError(f"clipped_surrogate: expected (objective, gradient), found {describe(value)}",
-                                   "invalid")
-            out.append([as_float(value[0], "clipped_surrogate objective"),
-                        as_array(value[1], logits.shape, "clipped_surrogate gradient")])
-        return {"out": out}
-
-    def judge(self, data, ctx):
-        failed = {}
-        for (logits, actions, old, adv, eps, kind), (objective, grad) in pairs(surrogate_cases(ctx.seed), data["out"]):
-            want_objective, want_grad = oracle.clipped_surrogate(logits, actions, old, adv, eps)
-            if kind == "at theta = theta_old":
-                plain = oracle.plain_policy_gradient(logits, actions, adv)
-                if not close(grad, plain, ctx.bar.tolerance):
-                    failed.setdefault(kind, f"at theta = theta_old the gradient should equal the plain policy "
-                                            f"gradient mean_i A_i (onehot(a_i) - pi); {difference(grad, plain)}")
-            elif kind.startswith("beyond") and not close(grad, np.zeros_like(logits), ctx.bar.tolerance):
-                failed.setdefault(kind, "beyond the clip on the favourable side (A > 0 and rho > 1 + eps, or A < 0 "
-                                        "and rho < 1 - eps) the gradient should be zero; "
-                                        f"{difference(grad, np.zeros_like(logits))}")
-            if not close(grad, want_grad, ctx.bar.tolerance) or apart(objective, want_objective, ctx.bar.tolerance):
-                failed.setdefault("values", f"{kind}: objective {objective:.6g} (expected {want_objective:.6g}), "
-                                            f"gradient {difference(grad, want_grad)}")
-        cases = [case[:5] for case in surrogate_cases(ctx.seed)]
-        return Verdict.of(list(failed.values()), 3, "the plain policy gradient at theta_old, zero beyond the clip, "
-                          "and the right objective everywhere",
-                          findings=matched(of_piece(MISTAKES, "clipped_surrogate"), cases, data["out"]),
-                          located=surrogate_located(cases, data["out"], ctx.bar.tolerance))
-
-
-def surrogate_located(cases, outputs, tol) -> list[dict]:
-    """Where the gradients depart (a feature of the samples, a relation), then where the objectives do (a relation
-    over the minibatches): a wrong clip can leave every gradient right and still pick the wrong term of the min."""
-    wanted = [oracle.clipped_surrogate(*case) for case in cases]
-    return (located([(grad, want[1]) for (_, grad), want in zip(outputs, wanted)], tol, ClippedSurrogateGradient.id,
-                    a_located.SURROGATE_SUBJECT, a_located.SAMPLE_FEATURES,
-                    [surrogate_features(*case) for case in cases])
-            + located([(objective, want[0]) for (objective, _), want in zip(outputs, wanted)], tol,
-                      ClippedSurrogateGradient.id, a_located.OBJECTIVE_SUBJECT))
-
-
 def surrogate_features(logits, actions, logp_old, advantages, eps) -> dict:
     return a_located.sample_features(np.exp(log_prob(logits, actions) - logp_old), advantages, eps)
 
@@ -287,5 +235,7 @@ class ValueEntropy(Check):
                     + matched(of_piece(MISTAKES, "entropy_bonus"), [(logits,)], [data["entropy"]]))
         said = (located([(data["value"][1], grad)], ctx.bar.tolerance, self.id, a_located.VALUE_SUBJECT)
                 + located([(data["entropy"][1], dH)], ctx.bar.tolerance, self.id, a_located.ENTROPY_SUBJECT,
-                          a_located.ROW_FEATURES, [a_located.entropy_row_features(logits)]))
+                          a_located.ROW_FEATURES, [a_located.entropy_row_features(logits)])
+                + located([(data["value"][0], loss)], ctx.bar.tolerance, self.id, a_located.VALUE_LOSS_SUBJECT)
+                + located([(data["entropy"][0], H)], ctx.bar.tolerance, self.id, a_located.ENTROPY_VALUE_SUBJECT))
         return Verdict.of(failures, 2, "both values and both gradients match", findings=findings, located=said)

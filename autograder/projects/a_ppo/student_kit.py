@@ -8,7 +8,7 @@ import numpy as np
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases, update_case
-from autograder.projects.a_ppo import pieces, update
+from autograder.projects.a_ppo import clip_gradient as clip_gradient_check, pieces, update
 from autograder.findings import computed, of_check
 from autograder.projects._shared.encode import (call, encode, locate, located_call, mistakes_as_values, out_array,
                                                 out_float)
@@ -84,8 +84,12 @@ def clip_gradient(ctx) -> dict:
             out_float(want_objective, tol, "absolute"), out_array(want_grad, tol)]},
             f"clipped_surrogate ({kind}, eps {eps})", "values"), pieces.surrogate_features(*args), ("gradient", 1),
             ("objective", 0)))
-    return {"kind": "calls", "calls": calls, "total": 3, "passed": "the plain policy gradient at theta_old, zero "
-            "beyond the clip, and the right objective everywhere",
+    through = {"check": "A.clip_gradient", "fn": "clipped_surrogate", "module": "ppo",
+               "noun": clip_gradient_check.THROUGH_NOUN, "tol": tol,
+               "records": encode(clip_gradient_check.ratio_records(ctx.seed))}
+    return {"kind": "calls", "calls": calls, "total": 3, "through": through,
+            "passed": "the plain policy gradient at theta_old, zero beyond the clip, and the right objective "
+                      "everywhere",
             **locate("A.clip_gradient", tol, {"gradient": (a_located.SURROGATE_SUBJECT, a_located.SAMPLE_FEATURES),
                                               "objective": (a_located.OBJECTIVE_SUBJECT, {})})}
 
@@ -98,13 +102,16 @@ def value_entropy(ctx) -> dict:
     loss, grad = oracle.value_loss(values, returns)
     H, dH = oracle.entropy_bonus(logits)
     calls = [located_call(call("value_loss", [values, returns], {"pair": [out_array(loss, tol), out_array(grad, tol)]},
-                               "value_loss: expected (0.5 mean (V - R)^2, (V - R) / B)", "value"), {}, ("value", 1)),
+                               "value_loss: expected (0.5 mean (V - R)^2, (V - R) / B)", "value"), {}, ("value", 1),
+                          ("value_loss", 0)),
              located_call(call("entropy_bonus", [logits], {"pair": [out_array(H, tol), out_array(dH, tol)]},
                                "entropy_bonus: expected the mean entropy and dH/dz = -pi (log pi + H) / B", "entropy"),
-                          a_located.entropy_row_features(logits), ("entropy", 1))]
+                          a_located.entropy_row_features(logits), ("entropy", 1), ("entropy_value", 0))]
     return {"kind": "calls", "calls": calls, "total": 2, "passed": "both values and both gradients match",
             **locate("A.value_entropy", tol, {"value": (a_located.VALUE_SUBJECT, {}),
-                                              "entropy": (a_located.ENTROPY_SUBJECT, a_located.ROW_FEATURES)})}
+                                              "entropy": (a_located.ENTROPY_SUBJECT, a_located.ROW_FEATURES),
+                                              "value_loss": (a_located.VALUE_LOSS_SUBJECT, {}),
+                                              "entropy_value": (a_located.ENTROPY_VALUE_SUBJECT, {})})}
 
 
 def update_check(ctx) -> dict:

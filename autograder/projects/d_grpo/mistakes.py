@@ -39,7 +39,7 @@ def clipped(pi_x, pi_old_x, ys, A, eps, sides="both", per_sample=True, scored_at
 
 
 def step(theta, K, reward, rng, beta=0.0, lr=2.0, epochs=1, eps=0.2, weight=oracle.standardized,
-         ratio_to_current=False, first_prompt=False):
+         ratio_to_current=False, first_prompt=False, theta_dropped=False):
     """The reference's grpo_step with one of its parts changed."""
     pi_old = policy(theta)
     draws = [rng.choice(N_RESPONSES, K, p=pi_old[0 if first_prompt else x]) for x in range(N_PROMPTS)]
@@ -48,8 +48,8 @@ def step(theta, K, reward, rng, beta=0.0, lr=2.0, epochs=1, eps=0.2, weight=orac
     for _ in range(epochs):
         pi = policy(theta)
         against = pi if ratio_to_current else pi_old
-        theta = theta + lr * np.array([oracle.clipped_gradient(pi[x], against[x], ys, A, eps)
-                                       for x, (ys, A) in enumerate(zip(draws, weights))])
+        theta = (0 if theta_dropped else theta) + lr * np.array([oracle.clipped_gradient(pi[x], against[x], ys, A, eps)
+                                                                 for x, (ys, A) in enumerate(zip(draws, weights))])
     return theta
 
 
@@ -114,6 +114,8 @@ MISTAKES = catalogue(
             "the standardized weight", "grpo_step", _step_with(weight=oracle.standardized)),
     Mistake("D.grpo_step.one-epoch", "D.grpo_step", "your step takes a single ascent step whatever epochs says",
             "grpo_step", _step_with(epochs=1)),
+    Mistake("D.grpo_step.theta-dropped", "D.grpo_step", "your step sets theta to lr times the gradient instead of "
+            "adding that to theta", "grpo_step", _step_with(theta_dropped=True)),
     # a ratio of the current policy to itself and a gradient always at pi_old make the same steps on the toy: one
     # finding names both
     Mistake("D.grpo_step.ratio-always-one", "D.grpo_step", "your epochs never compare the policy they reached with "

@@ -14,7 +14,8 @@ from autograder.findings import matched, of_piece
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
-from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES, recorded_calls, records_file
+from autograder.projects._shared.stand_ins import public_records
+from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES, recorded_calls
 from capstone_check.kinds import d_located
 from capstone_check.located import located, raising
 from capstone_check.student import StudentError, as_array
@@ -121,7 +122,7 @@ class GrpoStep(Check):
         """Grader side: on the public seeds, the reference pieces' outputs on the calls a right step makes on this
         seed's cases (``stand_ins``), for the child's re-runs; on the grading seeds nothing, as they would give the
         steps away."""
-        return records_file(step_records(ctx.seed)) if ctx.seed_set == "public" else None
+        return public_records(ctx, step_records)
 
     def collect(self, student, ctx):
         try:

@@ -44,6 +44,8 @@ MUTANTS = [
     Mutant("epochs ignored", "D_grpo", "grpo.py",
            "    for _ in range(epochs):\n        pi, g = policy(theta)",
            "    for _ in range(1):\n        pi, g = policy(theta)", "D.grpo_step", "D.grpo_step.one-epoch"),
+    Mutant("a step that sets theta to its change", "D_grpo", "grpo.py", "        theta = theta + lr * g\n",
+           "        theta = lr * g\n", "D.grpo_step", "D.grpo_step.theta-dropped"),
     Mutant("beta ignored by the step", "D_grpo", "grpo.py",
            "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta)",
            "r = kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], 0.0)", "D.beta_sweep"),
