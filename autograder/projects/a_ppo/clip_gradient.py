@@ -4,8 +4,6 @@ and its gradient; and, on the public seeds, whether it departs only through ``im
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from autograder.checks import Check, ToleranceBar, Verdict, pairs
@@ -18,8 +16,7 @@ from autograder.projects.a_ppo.pieces import surrogate_cases, surrogate_features
 from capstone_check.kinds import a_located
 from capstone_check.located import located
 from capstone_check.student import StudentError, as_array, as_float, describe
-from capstone_check.through import numbers, reran, through
-from capstone_check.values import decode
+from capstone_check.through import numbers, read_records, reran, through
 from rlkit.categorical import log_prob
 
 THROUGH = "importance_ratio"  # the piece clipped_surrogate calls, whose stand-in may show it departs only through it
@@ -86,11 +83,10 @@ class ClippedSurrogateGradient(Check):
 def reruns(student, ctx) -> dict:
     """In the child: every case's objective and gradient, as one row of numbers, with the recorded stand-in in place
     of the student's ``importance_ratio`` (None where that cannot run); nothing without records (grading seeds)."""
-    if not ctx.inputs:
+    stand_ins = read_records(ctx.inputs)
+    if not stand_ins:
         return {}
     module = student.module("ppo")
-    with open(ctx.inputs, encoding="utf-8") as records:
-        stand_ins = decode(json.load(records))
 
     def run():
         return [numbers(module.clipped_surrogate(logits.copy(), actions.copy(), old.copy(), adv.copy(), eps))

@@ -3,8 +3,6 @@ beta > 0 and with weights other than the default."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from autograder.cascade import Probe, explained
@@ -19,8 +17,7 @@ from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES, recorded_calls
 from capstone_check.kinds import d_located
 from capstone_check.located import located, raising
 from capstone_check.student import StudentError, as_array
-from capstone_check.through import reran, through
-from capstone_check.values import decode
+from capstone_check.through import read_records, reran, through
 from rlkit.toy import N_RESPONSES, THETA_REF, policy
 
 # ------------------------------------------------------------------------------------------------ the whole step
@@ -188,11 +185,10 @@ def step_records(seed: int) -> dict[str, list]:
 def reruns(student, ctx) -> dict:
     """In the child: per piece that grpo_step calls, the new thetas of every case with the recorded stand-in in place
     of the student's piece (None where that cannot run); nothing without records (the grading seeds)."""
-    if not ctx.inputs:
+    stand_ins = read_records(ctx.inputs)
+    if not stand_ins:
         return {}
     module, seed = student.module("grpo"), ctx.seed
-    with open(ctx.inputs, encoding="utf-8") as records:
-        stand_ins = decode(json.load(records))
 
     def run():
         return [np.asarray(module.grpo_step(theta.copy(), case[0], REWARDS[case[1]], np.random.default_rng(seed + i),
