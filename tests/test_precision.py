@@ -269,12 +269,13 @@ def test_a_ratio_that_cannot_be_read_says_whether_the_update_raised_before_its_o
 
     reference = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
     root = copy_reference(tmp_path, "A_ppo")
-    write_submission(root, mutate(reference, line, line + "            raise KeyError('a slip')\n"), "A_ppo",
-                     "ppo.py")
+    slip = "            raise KeyError('a slip in what the minibatch makes, said at some length by its author')\n"
+    write_submission(root, mutate(reference, line, line + slip), "A_ppo", "ppo.py")
     key, said = UPDATE_RAISED[reached]
     lead = f"Where it departs: {said}."
     row = grade_checks(root, course, checks=["A.ratio"])["A.ratio"]
     assert row["message"].startswith(lead) and "raised KeyError" in row["message"], row["message"]
+    assert "(ppo.py, line" in row["message"], row["message"]  # the exception's line is said, not only counted
     assert [s["id"] for s in row["located"]] == [f"A.ratio.{key}"]
     assert kit_message(bundle, root, "A", "A.ratio")[0].startswith(lead)
     (tmp_path / "private.yml").write_text("seeds: {grading: [4000000001, 55]}\n")

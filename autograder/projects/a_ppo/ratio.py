@@ -77,9 +77,10 @@ class Ratio(Check):
         ratio_right = not failures or not failures[0].startswith("importance_ratio")
         said = [] if ratio_right else located([(data["ratio"], np.exp(new - old))], ctx.bar.tolerance, self.id,
                                               RATIO_SUBJECT)
-        said += update_raised(data.get("reached_objective")) if "update_failed" in data else []
+        raised = update_raised(data.get("reached_objective")) if "update_failed" in data else []
+        said += raised  # a row led by where the update raised says its exception rather than that the ratio is right
         return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch", located=said,
-                          note="importance_ratio is right" if ratio_right else "",
+                          note="importance_ratio is right" if ratio_right and not raised else "",
                           findings=matched(of_piece(MISTAKES, "importance_ratio"), [(new, old)], [data["ratio"]])
                           + ratio_findings(data, ctx.seed))
 
