@@ -369,13 +369,15 @@ def test_a_surrogate_that_departs_only_through_its_ratio_names_it_in_final_gradi
 
 
 def test_the_stand_ins_records_are_made_for_the_public_seeds_only(course):
-    """The records of the reference's piece outputs would give a graded step away: none on the grading seeds."""
+    """The records of the reference's piece outputs would give a graded step away: none on the grading seeds; on a
+    public seed one file, however many submissions are graded."""
     from autograder.checks import Context
     from autograder.projects.d_grpo.steps import GrpoStep
 
     bar = course.projects["D"].checks["D.grpo_step"].bar
     assert GrpoStep().prepare(Context((4_000_000_001, 55), "grading", bar)) is None
-    assert GrpoStep().prepare(Context((7,), "public", bar)).endswith(".json")
+    made = GrpoStep().prepare(Context((7,), "public", bar))
+    assert made.endswith(".json") and GrpoStep().prepare(Context((7,), "public", bar)) == made  # once per seed
     from autograder.projects.a_ppo.clip_gradient import ClippedSurrogateGradient
     assert ClippedSurrogateGradient().prepare(Context((4_000_000_001, 55), "grading", bar)) is None
 

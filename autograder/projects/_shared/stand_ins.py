@@ -8,6 +8,7 @@ import atexit
 import json
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,8 @@ import numpy as np
 from autograder.projects._shared.encode import encode
 
 _folder: Path | None = None
+_made: dict[tuple, str] = {}  # (the maker, the seed) -> the file of its records
+_lock = threading.Lock()  # checks are prepared from several threads
 
 
 def recorder(fn, calls: list):
@@ -39,6 +42,12 @@ def records_file(records: dict) -> str:
 
 
 def public_records(ctx, make) -> str | None:
-    """A check's ``prepare``: the records ``make(seed)`` gives, as a file, on the public seeds; None on the grading
-    seeds."""
-    return records_file(make(ctx.seed)) if ctx.seed_set == "public" else None
+    """A check's ``prepare``: the records ``make(seed)`` gives, as a file, on the public seeds (made once per process
+    and seed: a class graded on the public seeds reads one file); None on the grading seeds."""
+    if ctx.seed_set != "public":
+        return None
+    key = (make.__module__, make.__qualname__, ctx.seed)
+    with _lock:
+        if key not in _made or not Path(_made[key]).is_file():
+            _made[key] = records_file(make(ctx.seed))
+        return _made[key]
