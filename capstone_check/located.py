@@ -199,7 +199,7 @@ def sentence(statements: Sequence[dict], most: int = LEAD) -> str:
 
 def after_lead(lead: str, message: str) -> str:
     """``message`` after the sentence ``lead`` (none: as it is), its first letter raised to begin a sentence unless
-    it begins with a name of code (``grpo_step(K = 1, ...)``), which keeps its spelling."""
+    it begins with a name of code (``some_piece(K = 1, ...)``), which keeps its spelling."""
     if not lead:
         return message
     first = message.split(" ", 1)[0]

@@ -1,6 +1,6 @@
 """Whether a whole step departs only through one of the pieces it calls, said in one statement: the student's step is
 run again with that piece replaced by a stand-in that gives the expected outputs, and when it then gives the expected
-output on every case, the row says so ("your grpo_step departs only through your `clipped_surrogate_gradient`").
+output on every case, the row says so ("your <step> departs only through your `<piece>`").
 
 The stand-in holds no reference code (none runs where student code does): it returns the outputs the reference's piece
 gave on the calls a right step makes on the same cases, recorded by the grader (and, for the students' checker, at
@@ -28,7 +28,7 @@ class NotRecorded(Exception):
 @contextmanager
 def in_place_of(module: ModuleType, piece: str, stand_in: Callable) -> Iterator[None]:
     """``module`` with ``piece`` bound to ``stand_in``, as a global and as any function's default argument (a step's
-    ``weight=group_standardized_weight``), restored afterwards."""
+    ``weight=<piece>``), restored afterwards."""
     original = getattr(module, piece)
     defaulted = [(f, f.__defaults__) for f in vars(module).values()
                  if isinstance(f, FunctionType) and f.__defaults__ and any(d is original for d in f.__defaults__)]
