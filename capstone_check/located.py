@@ -9,7 +9,8 @@ Two kinds of statement, each made only when it holds on every case of the check:
   the departures are exactly that feature (and it has two entries or more).
 - **a relation** between the output and the expected one, over the entries that depart (or all of them): a flipped
   sign, a constant factor, a constant offset, zeros, a shift by one step along the first axis, swapped axes, or NaN;
-  failing all of these, one direction (every departing entry too large, or every one too small; two entries or more).
+  failing all of these, one direction (every departing entry too large, or every one too small; two entries or more),
+  or, where the expected values of each case sum to zero, a sum that is not zero.
 
 A statement never carries a value (no factor, no offset, no input): it names a feature or a relation only, so it may
 be said on the grading seeds too. The vocabulary, per piece, is in docs/located.md.
@@ -35,6 +36,7 @@ RELATIONS = {  # said after a plural subject: "your advantages are ..."
     "transposed": "are the expected array with its two axes swapped",
     "above": "are too large, never too small",
     "below": "are too small, never too large",
+    "nonzero-sum": "do not sum to zero within a case, where the expected values do",
 }
 
 
@@ -122,9 +124,20 @@ def relation(pairs: Sequence[tuple], tolerance: float) -> str | None:
                 _near(g[:-1], w[1:], tolerance) if shift == 1 else _near(g[1:], w[:-1], tolerance) for g, w in cases):
             return name
     g, w = np.concatenate([x.ravel() for x in got]), np.concatenate([x.ravel() for x in want])
-    if g.size < 2:  # one entry is too large or too small: its example says as much
-        return None
-    return "above" if np.all(g > w) else "below" if np.all(g < w) else None
+    if g.size >= 2 and (np.all(g > w) or np.all(g < w)):  # one entry is too large or too small: its example says so
+        return "above" if np.all(g > w) else "below"
+    return "nonzero-sum" if _unbalanced(cases, masks, tolerance) else None
+
+
+def _unbalanced(cases: list[tuple[np.ndarray, np.ndarray]], masks: list[np.ndarray], tolerance: float) -> bool:
+    """Whether every case that departs expects values summing to zero (weights around a baseline, normalized
+    advantages) and the student's, two entries or more, do not."""
+    departed = [(g, w) for (g, w), m in zip(cases, masks) if m.any()]
+    for g, w in departed:
+        scale = max(1.0, float(np.sum(np.abs(w))))
+        if g.size < 2 or abs(float(np.sum(w))) > 1e-9 * scale or abs(float(np.sum(g))) <= tolerance * scale:
+            return False
+    return bool(departed)
 
 
 def feature(pairs: Sequence[tuple], masks: Sequence[dict[str, np.ndarray]],

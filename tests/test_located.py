@@ -115,6 +115,18 @@ def test_a_constant_of_each_cases_own_is_said_only_when_two_cases_show_it_twice(
     assert relation([(np.array([2.0, 0.0]), np.array([1.0, 1.0]))], 1e-6) is None  # both ways: nothing
 
 
+def test_a_sum_off_zero_is_said_only_where_every_departing_case_expects_zero():
+    groups = [np.array([1.0, 0.0, 0.0]), np.array([0.3, -1.2]), np.array([2.0, 2.0, 5.0, -1.0])]
+    centred = [r - r.mean() for r in groups]
+    others = [(r.sum() - r) / (len(r) - 1) for r in groups]  # the leave-one-out baseline, returned for the weight
+    assert relation(list(zip(others, centred)), 1e-6) == "nonzero-sum"
+    assert relation([(r + b, r - b) for r, b in zip(groups, others)], 1e-6) == "nonzero-sum"
+    swapped = [w[::-1] for w in centred]  # wrong entries that still sum to zero: nothing
+    assert relation(list(zip(swapped, centred)), 1e-6) is None
+    assert relation([(groups[0], np.array([2.0, -1.0, 0.0]))], 1e-6) is None  # the expected values do not sum to 0
+    assert relation([(np.array([0.5]), np.array([0.0]))] + list(zip(others, centred)), 1e-6) is None  # one entry
+
+
 def test_an_update_is_followed_step_by_step_and_a_loop_gone_wild_stays_small():
     params = [np.zeros(3)]
     optimizer = a_located.RecordingAdam(params, lr=0.1)

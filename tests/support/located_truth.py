@@ -249,6 +249,10 @@ def true_of(statement: dict, triples: list, tol: float) -> bool:
             1, np.abs(np.asarray(w, float)[1:]))) if ahead else np.all(np.abs(
                 np.asarray(g, float)[1:] - np.asarray(w, float)[:-1]) <= tol * np.maximum(
                 1, np.abs(np.asarray(w, float)[:-1]))) for g, w, _ in triples)
+    if kind == "nonzero-sum":
+        sums = [(float(np.sum(g)), float(np.sum(w)), np.size(w))
+                for (g, w, _), d in zip(triples, departures) if d.any()]
+        return all(size >= 2 and abs(want) < 1e-6 and abs(have) > tol for have, want, size in sums)
     if kind in ("above", "below"):
         return bool(np.all(np.isfinite(got)) and np.all(got > want if kind == "above" else got < want))
     return False  # a relation this check does not know is not taken as true
