@@ -16,7 +16,7 @@ import numpy as np
 
 from capstone_check.located import after_lead, located, raising, sentence, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
-from capstone_check.through import through_calls
+from capstone_check.through import led, through_calls
 from capstone_check.values import COMPARE, decode, difference, fmt
 from capstone_check.verdict import RECOGNISED, Verdict, failing_message
 
@@ -149,13 +149,14 @@ def raised_where(student, spec: dict, raised: list[tuple[dict, StudentError | No
     it raised, or None), led, as final grading leads it, by the piece it departs through and the feature of the calls
     it raised on."""
     first = next(exc for _, exc in raised if exc is not None)
-    where, said = spec["locate"], through_calls(student, spec)
+    where, said = spec["locate"], []
     for key, about in where["subjects"].items():
         calls = [(call, exc) for call, exc in raised if any(k == key for k, _ in call["locate"])]
         if any(exc is not None for _, exc in calls):
             said += raising(where["check"], calls[0][0]["fn"], about["features"],
                             [decode(c["masks"]) for c, _ in calls], [exc is not None for _, exc in calls])
-    return StudentError(after_lead(sentence(said), str(first)), first.kind, first.exception)
+    return StudentError(after_lead(sentence(led(through_calls(student, spec), said, named=False)), str(first)),
+                        first.kind, first.exception)
 
 
 def run_calls(student, spec: dict) -> Verdict:
@@ -204,7 +205,8 @@ def run_calls(student, spec: dict) -> Verdict:
                 failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
     if any(exc is not None for _, exc in located_calls):
         raise raised_where(student, spec, located_calls)
-    said = through_calls(student, spec) + where_said(spec, compared) if failed else []
-    verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"], located=said),
-                            spec, [m for m, hit in matches.items() if hit])
+    named = [m for m, hit in matches.items() if hit]
+    said = led(through_calls(student, spec), where_said(spec, compared), named=bool(named)) if failed else []
+    verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"], located=said), spec,
+                            named)
     return where_and_smallest(student, spec, verdict)

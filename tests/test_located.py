@@ -161,6 +161,7 @@ def test_the_page_lists_every_feature_of_every_check():
     from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES
     page = (paths.KIT_ROOT / "docs" / "located.md").read_text(encoding="utf-8")
     assert "D.grpo_step.through-<piece>" in page and all(f"`{piece}`" in page for piece in ORACLE_NAMES)
+    assert "`D.grpo_step.own-lines`" in page and "`D.grpo_step.passes-<piece>`" in page
     assert "A.clip_gradient.through-importance_ratio" in page
 
 
@@ -204,6 +205,57 @@ def test_what_a_child_sends_of_its_reruns_says_nothing_unless_every_step_is_the_
     said = led_on_error(entry, check, {"through": {"group_standardized_weight": None, "kl_penalized_reward": right}},
                         ctx)
     assert [s.id for s in said.located] == ["D.grpo_step.through-kl_penalized_reward"]
+
+
+def test_what_a_child_sends_of_its_whole_reruns_names_only_the_steps_pieces_and_their_arguments(course):
+    """The re-runs with every piece replaced at once come from the child too: a piece or an argument outside the step's
+    own, or outcomes of another count or shape, say nothing; an outcome that departs says the step's own lines do."""
+    from autograder.checks import Context, validated_bar
+    from autograder.findings import led_on_error
+    from autograder.projects import PROJECTS
+    from autograder.projects.d_grpo.steps import reference_steps
+    from autograder.report.model import CheckResult
+    from capstone_check.through import EVERY
+
+    check = PROJECTS["D"].checks["D.grpo_step"]
+    ctx = Context((7,), "public", validated_bar(check, course.projects["D"].checks["D.grpo_step"].bar, "D.grpo_step"))
+    entry = CheckResult("D.grpo_step", check.name, 0.0, 3.0, False, "`grpo_step` raised IndexError")
+    right = [w.tolist() for w in reference_steps(7)]
+    for forged in ("all", right[:-1], [None] * len(right), [[1.0]] * len(right), right,
+                   [{"piece": "os.system", "argument": None}] * len(right),
+                   [{"piece": "kl_penalized_reward", "argument": "seed"}] * len(right),
+                   [{"piece": ["kl_penalized_reward"]}] * len(right)):
+        assert led_on_error(entry, check, {"through": {EVERY: forged}}, ctx) == entry, forged
+    passed = [{"piece": "kl_penalized_reward", "argument": "beta"}] + right[1:]
+    said = led_on_error(entry, check, {"through": {EVERY: passed}}, ctx)
+    assert [s.id for s in said.located] == ["D.grpo_step.passes-kl_penalized_reward"] and "`beta`" in said.message
+    moved = right[:-1] + [(np.array(right[-1]) + 1).tolist()]
+    said = led_on_error(entry, check, {"through": {EVERY: passed[:1] + moved[1:]}}, ctx)
+    assert [s.id for s in said.located] == ["D.grpo_step.own-lines"]  # a departing step outranks an odd input
+
+
+def test_a_whole_rerun_binds_arguments_by_name_and_a_swallowed_stand_in_says_nothing():
+    """With every piece replaced, a call passed by keyword in any order is matched; a call near a recorded one (but not
+    it), a piece missing, or a composite that catches the stand-in's exception and carries on, says nothing."""
+    import types
+
+    from capstone_check.through import reran_whole
+
+    module = types.ModuleType("composite")
+    exec("def piece(a, b=2.0):\n    raise NotImplementedError\n", module.__dict__)
+    records = {"piece": [[[np.array([1.0, 2.0]), 2.0], np.array(5.0)]]}
+    runs = [lambda: module.piece(b=2.0, a=np.array([1.0, 2.0])), lambda: module.piece(np.array([1.0, 2.0])),
+            lambda: module.piece(np.array([1.0, 2.0]), 3.0), lambda: module.piece(np.array([1.0, 2.0 + 1e-8]))]
+    assert [out if out is None or isinstance(out, dict) else out.tolist() for out in reran_whole(module, records, runs)
+            ] == [[5.0], [5.0], {"piece": "piece", "argument": "b"}, None]
+
+    def swallowing():
+        try:
+            return module.piece(np.array([9.0, 9.0]))
+        except Exception:  # noqa: BLE001 - the student's own catch
+            return np.array(5.0)
+    assert reran_whole(module, records, [swallowing]) == [{"piece": "piece", "argument": "a"}]  # seen all the same
+    assert reran_whole(module, {"gone": records["piece"]}, runs[:1]) == [None]
 
 
 @pytest.mark.parametrize("reached", [None, "yes", 1, 0, [True]])

@@ -350,6 +350,37 @@ def test_a_step_that_departs_only_through_a_piece_names_it_in_final_grading_and_
     assert blind["score"] == 0 and "through" not in blind["message"], blind["message"]
 
 
+@pytest.mark.parametrize("old, new, said", [
+    ("theta = theta + lr * g", "theta = theta - lr * g",
+     "your grpo_step's own lines depart: with the expected pieces in place of its own, it still returns other steps"),
+    ("clipped_surrogate_gradient(pi[x], pi_old[x], ys, A, eps)",
+     "clipped_surrogate_gradient(pi[x], eps=eps, A=-A, ys=ys, pi_old_x=pi_old[x])",
+     "your grpo_step's own lines depart: with the expected pieces, it passes `clipped_surrogate_gradient` an `A` no "
+     "right grpo_step passes"),
+    ("kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta)",
+     "kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta + 0.1)",
+     "your grpo_step's own lines depart: with the expected pieces, it passes `kl_penalized_reward` a `beta` no right "
+     "grpo_step passes")])
+def test_a_step_whose_own_lines_depart_says_so_and_which_input_in_final_grading_and_the_students_checker(
+        tmp_path, course, bundle, old, new, said):
+    """A grpo_step whose own code is wrong over right pieces: with every piece it calls replaced by the expected one it
+    still departs, or hands a piece an input no right step does (its arguments bound by name, in any order); its row
+    says so, in final grading and the students' checker alike, and nothing of it on private grading seeds."""
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    root = copy_reference(tmp_path, "D_grpo")
+    write_submission(root, mutate(reference, old, new), "D_grpo", "grpo.py")
+    row = grade_checks(root, course, checks=["D.grpo_step"])["D.grpo_step"]
+    assert row["score"] < row["max_score"] and row["message"].startswith(f"Where it departs: {said}."), row["message"]
+    assert len(row["message"]) <= 300 and row["located"][0]["text"] == said
+    assert kit_message(bundle, root, "D", "D.grpo_step")[0].startswith(f"Where it departs: {said}.")
+    (tmp_path / "private.yml").write_text("seeds: {grading: [4000000001, 55]}\n")
+    private = load_course(paths.COURSE_FILE, private=tmp_path / "private.yml")
+    blind = grade_checks(root, private, checks=["D.grpo_step"], seed_set="grading")["D.grpo_step"]
+    assert blind["score"] < blind["max_score"] and "own lines" not in blind["message"], blind["message"]
+
+
 def test_a_surrogate_that_departs_only_through_its_ratio_names_it_in_final_grading_and_the_students_checker(
         tmp_path, course, bundle):
     """A right clipped_surrogate over an inverted importance_ratio: A.clip_gradient's row says the surrogate departs

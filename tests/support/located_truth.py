@@ -7,8 +7,10 @@ features are: one entry per subject the check's statements speak of (their text 
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +20,7 @@ from autograder.projects._shared.ppo.cases import gae_cases
 from autograder.projects.c_diagnosis import oracle as c_oracle, pieces as c_pieces
 from autograder.projects.a_ppo import pieces as a_pieces, update as a_update
 from autograder.projects._shared.ppo.cases import update_case
+from autograder.projects.d_grpo import stand_ins as d_stand_ins
 from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES
 from capstone_check.through import in_place_of, numbers as through_numbers
 from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, price as d_price, steps as d_steps
@@ -330,6 +333,50 @@ def through_true(check: str, statement: dict, piece, seed: int, bar: dict) -> bo
     return all(not _apart(got, want, bar["tolerance"]).any() for got, want in outputs)
 
 
+def own_lines_true(check: str, statement: dict, piece, seed: int, bar: dict) -> bool:
+    """Whether "your <composite> departs in its own lines" holds, with the reference's own pieces (not the recorded
+    stand-ins) in place of every one the student's composite calls: some case then still departs ("own-lines"), or
+    some call of the named piece takes arguments no call of the reference's composite takes (within 1e-6), and, when
+    an argument is named, takes the others of one of them ("passes-<piece>")."""
+    module_name, pieces = THROUGH_REFERENCE[check]
+    module, calls = piece._student.module(module_name), {name: [] for name in pieces}
+
+    def calling(name):
+        def call(*args, **kwargs):
+            bound = inspect.signature(pieces[name]).bind(*args, **kwargs)
+            bound.apply_defaults()
+            calls[name].append(list(bound.arguments.values()))
+            return pieces[name](*args, **kwargs)
+        return call
+
+    with ExitStack() as stack:
+        for name in pieces:
+            stack.enter_context(in_place_of(module, name, calling(name)))
+        try:
+            outputs = list(_through_outputs(check, module, seed))
+        except Exception:  # noqa: BLE001 - a composite that raises with the reference's pieces says nothing here
+            outputs = []
+    if statement["id"].endswith(".own-lines"):
+        return any(_apart(np.ravel(got), np.ravel(want), bar["tolerance"]).any() for got, want in outputs)
+    name = statement["id"].split(".passes-")[1]
+    right = d_stand_ins.recorded_calls(d_steps.STEP_CASES, d_steps.step_inputs(seed), seed,
+                                       lambda case: d_steps.step_kwargs(case, judging=False))[name]
+    named = re.search(r"passes `[a-z_]+` a `([A-Za-z_]+)`", statement["text"])
+    position = list(inspect.signature(pieces[name]).parameters).index(named.group(1)) if named else None
+
+    def near(a, b) -> bool:
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        return a.shape == b.shape and bool(np.all(np.abs(a - b) <= 1e-6 * np.maximum(1, np.abs(b))))
+
+    for args in calls[name]:
+        if any(all(near(a, b) for a, b in zip(args, recorded)) for recorded, _ in right):
+            continue
+        if position is None or any(not near(args[position], recorded[position]) and all(
+                near(a, b) for i, (a, b) in enumerate(zip(args, recorded)) if i != position) for recorded, _ in right):
+            return True
+    return False
+
+
 def update_raised_true(key: str, piece, seed: int) -> bool:
     """Whether A.ratio's "your ppo_update raises before/after its first clipped_surrogate call" holds: the student's
     update, run as A.ratio runs it, raises, having made that call or not as said."""
@@ -351,6 +398,10 @@ def judged_statements(check: str, statements: list[dict], piece, seed: int, bar:
         if check == "A.ratio" and key in {k for k, _ in a_located.UPDATE_RAISED.values()}:
             checked += 1
             false += [] if update_raised_true(key, piece, seed) else [statement["id"]]
+            continue
+        if key == "own-lines" or ".passes-" in statement["id"]:
+            checked += 1
+            false += [] if own_lines_true(check, statement, piece, seed, bar) else [statement["id"]]
             continue
         if ".through-" in statement["id"]:
             checked += 1

@@ -4,6 +4,8 @@ a right ``grpo_step`` makes on D.grpo_step's cases (``_shared.stand_ins``)."""
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from autograder.projects._shared.stand_ins import recorder
@@ -14,6 +16,8 @@ from capstone_check.through import in_place_of
 # the pieces grpo_step calls, in the order it calls them, and the reference's of each
 ORACLE_NAMES = {"group_standardized_weight": "standardized", "kl_penalized_reward": "kl_penalized",
                 "clipped_surrogate_gradient": "clipped_gradient"}
+# each piece's parameters, as the students' stubs name them: the arguments a statement may name
+PARAMETERS = {piece: list(inspect.signature(getattr(oracle, name)).parameters) for piece, name in ORACLE_NAMES.items()}
 
 
 def recorded_calls(cases, thetas, seed: int, kwargs_of) -> dict[str, list]:

@@ -13,11 +13,11 @@ from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
 from autograder.projects._shared.stand_ins import public_records
-from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES, recorded_calls
+from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES, PARAMETERS, recorded_calls
 from capstone_check.kinds import d_located
 from capstone_check.located import located, raising
 from capstone_check.student import StudentError, as_array
-from capstone_check.through import read_records, reran, through
+from capstone_check.through import EVERY, led, own_lines, read_records, reran, reran_whole, through
 from rlkit.toy import N_RESPONSES, THETA_REF, policy
 
 # ------------------------------------------------------------------------------------------------ the whole step
@@ -146,9 +146,9 @@ class GrpoStep(Check):
         """The piece it departs through, if one; the feature of the steps the piece raised on (K = 1, beta above 0,
         ...), if one holds them all."""
         raised = raised_cases(partial, len(STEP_CASES))
-        return through_said(self.id, partial.get("through"), ctx) + ([] if raised is None else raising(
+        return led(through_said(self.id, partial.get("through"), ctx), [] if raised is None else raising(
             self.id, "grpo_step", d_located.STEP_FEATURES, [d_located.step_features(case) for case in STEP_CASES],
-            raised))
+            raised), named=False)
 
     def judge(self, data, ctx):
         failures, mistakes = [], []
@@ -162,14 +162,15 @@ class GrpoStep(Check):
             elif not close(got, want, ctx.bar.tolerance):
                 failures.append(f"{setting(case)}: {first_entry(got, want)}")
                 mistakes.append(step_mistake(ctx.seed, i, theta, got, step_kwargs(case)))
-        said = (through_said(self.id, data.get("through"), ctx) if failures else []) + located(
+        findings = step_findings(data, ctx.seed) if failures else []
+        said = led(through_said(self.id, data.get("through"), ctx) if failures else [], located(
             [(np.array(data["out"][2 * i]) - theta, want - theta)
              for i, (theta, want) in enumerate(zip(thetas, wants))],
             ctx.bar.tolerance, self.id, d_located.STEP_SUBJECT, d_located.STEP_FEATURES,
-            [d_located.step_features(case) for case in STEP_CASES])
+            [d_located.step_features(case) for case in STEP_CASES]), named=bool(findings))
         return Verdict.of(failures, len(STEP_CASES), "matches the chapter's step, its clipped multi-epoch form, any "
-                          "weight and beta > 0", note=hint(mistakes, contract=not said),
-                          findings=step_findings(data, ctx.seed) if failures else [], located=said)
+                          "weight and beta > 0", note=hint(mistakes, contract=not said), findings=findings,
+                          located=said)
 
 
 def reference_steps(seed: int) -> list[np.ndarray]:
@@ -189,19 +190,19 @@ def reruns(student, ctx) -> dict:
     if not stand_ins:
         return {}
     module, seed = student.module("grpo"), ctx.seed
-
-    def run():
-        return [np.asarray(module.grpo_step(theta.copy(), case[0], REWARDS[case[1]], np.random.default_rng(seed + i),
-                                            **step_kwargs(case, judging=False)), dtype=float)
-                for i, (case, theta) in enumerate(zip(STEP_CASES, step_inputs(seed)))]
-
-    return reran(module, stand_ins, run)
+    runs = [lambda i=i, case=case, theta=theta: np.asarray(module.grpo_step(
+        theta.copy(), case[0], REWARDS[case[1]], np.random.default_rng(seed + i), **step_kwargs(case, judging=False)),
+        dtype=float) for i, (case, theta) in enumerate(zip(STEP_CASES, step_inputs(seed)))]
+    return {**reran(module, stand_ins, lambda: [run() for run in runs]), EVERY: reran_whole(module, stand_ins, runs)}
 
 
 def through_said(check: str, reruns_, ctx) -> list[dict]:
-    """Where the steps depart through one piece: the re-runs a child sent (untrusted) against the reference's steps."""
-    return through(check, "grpo_step", STEP_NOUN, list(ORACLE_NAMES), reruns_, reference_steps(ctx.seed),
-                   ctx.bar.tolerance)
+    """Where the steps depart through one piece, or in grpo_step's own lines: the re-runs a child sent (untrusted)
+    against the reference's steps."""
+    wants = reference_steps(ctx.seed)
+    return through(check, "grpo_step", STEP_NOUN, list(ORACLE_NAMES), reruns_, wants, ctx.bar.tolerance) or (
+        own_lines(check, "grpo_step", STEP_NOUN, reruns_.get(EVERY), wants, ctx.bar.tolerance, PARAMETERS)
+        if isinstance(reruns_, dict) else [])
 
 
 def step_findings(data, seed: int) -> list:

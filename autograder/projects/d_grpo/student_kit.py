@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from autograder.findings import computed, of_piece
-from autograder.projects.d_grpo import oracle, pieces, price, steps
+from autograder.projects.d_grpo import oracle, pieces, price, stand_ins, steps
 from autograder.projects._shared.encode import (call, encode, locate, located_call, mistakes_as_values, out_array,
                                                 out_float, reward, rng, weight)
 from autograder.projects.d_grpo.mistakes import MISTAKES
@@ -108,7 +108,8 @@ def grpo_step(ctx) -> dict:
         entry["kwargs"] = {**kwargs, **({"weight": weight(weight_name)} if weight_name else {})}
         calls.append(located_call(entry, d_located.step_features(case), ("step", None), base=theta))
     through = {"check": "D.grpo_step", "fn": "grpo_step", "module": "grpo", "noun": steps.STEP_NOUN,
-               "tol": ctx.bar.tolerance, "records": encode(steps.step_records(ctx.seed))}
+               "tol": ctx.bar.tolerance, "records": encode(steps.step_records(ctx.seed)),
+               "parameters": stand_ins.PARAMETERS}
     return {"kind": "calls", "calls": calls, "total": len(steps.STEP_CASES), "through": through,
             "passed": "matches the chapter's step, its clipped multi-epoch form, any weight and beta > 0",
             **locate("D.grpo_step", ctx.bar.tolerance, {"step": (d_located.STEP_SUBJECT, d_located.STEP_FEATURES)},
