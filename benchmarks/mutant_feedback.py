@@ -60,15 +60,16 @@ def failing_row(check: dict) -> dict:
             "raised": "status" in (check.get("details") or {}) or "` raised " in check["message"]}
 
 
-def spread(mutants: list, limit: int | None) -> list:
-    """``limit`` mutants taken at even steps through the list, so every function and operator is sampled."""
+def spread(mutants: list, limit: int | None, shift: int = 0) -> list:
+    """``limit`` mutants taken at even steps through the list, so every function and operator is sampled, each
+    ``shift`` places on (a sample apart from the unshifted one while ``shift`` is less than the step)."""
     if limit is None or limit >= len(mutants):
         return mutants
-    return [mutants[i * len(mutants) // limit] for i in range(limit)]
+    return [mutants[(i * len(mutants) // limit + shift) % len(mutants)] for i in range(limit)]
 
 
-def measure(project: str, course, seed_set: str, limit: int | None) -> dict:
-    mutants = spread(generate(project), limit)
+def measure(project: str, course, seed_set: str, limit: int | None, shift: int = 0) -> dict:
+    mutants = spread(generate(project), limit, shift)
     caught = {}
     for number, mutant in enumerate(mutants, 1):
         failing = [failing_row(c) for c in graded_rows(mutant, course, seed_set) if not c["passed"]]
@@ -118,11 +119,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", default="A,C,D")
     parser.add_argument("--limit", type=int, default=None, help="N mutants of each project, at even steps")
+    parser.add_argument("--shift", type=int, default=0,
+                        help="take each of the --limit mutants this many places on: a sample apart from the unshifted")
     parser.add_argument("--seed-set", choices=["public", "grading"], default="public")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     course = load_course(paths.COURSE_FILE, private=False)
-    results = {p: measure(p, course, args.seed_set, args.limit) for p in args.projects.split(",")}
+    results = {p: measure(p, course, args.seed_set, args.limit, args.shift) for p in args.projects.split(",")}
     print(table(results))
     if args.out:
         args.out.write_text(json.dumps(results, indent=1))
