@@ -30,15 +30,7 @@ def pytest_xdist_make_scheduler(config, log):
             module = nodeid.split("::")[0]
             return nodeid if module in SPREAD else module
 
-    config.option.loadscopereorder = False  # the order of the collection below, not the modules' sizes
     return ModulesTogether(config, log)
-
-
-def pytest_collection_modifyitems(config, items):
-    """The slow modules first, then the planted bugs' tests one by one, then the quick tests: while the queue is long
-    the two workers take the long gradings, and the quick tests fill in at the end, so that neither worker is left
-    alone with a long one while the other waits."""
-    items.sort(key=lambda item: (item.get_closest_marker("slow") is None, item.nodeid.split("::")[0] in SPREAD))
 
 
 @pytest.fixture(scope="session")
