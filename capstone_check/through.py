@@ -81,7 +81,8 @@ def replaying(calls: Sequence[tuple[Sequence, object]], signature: inspect.Signa
             if _matching(got, recorded, 1e-9):
                 return np.array(out, dtype=float, copy=True)
         near = got is None or any(_matching(got, recorded, 1e-6) for recorded, _ in calls)
-        problem = NotRecorded() if seen is None or near else WrongInputs(piece, _odd_one(got, calls, signature))
+        problem = (NotRecorded() if seen is None or near or signature is None
+                   else WrongInputs(piece, _odd_one(got, calls, signature)))
         if seen is not None:
             seen.append(problem)
         raise problem
@@ -125,10 +126,14 @@ def _expected(out: dict) -> np.ndarray:
 
 
 def _signature(module: ModuleType, piece: str) -> inspect.Signature | None:
+    """The piece's signature, or None when it has none or takes ``*args`` or ``**kwargs`` (a call then cannot be
+    bound by name, and is never said to pass wrong inputs)."""
     try:
-        return inspect.signature(getattr(module, piece))
+        signature = inspect.signature(getattr(module, piece))
     except (TypeError, ValueError):
         return None
+    variable = {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
+    return None if any(p.kind in variable for p in signature.parameters.values()) else signature
 
 
 def rerun(module: ModuleType, piece: str, stand_in: Callable, run: Callable[[], list]) -> list | None:
@@ -222,9 +227,9 @@ def through(check: str, composite: str, noun: str, pieces: Sequence[str], reruns
 def own_lines(check: str, composite: str, noun: str, outcomes, wants: Sequence, tolerance: float,
               parameters: dict[str, Sequence[str]]) -> list[dict]:
     """What the re-runs with every piece replaced at once (``outcomes``, one per case, as a child sent them, so
-    untrusted: only named pieces and their ``parameters`` are said) show of the composite's own lines: a case whose
-    output still departs ("own-lines"), else the first call far from every recorded one ("passes-<piece>"); [] when
-    neither shows."""
+    untrusted: only the composite's pieces and their ``parameters`` are named) show of the composite's own lines: a
+    case whose output still departs ("own-lines"), else the first call far from every recorded one ("passes-<piece>");
+    [] when neither shows."""
     if not isinstance(outcomes, list) or len(outcomes) != len(wants):
         return []
     for out, want in zip(outcomes, wants):
@@ -234,8 +239,9 @@ def own_lines(check: str, composite: str, noun: str, outcomes, wants: Sequence, 
                                                        f"pieces in place of its own, it still returns other {noun}"}]
     for out in outcomes:
         piece, argument = (out.get("piece"), out.get("argument")) if isinstance(out, dict) else (None, None)
-        if isinstance(piece, str) and piece in parameters and (argument is None or argument in parameters[piece]):
-            what = f"a{'n' * (argument[:1].lower() in 'aeiou')} `{argument}`" if argument else "inputs"
+        if isinstance(piece, str) and piece in parameters:
+            named = argument if isinstance(argument, str) and argument in parameters[piece] else None  # not the stub's
+            what = f"a{'n' * (named[:1].lower() in 'aeiou')} `{named}`" if named else "inputs"
             return [{"id": f"{check}.passes-{piece}", "text": f"your {composite}'s own lines depart: with the "
                                                             f"expected pieces, it passes `{piece}` {what} no right "
                                                             f"{composite} passes"}]

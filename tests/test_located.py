@@ -223,9 +223,11 @@ def test_what_a_child_sends_of_its_whole_reruns_names_only_the_steps_pieces_and_
     right = [w.tolist() for w in reference_steps(7)]
     for forged in ("all", right[:-1], [None] * len(right), [[1.0]] * len(right), right,
                    [{"piece": "os.system", "argument": None}] * len(right),
-                   [{"piece": "kl_penalized_reward", "argument": "seed"}] * len(right),
                    [{"piece": ["kl_penalized_reward"]}] * len(right)):
         assert led_on_error(entry, check, {"through": {EVERY: forged}}, ctx) == entry, forged
+    odd = led_on_error(entry, check, {"through": {EVERY: [{"piece": "kl_penalized_reward", "argument": "seed"}]
+                                                  * len(right)}}, ctx)  # an argument the stub does not name: none
+    assert "`seed`" not in odd.message and "passes `kl_penalized_reward` inputs" in odd.message, odd.message
     passed = [{"piece": "kl_penalized_reward", "argument": "beta"}] + right[1:]
     said = led_on_error(entry, check, {"through": {EVERY: passed}}, ctx)
     assert [s.id for s in said.located] == ["D.grpo_step.passes-kl_penalized_reward"] and "`beta`" in said.message
@@ -248,6 +250,10 @@ def test_a_whole_rerun_binds_arguments_by_name_and_a_swallowed_stand_in_says_not
             lambda: module.piece(np.array([1.0, 2.0]), 3.0), lambda: module.piece(np.array([1.0, 2.0 + 1e-8]))]
     assert [out if out is None or isinstance(out, dict) else out.tolist() for out in reran_whole(module, records, runs)
             ] == [[5.0], [5.0], {"piece": "piece", "argument": "b"}, None]
+
+    exec("def piece(*args):\n    raise NotImplementedError\n", module.__dict__)  # no names to bind: never "wrong"
+    assert reran_whole(module, records, runs[2:3]) == [None]
+    exec("def piece(a, b=2.0):\n    raise NotImplementedError\n", module.__dict__)
 
     def swallowing():
         try:
