@@ -81,3 +81,21 @@ def test_on_grading_seeds_the_row_keeps_its_statements_and_says_no_seed(tmp_path
     assert "Where it departs: " + row["located"][0]["text"] in row["message"]
     assert "Smallest failing case" not in row["message"]  # the student's outputs are shown on public seeds only
     assert not any(str(seed) in row["message"] for seed in seeds), row["message"]
+
+
+def test_a_step_said_to_pass_a_piece_a_wrong_input_does_so_with_the_references_pieces(tmp_path, course):
+    """The grpo_step mutants that read a policy at the wrong prompt (``x - 1``): each row that says the step passes a
+    piece inputs no right step passes holds when the reference's own pieces stand in for the student's, and at least
+    one row says it (the sample above may draw none)."""
+    said = 0
+    for mutant in (m for m in generate("D") if m.id.startswith("D.grpo_step.shift_index.") and "x - 1" in m.change):
+        root = copy_reference(tmp_path / mutant.id, mutant.folder)
+        write_submission(root, mutant.source, mutant.folder, mutant.module)
+        row = grade_checks(root, course, checks=["D.grpo_step"])["D.grpo_step"]
+        passes = [s for s in row.get("located", []) if ".passes-" in s["id"]]
+        with loaded(root / mutant.folder, PROJECTS["D"].modules) as piece:
+            checked, false = judged_statements("D.grpo_step", passes, piece, min(course.seeds.public),
+                                               course.projects["D"].checks["D.grpo_step"].bar)
+        assert not false and checked == len(passes), (mutant.id, mutant.change, passes)
+        said += len(passes)
+    assert said >= 2, said
