@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from types import FunctionType, ModuleType
 
@@ -162,23 +163,42 @@ def reran_whole(module: ModuleType, records: dict, runs: Sequence[Callable[[], o
     """Each of ``runs`` (one per case) with every piece of ``records`` replaced at once by its stand-in: the case's
     output; ``{"piece", "argument"}`` when the composite first called a stand-in far from every recorded call (the
     argument named when only one departs); None when it cannot say (the student's code raising, a call near a recorded
-    one, a piece missing)."""
+    one, a piece missing, or one of the student's own pieces running all the same, reached by another name)."""
     pieces = {piece: calls for piece, calls in records.items() if isinstance(piece, str) and isinstance(calls, list)}
     if not pieces or not all(isinstance(getattr(module, piece, None), FunctionType) for piece in pieces):
         return [None] * len(runs)
+    own = {getattr(module, piece).__code__ for piece in pieces}
     outcomes = []
     for run in runs:
         seen: list[Exception] = []
         stand_ins = {piece: replaying(calls, _signature(module, piece), piece, seen) for piece, calls in pieces.items()}
         try:
-            with _all_in_place(module, stand_ins):
+            with _all_in_place(module, stand_ins), _running(own) as ran:
                 out = numbers(run())
         except Exception:  # noqa: BLE001 - as in ``rerun``: evidence only; what a stand-in saw is read below
             out = None
         first = seen[0] if seen else None
         outcomes.append({"piece": first.piece, "argument": first.argument} if isinstance(first, WrongInputs)
-                        else out if first is None else None)
+                        else out if first is None and not ran else None)
     return outcomes
+
+
+@contextlib.contextmanager
+def _running(codes: set) -> Iterator[list]:
+    """Which of ``codes`` run inside: a piece the composite reaches by an alias or from a module of its own is the
+    student's piece, not the stand-in, and its output cannot be said to come from the composite's own lines."""
+    ran: list = []
+    previous = sys.getprofile()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code in codes:
+            ran.append(frame.f_code)
+
+    sys.setprofile(profile)
+    try:
+        yield ran
+    finally:
+        sys.setprofile(previous)
 
 
 @contextlib.contextmanager

@@ -238,7 +238,8 @@ def test_what_a_child_sends_of_its_whole_reruns_names_only_the_steps_pieces_and_
 
 def test_a_whole_rerun_binds_arguments_by_name_and_a_swallowed_stand_in_says_nothing():
     """With every piece replaced, a call passed by keyword in any order is matched; a call near a recorded one (but not
-    it), a piece missing, or a composite that catches the stand-in's exception and carries on, says nothing."""
+    it), a piece missing, or a piece the composite reaches by another name (its own, not the stand-in) says nothing;
+    a stand-in's exception that the composite catches is seen all the same."""
     import types
 
     from capstone_check.through import reran_whole
@@ -262,6 +263,9 @@ def test_a_whole_rerun_binds_arguments_by_name_and_a_swallowed_stand_in_says_not
             return np.array(5.0)
     assert reran_whole(module, records, [swallowing]) == [{"piece": "piece", "argument": "a"}]  # seen all the same
     assert reran_whole(module, {"gone": records["piece"]}, runs[:1]) == [None]
+    exec("def piece(a, b=2.0):\n    return 4.0\nalias = piece\n", module.__dict__)  # a wrong piece, by another name
+    assert reran_whole(module, records, [lambda: module.alias(np.array([1.0, 2.0]))]) == [None]
+    assert reran_whole(module, records, [lambda: module.piece(np.array([1.0, 2.0]))])[0].tolist() == [5.0]
 
 
 @pytest.mark.parametrize("reached", [None, "yes", 1, 0, [True]])

@@ -381,6 +381,23 @@ def test_a_step_whose_own_lines_depart_says_so_and_which_input_in_final_grading_
     assert blind["score"] < blind["max_score"] and "own lines" not in blind["message"], blind["message"]
 
 
+def test_a_step_that_reaches_its_wrong_piece_by_another_name_is_not_said_to_depart_in_its_own_lines(tmp_path, course,
+                                                                                                      bundle):
+    """A right grpo_step calling its own wrong piece through an alias the stand-ins cannot replace: the step's own lines
+    are right, so neither final grading nor the students' checker says they depart."""
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "D_grpo" / "grpo.py").read_text()
+    wrong = mutate(mutate(reference, "((A < 0) & (rho < 1 - eps))", "((A < 0) & (rho < 2 - eps))"),
+                   "g[x] = clipped_surrogate_gradient(", "g[x] = _gradient(")
+    root = copy_reference(tmp_path, "D_grpo")
+    write_submission(root, wrong + "\n\n_gradient = clipped_surrogate_gradient\n", "D_grpo", "grpo.py")
+    row = grade_checks(root, course, checks=["D.grpo_step"])["D.grpo_step"]
+    assert row["score"] < row["max_score"]
+    assert not any(".own-lines" in s["id"] or ".passes-" in s["id"] for s in row.get("located", [])), row["located"]
+    assert "own lines" not in kit_message(bundle, root, "D", "D.grpo_step")[0]
+
+
 def test_a_surrogate_that_departs_only_through_its_ratio_names_it_in_final_grading_and_the_students_checker(
         tmp_path, course, bundle):
     """A right clipped_surrogate over an inverted importance_ratio: A.clip_gradient's row says the surrogate departs
