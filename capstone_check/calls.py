@@ -16,7 +16,7 @@ import numpy as np
 
 from capstone_check.located import after_lead, located, raising, sentence, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
-from capstone_check.through import led, through_calls
+from capstone_check.own_lines import led, through_calls
 from capstone_check.values import COMPARE, decode, difference, fmt
 from capstone_check.verdict import RECOGNISED, Verdict, failing_message
 

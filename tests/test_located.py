@@ -215,7 +215,7 @@ def test_what_a_child_sends_of_its_whole_reruns_names_only_the_steps_pieces_and_
     from autograder.projects import PROJECTS
     from autograder.projects.d_grpo.steps import reference_steps
     from autograder.report.model import CheckResult
-    from capstone_check.through import EVERY
+    from capstone_check.own_lines import EVERY
 
     check = PROJECTS["D"].checks["D.grpo_step"]
     ctx = Context((7,), "public", validated_bar(check, course.projects["D"].checks["D.grpo_step"].bar, "D.grpo_step"))
@@ -242,7 +242,7 @@ def test_a_whole_rerun_binds_arguments_by_name_and_a_swallowed_stand_in_says_not
     a stand-in's exception that the composite catches is seen all the same."""
     import types
 
-    from capstone_check.through import reran_whole
+    from capstone_check.own_lines import reran_whole
 
     module = types.ModuleType("composite")
     exec("def piece(a, b=2.0):\n    raise NotImplementedError\n", module.__dict__)

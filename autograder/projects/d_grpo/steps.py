@@ -17,7 +17,8 @@ from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES, PARAMETERS, recor
 from capstone_check.kinds import d_located
 from capstone_check.located import located, raising
 from capstone_check.student import StudentError, as_array
-from capstone_check.through import EVERY, led, own_lines, read_records, reran, reran_whole, through
+from capstone_check.own_lines import EVERY, led, own_lines, reran_whole
+from capstone_check.through import read_records, reran, through
 from rlkit.toy import N_RESPONSES, THETA_REF, policy
 
 # ------------------------------------------------------------------------------------------------ the whole step
