@@ -108,7 +108,9 @@ class Context:
     ``inputs`` is the file a check's ``prepare`` made for its child. ``student`` and ``secret`` (the student's id when
     grading knows it, and the course secret of the private overlay) are given to ``judge`` only, never to the child,
     and so is ``grading``, what the grading run keeps for the grader's own work (``grading_run.GradingRun``: the
-    budget, the early audits; None when a check is judged alone).
+    budget, the early audits; None when a check is judged alone). ``key`` is what a check's ``key_for`` made of the
+    submission and the course secret before its child started (B.table's secret sample of updates); the child is
+    told it, never the secret.
     """
 
     seeds: tuple[int, ...]
@@ -118,17 +120,19 @@ class Context:
     student: str | None = None
     secret: str | None = None
     grading: Any = None
+    key: str | None = None
 
     def plain(self) -> dict:
-        """What crosses to the sandboxed child: seeds, seed set, bar and inputs, never ``student`` or ``secret``."""
+        """What crosses to the sandboxed child: seeds, seed set, bar, inputs and key, never ``student`` or
+        ``secret``."""
         return {"seeds": list(self.seeds), "seed_set": self.seed_set, "bar": self.bar.model_dump(mode="json"),
-                "inputs": self.inputs}
+                "inputs": self.inputs, "key": self.key}
 
     @classmethod
     def from_plain(cls, check: Check, plain: dict) -> Context:
         """The child's copy of the grader's context, its bar validated as every bar is (``validated_bar``)."""
         return cls(tuple(plain["seeds"]), plain["seed_set"], validated_bar(check, plain["bar"], check.id),
-                   inputs=plain.get("inputs"))
+                   inputs=plain.get("inputs"), key=plain.get("key"))
 
     @property
     def seed(self) -> int:
@@ -207,6 +211,9 @@ class Check:
     # (e.g. logs of runs the grader trains); the child finds the path in ctx.inputs. It depends on the context only
     # (never on the submission), so a course may run it ahead of grading (plan.prepare_course, Gradescope's setup)
     # and it should keep what it makes where a later call finds it (C's run cache).
+    # key_for(folder, secret) -> str, optional: runs in the grader when a submission's checks are planned, from the
+    # submission's files (read as bytes, never run) and the course secret (None without one); the child and the
+    # judge find it in ctx.key. B.table draws from it which updates the folder's pieces re-make.
     # located_on_error(partial, ctx) -> statements, optional: where the output had departed when the student's code
     # raised, from the plain data collect attached to the StudentError (``partial``, as the child sent it: untrusted,
     # so any failure to read it says nothing); the statements are the check's vocabulary, as a verdict's are.

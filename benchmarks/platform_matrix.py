@@ -70,14 +70,14 @@ def grade_here(folder: Path, updates: int) -> dict:
     from autograder.loader import load_course
     from autograder.grading import grade as grade_submission
     from autograder.projects._shared import audits
-    from autograder.projects.b_ablations import proofs
+    from autograder.projects.b_ablations import student_runs
     from benchmarks.replay_gaps import spy_on_gaps
 
     course = load_course(paths.COURSE_FILE, private=False)
     table = course.projects["B"].checks["B.table"]
     course.projects["B"].checks["B.table"] = table.model_copy(update={"bar": {**table.bar, "n_updates": updates}})
     audits.start_all = lambda *args, **kwargs: None  # the judge replays in this process, where the gaps are seen
-    largest, maxima, replay_own = spy_on_gaps(), {"parameters": 0.0, "moments": 0.0}, proofs.replay_own
+    largest, maxima, replay_own = spy_on_gaps(), {"parameters": 0.0, "moments": 0.0}, student_runs.replay_own
 
     def spied(*args):  # the spy keeps one run's gaps: start afresh for each run, keep the largest of all
         largest["reset"]()
@@ -86,7 +86,7 @@ def grade_here(folder: Path, updates: int) -> dict:
         finally:
             maxima.update({key: max(maxima[key], largest[key]) for key in maxima})
 
-    proofs.replay_own = spied
+    student_runs.replay_own = spied
     report = grade_submission(folder.parent, course, seed_set="public", checks=["B.table"]).report.to_json()
     check = report["projects"]["B"]["checks"][0]
     return {"score": check["score"], "max": check["max_score"], "message": check["message"][:200], **maxima}

@@ -1,17 +1,18 @@
 """A training run's proof: what a grader needs to replay a PPO run update by update on another machine.
 
 Per update it keeps the parameters after the update (the actor's arrays, then the critic's, flattened in layer order,
-float32, exact), Adam's first moment after it (rounded to ``M_BITS`` bits of mantissa) and the actions taken (one
-bit each: CartPole has two). Adam's second moment is not kept: the grader replays it from zero.
+float32, exact), Adam's two moments after it (each rounded to ``M_BITS`` bits of mantissa) and the actions taken (one
+bit each: CartPole has two).
 
-Why the first moment: each update is 48 Adam steps, and a product that rounds differently on another CPU moves the
+Why the moments: each update is 48 Adam steps, and a product that rounds differently on another CPU moves the
 step's path a little; where Adam's second moment is tiny its step is lr m / eps, so a grader that replayed m from
 zero would drift from the student's run by up to 3e-2 a weight within one update, against 3e-3 starting from the
-student's own m (docs/benchmarks.md, "B across machines").
+student's own m (docs/benchmarks.md, "B across machines"). The second moment lets the grader start any one update
+from the state the student's run reached, so it can re-make a sample of the updates rather than all of them.
 
-Packed, a run of 60 updates of 2,531 parameters is about half a megabyte: parameters as integer differences of
-their float bits between updates (zigzag coded), split into byte planes, then LZMA. ``save_runs`` writes several runs
-to one ``.npz`` (uncompressed, so reading it never inflates).
+Packed, a run of 60 updates of 2,531 parameters is well under a megabyte: parameters and moments as integer
+differences of their float bits between updates (zigzag coded), split into byte planes, then LZMA. ``save_runs``
+writes several runs to one ``.npz`` (uncompressed, so reading it never inflates).
 """
 
 from __future__ import annotations
@@ -46,16 +47,17 @@ class RunRecorder:
 
     def __init__(self, setting: str, seed: int):
         self.setting, self.seed = setting, int(seed)
-        self.snapshots, self.moments, self.actions = [], [], []
+        self.snapshots, self.moments, self.second, self.actions = [], [], [], []
 
     def __call__(self, agent, optimizer, segment) -> None:
         self.snapshots.append(parameters(agent))
         self.moments.append(rounded(optimizer.m))
+        self.second.append(rounded(optimizer.v))
         self.actions.append(np.asarray(segment.actions, np.uint8))
 
     def packed(self) -> bytes:
         return pack({"setting": self.setting, "seed": self.seed}, np.array(self.snapshots), np.array(self.moments),
-                    np.array(self.actions))
+                    np.array(self.actions), np.array(self.second))
 
 
 def _planes(words: np.ndarray) -> bytes:
@@ -81,19 +83,24 @@ def _undeltas(z: np.ndarray, shape: tuple) -> np.ndarray:
     return (np.cumsum(d, axis=0) & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
 
 
-def pack(header: dict, snapshots: np.ndarray, moments: np.ndarray, actions: np.ndarray) -> bytes:
-    """One run's proof as bytes: ``header`` (plain data) with the arrays' shapes, then the compressed arrays."""
+def pack(header: dict, snapshots: np.ndarray, moments: np.ndarray, actions: np.ndarray,
+         second: np.ndarray | None = None) -> bytes:
+    """One run's proof as bytes: ``header`` (plain data) with the arrays' shapes, then the compressed arrays; Adam's
+    second moments ``second`` are kept when given (the header then says ``"v": true``)."""
     header = {**header, "updates": int(snapshots.shape[0]), "parameters": int(snapshots.shape[1]),
-              "steps": int(actions.shape[1]), "envs": int(actions.shape[2]), "m_bits": M_BITS}
+              "steps": int(actions.shape[1]), "envs": int(actions.shape[2]), "m_bits": M_BITS,
+              **({"v": True} if second is not None else {})}
     body = (_planes(_deltas(snapshots)) + _planes(_deltas(rounded(moments)))
+            + (_planes(_deltas(rounded(second))) if second is not None else b"")
             + np.packbits(np.asarray(actions) > 0).tobytes())
     text = json.dumps(header, sort_keys=True).encode()
     return HEADER.pack(len(text)) + text + lzma.compress(body, preset=6)
 
 
 def unpack(blob: bytes) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
-    """(header, snapshots (U, P), Adam's first moments (U, P), actions (U, T, N) uint8) of ``pack``'s bytes; raises
-    ValueError for anything else. Never inflates past the size its header states."""
+    """(header, snapshots (U, P), Adam's moments, actions (U, T, N) uint8) of ``pack``'s bytes: the moments are m
+    then v, (U, 2P), or m alone, (U, P), for a proof packed without v. Raises ValueError for anything else. Never
+    inflates past the size its header states."""
     if not isinstance(blob, (bytes, bytearray)) or len(blob) < HEADER.size:
         raise ValueError("not a run proof")
     (length,) = HEADER.unpack_from(blob)
@@ -106,8 +113,8 @@ def unpack(blob: bytes) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
         raise ValueError("the proof's header does not give its sizes") from None
     if not (0 < u <= 10_000 and 0 < p <= 10_000_000 and 0 < t * n <= 10_000_000 and u * p <= 50_000_000):
         raise ValueError("the proof's sizes are out of range")
-    words, bits = u * p, u * t * n
-    size = 8 * words + (bits + 7) // 8
+    words, bits, planes = u * p, u * t * n, 3 if header.get("v") is True else 2
+    size = 4 * planes * words + (bits + 7) // 8
     inflater = lzma.LZMADecompressor()
     try:
         body = inflater.decompress(bytes(blob[HEADER.size + length:]), max_length=size)
@@ -116,8 +123,9 @@ def unpack(blob: bytes) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
     if len(body) != size or not inflater.eof:
         raise ValueError("the proof's body is not the size its header states")
     snapshots = _undeltas(_words(body[:4 * words], words), (u, p))
-    moments = _undeltas(_words(body[4 * words:8 * words], words), (u, p))
-    actions = np.unpackbits(np.frombuffer(body[8 * words:], np.uint8), count=bits).reshape(u, t, n)
+    moments = np.concatenate([_undeltas(_words(body[4 * i * words:4 * (i + 1) * words], words), (u, p))
+                              for i in range(1, planes)], axis=1)
+    actions = np.unpackbits(np.frombuffer(body[4 * planes * words:], np.uint8), count=bits).reshape(u, t, n)
     return header, snapshots, moments, actions
 
 

@@ -3,6 +3,7 @@ own parameters before it, on the batch those parameters collect (see ``proof``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -62,6 +63,23 @@ def replayed(rollout, actions: np.ndarray, agent: dict, rng, update: int) -> Seg
     return seg
 
 
+def stepped(rollout, actions: np.ndarray, agent, rng, update: int) -> Segment:
+    """``replayed`` for an update that is not made (``remake``'s others): the environments stepped with the recorded
+    actions and the rollout's random numbers drawn, nothing computed; the segment holds the actions and which were
+    valid."""
+    T, N = actions.shape
+    valid = np.zeros((T, N), bool)
+    for t in range(T):
+        valid[t] = ~rollout.resetting
+        rollout.obs, reward, terminated, truncated, _ = rollout.envs.step(actions[t].astype(np.int64))
+        rollout.running_return += reward
+        done = terminated | truncated
+        rollout.running_return[done] = 0.0
+        rollout.resetting = done
+    rng.random(T * N)
+    return Segment(None, actions.astype(np.int64), None, None, None, None, None, valid)
+
+
 def gaps(snapshot: np.ndarray, agent) -> np.ndarray:
     """|snapshot - the agent's parameters|, per parameter, inf where either is not finite."""
     out = np.abs(snapshot.astype(float) - parameters(agent))
@@ -93,8 +111,7 @@ def v_gaps(v: np.ndarray, optimizer) -> np.ndarray:
 
 
 def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, tolerance: float,
-          moments: np.ndarray | None = None, moment_tolerance: float = 0.0, remade: np.ndarray | None = None,
-          pieces_tolerance: tuple[float, float] = (0.0, 0.0)) -> list:
+          moments: np.ndarray | None = None, moment_tolerance: float = 0.0) -> list:
     """The (update, return) of every episode the run finished, from the judge's own rollouts; raises ``Departed``
     at the first update whose actions were not sampled from snapshot k - 1 (the grader's init for k = 1) or whose
     replay from it is farther than ``tolerance`` from snapshot k in some parameter. ``actions`` is (updates, T, N).
@@ -108,24 +125,12 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
     follow within ``moment_tolerance`` on Adam's own scale (``moment_gaps``): where Adam's v is tiny its step is
     lr m / eps, and a float32 difference in m grows to 1e-3 within one update at a constant step size (B's
     ``anneal_lr`` off), so without them an honest run of B can depart. What that leaves a forger is bounded by the
-    course's step size (docs/design-notes.md, "What a forger can steer"). With ``remade`` (``remake``'s parameters
-    and Adam's v after each update, made by the student's pieces in the child from the same states: the recorded
-    parameters and m, and their own v, which ``moments`` then holds), each replay must also land within
-    ``pieces_tolerance`` of them ("pieces": a gap per parameter, and v's relative gap): the run was made by pieces
-    that do what the folder's do."""
+    course's step size (docs/design-notes.md, "What a forger can steer")."""
     def misses(k, agent, optimizer) -> tuple[str, np.ndarray] | None:
-        """What of update k's replay is not where the student's is, with its gaps; None when it lands. The pieces'
-        re-make before the moments: the v it carried is the one ``moments`` holds, so pieces that do otherwise are
-        named as such."""
+        """What of update k's replay is not where the student's is, with its gaps; None when it lands."""
         found = gaps(snapshots[k], agent)
         if not found.max() <= tolerance:
             return "parameters", found
-        if remade is not None:
-            size = remade.shape[1] // 2
-            for what, found, most in (("pieces", gaps(remade[k][:size], agent), pieces_tolerance[0]),
-                                      ("pieces' v", v_gaps(remade[k][size:], optimizer), pieces_tolerance[1])):
-                if not found.max() <= most:
-                    return what, found
         if moments is not None:
             found = moment_gaps(moments[k], optimizer)
             if not found.max() <= moment_tolerance:
@@ -143,32 +148,70 @@ def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
     return episodes
 
 
-def remake(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe,
-           moments: np.ndarray | None = None) -> np.ndarray:
-    """The parameters and Adam's v after each update of a recorded run (updates, 2 * parameters) as ``recipe`` makes
-    it, each update from the recorded parameters and ``moments`` before it (m alone: v is the recipe's own, carried
-    from zero) and the recorded actions: what the student's pieces make of each update, in the child, for
-    ``audit``'s ``remade``. Rows from the first update whose recorded actions ``recipe`` would not have sampled (its
-    random numbers drawn otherwise) on are NaN, which no replay lands within."""
-    made = np.full((snapshots.shape[0], 2 * snapshots.shape[1]), np.nan, np.float32)
+def remake(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, moments: np.ndarray,
+           only: list[int], skip: Callable) -> np.ndarray:
+    """The parameters and Adam's v after each update of ``only`` (indices from 0, ascending) of a recorded run,
+    (len(only), 2 * parameters), as ``recipe`` makes it from the recorded parameters and Adam's moments (m then v)
+    before it and the recorded actions: what the student's pieces make of a sample of the updates, in the child, for
+    ``bind``. The updates between are not made: the environments are stepped with their actions and ``skip(rng,
+    batch size, optimizer)`` draws what the update would have drawn and counts its steps. Rows from the first update
+    of ``only`` whose recorded actions ``recipe`` would not have sampled (its random numbers drawn otherwise) on are
+    NaN, which no replay lands within."""
+    made = np.full((len(only), 2 * snapshots.shape[1]), np.nan, np.float32)
+    row = {k: i for i, k in enumerate(only)}
 
     def keep(k, agent, optimizer):
-        made[k] = np.concatenate([parameters(agent), np.ravel(optimizer.v)])
+        made[row[k]] = np.concatenate([parameters(agent), np.ravel(optimizer.v)])
 
     try:
-        replay_run(snapshots, actions, seed, recipe, moments, keep)
+        _sampled_run(snapshots, actions, seed, recipe, moments, only, skip, keep)
     except Departed:
         pass
     return made
 
 
+def bind(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, moments: np.ndarray,
+         remade: dict[int, np.ndarray], tolerances: tuple[float, float], skip: Callable) -> None:
+    """The judge's half of ``remake``: each update of ``remade`` ({update index: the student's pieces' parameters and
+    Adam's v after it}) made again by ``recipe`` from the same recorded state; raises ``Departed`` ("pieces": a gap
+    per parameter beyond ``tolerances[0]``, "pieces' v": a relative gap on v beyond ``tolerances[1]``) at the first
+    that does not land: the run's updates are not what the folder's pieces make. Terms on a discontinuity are
+    settled towards the pieces' update, as ``audit`` settles them towards the run."""
+    size = snapshots.shape[1]
+
+    def misses(k, agent, optimizer) -> tuple[str, np.ndarray] | None:
+        for what, found, most in (("pieces", gaps(remade[k][:size], agent), tolerances[0]),
+                                  ("pieces' v", v_gaps(remade[k][size:], optimizer), tolerances[1])):
+            if not found.max() <= most:
+                return what, found
+        return None
+
+    def check(k, agent, optimizer):
+        missed = misses(k, agent, optimizer)
+        if missed:
+            raise Departed(k + 1, float(missed[1].max()), int(np.argmax(missed[1])), missed[0])
+
+    _sampled_run(snapshots, actions, seed, recipe, moments, sorted(remade), skip, check,
+                 lambda k, agent, optimizer: misses(k, agent, optimizer) is None)
+
+
+def _sampled_run(snapshots, actions, seed: int, recipe: Recipe, moments, only: list[int], skip: Callable, check,
+                 lands=None) -> None:
+    """``replay_run`` through the last update of ``only``, making only those (``remake``)."""
+    last = max(only) + 1
+    replay_run(snapshots[:last], actions, seed, recipe, moments, check, lands=lands,
+               skipped=(set(range(last)) - set(only), skip))
+
+
 def replay_run(snapshots, actions, seed: int, recipe: Recipe, moments, check, episodes: list | None = None,
-               lands=None) -> None:
+               lands=None, skipped: tuple[set, Callable] = (set(), None)) -> None:
     """The kit's loop over a recorded run, each update k from snapshot k - 1 and, with ``moments``, Adam's moments
     after update k - 1; ``check(k, agent, optimizer)`` after each update; episodes' (update, return) added to
     ``episodes``. With ``lands(k, agent, optimizer)``, an update that does not land after terms on a discontinuity
-    is taken again with ``recipe.alternatives`` of them (``settled``)."""
+    is taken again with ``recipe.alternatives`` of them (``settled``). ``skipped``: (updates not made, and how to
+    draw in their place: ``remake``'s ``skip``)."""
     current, held = [0], []
+    passed, skip = skipped
 
     def optimizer(agent):
         held[:] = [recipe.optimizer(agent)]
@@ -185,6 +228,8 @@ def replay_run(snapshots, actions, seed: int, recipe: Recipe, moments, check, ep
                     held[0].v[...] = moments[k - 1][size:]
 
     def after(k, agent, segment):
+        if k in passed:
+            return
         if episodes is not None:
             episodes.extend((k, float(r)) for r in segment.episode_returns)
         check(k, agent, held[0])
@@ -201,6 +246,8 @@ def replay_run(snapshots, actions, seed: int, recipe: Recipe, moments, check, ep
             optimizer.m[...], optimizer.v[...], optimizer.t, rng.bit_generator.state = state[1:]
             return recipe.update(agent, optimizer, batch, rng, *flips)
 
+        if current[0] in passed:
+            return skip(rng, len(batch["actions"]), optimizer)
         seen = recipe.update(agent, optimizer, batch, rng)
         if lands is None or lands(current[0], agent, optimizer):
             return
@@ -211,12 +258,19 @@ def replay_run(snapshots, actions, seed: int, recipe: Recipe, moments, check, ep
         if recipe.alternatives(seen):
             again()
 
+    def advantages(segment):
+        return (None, None) if current[0] in passed else recipe.advantages(segment)
+
+    def batch(segment, adv, returns):
+        return {"actions": segment.actions[segment.valid]} if current[0] in passed else recipe.batch(segment, adv,
+                                                                                                    returns)
+
     envs = make_envs(actions.shape[2])
     try:
         with threadpool_limits(limits=1):
-            run(envs, seed, len(snapshots), actions.shape[1], replace(recipe, optimizer=optimizer, update=settled),
-                before, after,
-                collect=lambda rollout, agent, _, rng: replayed(rollout, actions[current[0]], agent, rng,
-                                                                current[0] + 1))
+            run(envs, seed, len(snapshots), actions.shape[1],
+                replace(recipe, optimizer=optimizer, update=settled, advantages=advantages, batch=batch), before,
+                after, collect=lambda rollout, agent, _, rng: (stepped if current[0] in passed else replayed)(
+                    rollout, actions[current[0]], agent, rng, current[0] + 1))
     finally:
         envs.close()

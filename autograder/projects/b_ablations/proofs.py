@@ -8,35 +8,27 @@ update and the actions taken, never a curve. The judge replays every update with
 (``oracle``) for that setting and the course's hyperparameters (``_shared.replay.audit``), and the course's metric is
 computed from the judge's own replayed episodes. A run whose update does not follow from the one before scores its
 check 0 with a sentence naming the update, as A.bar's does. B.table replays the student's own runs (``runs.npz``)
-with the course's hyperparameters, so they must have been made with them; its child also re-makes each of their
-updates with the folder's own pieces (``remade_by_pieces``), and the judge's replay must land on that too, so only
-runs the folder's code makes are credited.
+with the course's hyperparameters, so they must have been made with them, and binds them to the folder's own pieces
+by a secret sample of their updates (``student_runs``).
 """
 
 from __future__ import annotations
-
-import base64
-import binascii
-import zipfile
 
 import numpy as np
 from pydantic import Field
 
 from autograder.checks import Malformed, pairs
 from autograder.projects._shared import audits
-from autograder.projects._shared.proof import Recipe, adam, decode, encode, init_agent, parameters, transitions
+from autograder.projects._shared.proof import Recipe, adam, decode, transitions
 from autograder.departures import departure
-from autograder.projects._shared.replay import Departed, audit, remake
+from autograder.projects._shared.replay import Departed, audit
 from autograder.projects._shared.ppo import oracle as ppo
 from autograder.projects._shared.ppo.edges import Edges, alternatives
-from autograder.projects._shared.ppo.hyperparameters import course_config, differences
-from autograder.projects._shared.ppo.recording import ReplayBar, per_update_returns, recorded, student_config, unpacked
+from autograder.projects._shared.ppo.hyperparameters import course_config
+from autograder.projects._shared.ppo.recording import ReplayBar, per_update_returns, recorded, unpacked
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import flipped
 from autograder.projects.b_ablations.switches import student_details
-from capstone_check.student import StudentError
-from rlkit.cartpole import N_ACTIONS
-from rlkit.runproof import load_runs, run_name, unpack
 
 RUNS = "runs.npz"  # the proofs of the student's own runs, written by ablation.py beside results.json
 
@@ -48,12 +40,17 @@ class OwnReplayBar(ReplayBar):
     pieces_tolerance: float = Field(description="largest gap per parameter between the reference's replay of an "
                                     "update and the folder's pieces' re-make of it from the same state")
     pieces_moment_tolerance: float = Field(description="largest relative gap in Adam's v between the two")
+    remade_updates: int = Field(ge=1, description="updates of each run the folder's pieces re-make: the first and "
+                                "others drawn from the course secret and runs.npz")
+    key: str | None = Field(None, description="the sample's key (``sample_key``), set by the grader, never course.yml")
 
 
-def replay_bar(bar) -> ReplayBar:
-    """The replay's part of a check's bar (B.table's keeps its ``pieces_tolerance``), as the audit process takes it."""
-    model = OwnReplayBar if "pieces_tolerance" in type(bar).model_fields else ReplayBar
-    return model(**{name: getattr(bar, name) for name in model.model_fields})
+def replay_bar(bar, key: str | None = None) -> ReplayBar:
+    """The replay's part of a check's bar (B.table's keeps its ``pieces_tolerance`` and the sample's ``key``), as the
+    audit process takes it."""
+    if "pieces_tolerance" not in type(bar).model_fields:
+        return ReplayBar(**{name: getattr(bar, name) for name in ReplayBar.model_fields})
+    return OwnReplayBar(**{name: getattr(bar, name) for name in OwnReplayBar.model_fields if name != "key"}, key=key)
 
 
 def details_of(name: str) -> dict:
@@ -142,7 +139,7 @@ def start_audits(data: dict, ctx, check_id: str, replay: audits.Replay) -> None:
     the grader's re-runs (``replay_plain``) or the student's own runs (``replay_own``)."""
     for run in data.get("runs", []):
         if isinstance(run, dict) and run.get("seed") in ctx.seeds and isinstance(run.get("settings"), dict):
-            audits.start_all(ctx.grading, [(r, run["seed"], replay_bar(ctx.bar).model_dump())
+            audits.start_all(ctx.grading, [(r, run["seed"], replay_bar(ctx.bar, ctx.key).model_dump())
                                            for r in run["settings"].values()], replay, check_id)
 
 
@@ -151,7 +148,7 @@ def audited_scores(runs, ctx, names: list[str], replay: audits.Replay) -> tuple[
     audit kept), or (the scores so far, (the run as a message names it, its departure) of every run that departed);
     ``replay`` as for ``start_audits``."""
     bar = ctx.bar
-    rbar, scores, departed = replay_bar(bar), {name: [] for name in names}, []
+    rbar, scores, departed = replay_bar(bar, ctx.key), {name: [] for name in names}, []
     for seed, name, run_ in list(seed_runs(runs, ctx.seeds, names)):
         episodes, failure = audits.kept_or_replayed(ctx.grading, run_, seed, rbar.model_dump(), replay)
         if failure:
@@ -159,111 +156,3 @@ def audited_scores(runs, ctx, names: list[str], replay: audits.Replay) -> tuple[
         score = oracle.training_score(per_update_returns(episodes, bar.n_updates)) if not failure else np.nan
         scores[name].append(score)
     return scores, departed
-
-
-# ------------------------------------------------------------------------------------------------ the student's runs
-
-
-def own_runs(student, names: list[str], seed: int, bar) -> dict:
-    """In B.table's child: the proofs of the student's own runs of ``names`` on ``seed`` (from ``runs.npz``, as the
-    harness wrote them on the student's machine), as text; refused unless ``Config()``, which they trained with, holds
-    the course's hyperparameters (the judge replays them with the course's)."""
-    changed = differences(student_config(student), bar.hyperparameters)
-    if changed:
-        raise StudentError(f"the grader replays your runs with the course's hyperparameters, and your Config() differs:"
-                           f" {'; '.join(changed)}. Set Config back to the course's values and run `python "
-                           "ablation.py` again", "invalid")
-    path = student.folder / RUNS
-    if not path.is_file():
-        raise StudentError(f"expected {RUNS} beside ablation.py: `python ablation.py` writes it with results.json, "
-                           "and the grader replays your runs from it", "missing")
-    try:
-        runs = load_runs(path)
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
-        raise StudentError(f"{RUNS} cannot be read ({exc}); run `python ablation.py` again", "invalid") from None
-    missing = [name for name in names if run_name(name, seed) not in runs]
-    if missing:
-        raise StudentError(f"{RUNS} holds no run of {', '.join(missing)} on seed {seed}; run `python ablation.py` "
-                           "again so that it holds every run of your table", "missing")
-    return {"seed": seed, "settings": {
-        name: {"seed": seed, "setting": name, "proof": base64.b64encode(runs[run_name(name, seed)]).decode("ascii"),
-               **remade_by_pieces(student, name, seed, runs[run_name(name, seed)], bar)}
-        for name in names}}
-
-
-def remade_by_pieces(student, name: str, seed: int, proof: bytes, bar) -> dict:
-    """In B.table's child: what the folder's own pieces make of each update of one recorded run, each from the state
-    the judge's replay starts it from (``replay.remake``), as {"remade": text}; nothing for a proof the judge will
-    refuse as malformed anyway. The judge requires its replay of each update to land on this too, so runs made by
-    other pieces (a classmate's) earn nothing whatever the folder's pieces are."""
-    try:
-        _, snapshots, moments, actions = own_proof(proof, seed, name, bar)
-    except Malformed:
-        return {}
-    config = course_config(student, bar.hyperparameters)
-    recipe = student_recipe(student, config, student_details(student, details_of(name)), bar.n_updates)
-    return {"remade": encode(remake(snapshots, actions, seed, recipe, moments))}
-
-
-def unpacked_own(run_: dict, seed: int, bar) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
-    """(the course's hyperparameters, snapshots, Adam's first moments, actions) of one of the student's own runs, or
-    Malformed."""
-    if not isinstance(run_, dict) or run_.get("seed") != seed:
-        raise Malformed("one seed's run is not that seed's")
-    try:
-        proof = base64.b64decode(str(run_.get("proof")), validate=True)
-    except (ValueError, binascii.Error) as exc:
-        raise Malformed(f"the proof of a run in {RUNS} cannot be read: {exc}") from None
-    return own_proof(proof, seed, run_.get("setting"), bar)
-
-
-def own_proof(proof: bytes, seed: int, setting, bar) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
-    """``unpacked_own`` of a proof's bytes, as ``runs.npz`` holds them."""
-    c = bar.hyperparameters.model_dump()
-    try:
-        header, snapshots, moments, actions = unpack(proof)
-    except ValueError as exc:
-        raise Malformed(f"the proof of a run in {RUNS} cannot be read: {exc}") from None
-    size = parameters(init_agent(np.random.default_rng(0), c["hidden"])).size
-    wanted = {"seed": seed, "setting": setting, "updates": bar.n_updates, "parameters": size,
-              "steps": bar.n_steps, "envs": bar.num_envs}
-    wrong = [key for key, value in wanted.items() if header.get(key) != value]
-    if wrong or actions.max(initial=0) >= N_ACTIONS:
-        raise Malformed(f"a run in {RUNS} is not the one the table needs (its {', '.join(wrong) or 'actions'}): "
-                        f"expected {bar.n_updates} updates of {bar.num_envs} x {bar.n_steps} steps with {size} "
-                        "parameters")
-    return c, snapshots, moments, actions
-
-
-def replay_own(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
-    """``replay`` for one of the student's own runs: the judge's episodes, or the sentence naming the departure.
-    Each update starts from the student's parameters and Adam's first moment, and from the second moment the folder's
-    pieces carried to it in the child (``remade_by_pieces``); it must land on the recorded run and on what the pieces
-    made of it."""
-    bar = OwnReplayBar.model_validate(bar)
-    c, snapshots, moments, actions = unpacked_own(run_, seed, bar)
-    name = run_.get("setting")
-    if name != "baseline" and name not in oracle.DETAILS:
-        raise Malformed("a run names no setting of the ablation")
-    remade = decode(run_.get("remade"), (snapshots.shape[0], 2 * snapshots.shape[1]))
-    if remade is None:
-        raise Malformed(f"the re-run did not hand back what your pieces make of each update of {name}'s run")
-    # update k starts from the recorded m and the v the pieces carried through update k - 1 (the first from zero)
-    moments = np.concatenate([moments, remade[:, snapshots.shape[1]:]], axis=1)
-    try:
-        recipe = reference_recipe(c, details_of(name), bar.n_updates)
-        return audit(snapshots, actions, seed, recipe, bar.replay_tolerance, moments, bar.moment_tolerance, remade,
-                     (bar.pieces_tolerance, bar.pieces_moment_tolerance)), None
-    except Departed as exc:
-        if exc.what.startswith("pieces"):
-            return [], pieces_departure(exc, bar)
-        return [], departure(exc, bar.n_updates, bar.replay_tolerance, bar.moment_tolerance)
-
-
-def pieces_departure(exc: Departed, bar) -> str:
-    """The clause of a run in runs.npz whose update the folder's own pieces do not make as the reference does."""
-    gap = (f"parameters {exc.gap:.3g} away from" if exc.what == "pieces" else
-           f"Adam's second moment {exc.gap:.3g} (relative) away from")
-    most = bar.pieces_tolerance if exc.what == "pieces" else bar.pieces_moment_tolerance
-    return (f"at update {exc.update} of {bar.n_updates}, your details.py and ppo.py, run by the grader from your "
-            f"recorded run, made {gap} the reference's update (tolerance {most:g})")

@@ -7,7 +7,7 @@ from pydantic import Field
 
 from autograder.checks import Check, Verdict, require
 from autograder.comparisons import close
-from autograder.projects.b_ablations import oracle, proofs
+from autograder.projects.b_ablations import oracle, proofs, student_runs
 from autograder.projects.b_ablations.bar import RunBar, departed_verdict
 from autograder.projects.b_ablations.choices import choices, collected_choices
 from autograder.projects.b_ablations.summary import close_table, plain_table
@@ -25,6 +25,8 @@ class TableBar(RunBar):
     pieces_tolerance: float = Field(description="largest gap per parameter between the reference's replay of an "
                                     "update and what the folder's own pieces make of it from the same state")
     pieces_moment_tolerance: float = Field(description="largest relative gap in Adam's v between the two")
+    remade_updates: int = Field(ge=1, description="updates of each run the folder's pieces re-make: the first and "
+                                "others drawn from the course secret and runs.npz (docs/benchmarks.md)")
 
 
 class Table(Check):
@@ -33,18 +35,22 @@ class Table(Check):
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = ("Your results table is what your own runs (runs.npz) scored, each replayed update by update by the grader "
             "on the public seeds (baseline and named factors)")
-    cost, per_seed, fixed_seeds = 8.0, True, "public"
+    cost, per_seed, fixed_seeds = 4.0, True, "public"
     Bar = TableBar
 
     def collect(self, student, ctx):
         table = results_table(student)
         ablated, named = choices(student, ctx.bar.factors)
-        return {"runs": [proofs.own_runs(student, ["baseline", *named], ctx.seed, ctx.bar)],
+        return {"runs": [student_runs.own_runs(student, ["baseline", *named], ctx.seed, ctx.bar, ctx.key)],
                 "table": [table], "ablated": [ablated], "named": [named]}
+
+    def key_for(self, folder, secret):
+        """The key of the secret sample of updates the child re-makes (``student_runs.sample_key``)."""
+        return student_runs.sample_key(folder / proofs.RUNS, secret)
 
     def on_shard(self, data, ctx):
         """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
-        proofs.start_audits(data, ctx, self.id, proofs.replay_own)
+        proofs.start_audits(data, ctx, self.id, student_runs.replay_own)
 
     def judge(self, data, ctx):
         """The judge's replay of the student's own runs is the truth; results.json is only compared with it. Its rows
@@ -53,7 +59,7 @@ class Table(Check):
         nothing."""
         ablated, named = collected_choices(data, ctx.bar.factors)
         grader, departed = proofs.audited_scores(require(data, "runs", list), ctx, ["baseline", *named],
-                                                 proofs.replay_own)
+                                                 student_runs.replay_own)
         if departed:
             return departed_verdict(departed, sum(map(len, grader.values())), NOT_CREDITED, NEXT_STEP)
         table, tol = (data.get("table") or [None])[0], ctx.bar.tolerance

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from autograder import paths
-from autograder.projects.b_ablations import proofs
+from autograder.projects.b_ablations import proofs, student_runs
 from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
@@ -20,6 +20,7 @@ pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 FOLDER = paths.SOLUTIONS / "B_ablations"
 CHECKS = ["B.table", "B.bar"]
 N_UPDATES, NUM_ENVS = 8, 16
+SAMPLE = 3  # B.table's re-made updates of each short run: the first and two of the other seven
 UPDATE = '    B = len(batch["actions"])\n'  # the first line of the reference's details.ppo_update
 HARNESS = ("import ablation\n"
            "from rlkit.runproof import run_name, save_runs\n"
@@ -33,7 +34,8 @@ HARNESS = ("import ablation\n"
 def short(course):
     """The course with B's re-runs cut to 8 updates of 16 environments on one public seed."""
     project = course.projects["B"]
-    checks = {cid: check.model_copy(update={"bar": {**check.bar, "n_updates": N_UPDATES, "num_envs": NUM_ENVS}})
+    checks = {cid: check.model_copy(update={"bar": {**check.bar, "n_updates": N_UPDATES, "num_envs": NUM_ENVS,
+                                                    **({"remade_updates": SAMPLE} if cid == "B.table" else {})}})
               if cid in CHECKS else check for cid, check in project.checks.items()}
     return course.model_copy(update={"projects": {**course.projects,
                                                   "B": project.model_copy(update={"checks": checks})},
@@ -267,11 +269,77 @@ def test_buggy_pieces_with_their_own_runs_earn_what_their_runs_earn(tmp_path, sh
 
 
 def test_a_second_moment_the_pieces_leave_otherwise_is_named(tmp_path, short):
-    """Each replay of a student's own run starts from the v the pieces carried (runs.npz does not hold it), so it is
-    held to the reference's: pieces that inflate v, which would shrink every step of the reference's replay, depart
-    though their parameters follow."""
+    """Each sampled update is re-made by the pieces from the recorded Adam's v and held to the reference's from the
+    same state: pieces that inflate v, which would shrink every step of the next update, depart though their
+    parameters follow, at the first update, which every sample holds."""
     inflating = mutate((FOLDER / "details.py").read_text(), "    kl, clip_fraction, H, v_loss = np.mean(stats",
                        "    optimizer.v *= 1.5\n    kl, clip_fraction, H, v_loss = np.mean(stats")
     result = grade_checks(submission(tmp_path, after={"details.py": inflating}), short, ["B.table"])["B.table"]
     assert result["score"] == 0 and PIECES_DEPART in result["message"] and "update 1 of 8" in result["message"] \
         and "Adam's second moment" in result["message"], result
+
+
+# B.table's secret sample: the folder's pieces re-make the first update of each run and others drawn from the key
+LATE = ('    B = len(batch["actions"])\n',
+        '    B = len(batch["actions"])\n    if optimizer.t > 0:  # right at the first update, wrong after\n'
+        '        batch = {**batch, "returns": batch["returns"] + 1.0}\n')
+
+
+def test_pieces_right_at_the_first_update_only_earn_nothing_over_copied_runs(tmp_path, short):
+    """The sample's attack: a classmate's runs over pieces that make the first update as the reference does and depart
+    from the second on. Each run's sample holds the first update and others, so the binding still sees them."""
+    late = {"details.py": mutate((FOLDER / "details.py").read_text(), *LATE)}
+    result = grade_checks(submission(tmp_path, after=late), short, ["B.table"])["B.table"]
+    assert result["score"] == 0 and PIECES_DEPART in result["message"], result
+    assert "at update 1 of" not in result["message"], result
+
+
+def test_the_judge_draws_the_sample_itself(course, tmp_path):
+    """What the child re-made for another key's sample (a child that claims other updates) departs: the judge draws
+    the updates from its own key, never from what the child says."""
+    from capstone_check.student import Student
+    from rlkit.runproof import load_runs
+
+    root = submission(tmp_path)
+    fields = {key: value for key, value in course.projects["B"].checks["B.table"].bar.items()
+              if key in proofs.OwnReplayBar.model_fields}
+    table = proofs.OwnReplayBar(**{**fields, "n_updates": N_UPDATES, "num_envs": NUM_ENVS, "remade_updates": SAMPLE})
+    student = Student(root / "B_ablations", ("ppo", "details", "ablation"))
+    assert "baseline-7" in load_runs(root / "B_ablations" / proofs.RUNS)
+    ours, theirs = "grader's key", "another key"
+    assert student_runs.sampled_updates(ours, "baseline", 7, N_UPDATES, table.remade_updates) != \
+        student_runs.sampled_updates(theirs, "baseline", 7, N_UPDATES, table.remade_updates)
+    run_ = student_runs.own_runs(student, ["baseline"], 7, table, theirs)["settings"]["baseline"]
+    assert student_runs.replay_own(run_, 7, table.model_copy(update={"key": theirs}).model_dump())[1] is None
+    failure = student_runs.replay_own(run_, 7, table.model_copy(update={"key": ours}).model_dump())[1]
+    assert failure and PIECES_DEPART in failure, failure
+
+
+def test_runs_written_before_the_second_moment_was_kept_are_told_to_run_again(tmp_path, short):
+    """runs.npz from the kit's earlier rlkit (Adam's m alone): run ablation.py again, said as such."""
+    from rlkit.runproof import load_runs, pack, save_runs, unpack
+
+    root = submission(tmp_path)
+    path = root / "B_ablations" / proofs.RUNS
+    older = {}
+    for name, blob in load_runs(path).items():
+        header, snapshots, moments, actions = unpack(blob)
+        older[name] = pack({key: header[key] for key in ("setting", "seed")}, snapshots,
+                           moments[:, :snapshots.shape[1]], actions)
+    path.unlink()
+    save_runs(path, older)
+    result = grade_checks(root, short, ["B.table"])["B.table"]
+    assert result["score"] == 0 and "run `python ablation.py` again" in result["message"] \
+        and "first moment alone" in result["message"], result
+
+
+def test_a_second_moment_recorded_to_steer_the_run_earns_nothing(tmp_path, short):
+    """runs.npz keeps Adam's v only so that a sampled update can be re-made alone; the judge replays every update with
+    its own v. Runs whose v was shrunk after each update, so that the next one's steps are ten times larger and
+    the recorded v within its tolerance, handed in beside correct pieces, depart the replay at the second update."""
+    steering = mutate((FOLDER / "details.py").read_text(), "    kl, clip_fraction, H, v_loss = np.mean(stats",
+                      "    optimizer.v *= np.float32(1e-2)\n    kl, clip_fraction, H, v_loss = np.mean(stats")
+    root = submission(tmp_path, {"details.py": steering}, after={"details.py": (FOLDER / "details.py").read_text()})
+    result = grade_checks(root, short, ["B.table"])["B.table"]
+    assert result["score"] == 0 and f"at update 2 of {N_UPDATES}" in result["message"], result
+    assert PIECES_DEPART not in result["message"], result
