@@ -42,6 +42,24 @@ def test_the_key_is_made_of_the_secret_and_the_files_bytes(tmp_path):
     assert sample_key(link, "secret") == sample_key(tmp_path / "absent.npz", "secret")
 
 
+def test_a_huge_runs_file_is_keyed_without_being_read_whole(tmp_path, monkeypatch):
+    """A student's file of any size costs the grader at most ``KEYED_BYTES`` read; its size still enters the key."""
+    from autograder.projects.b_ablations import student_runs
+
+    monkeypatch.setattr(student_runs, "KEYED_BYTES", 1000)
+    runs = tmp_path / "runs.npz"
+    with runs.open("wb") as file:
+        file.truncate(2**40)  # a terabyte, sparse: reading it whole would never end
+    key = sample_key(runs, "secret")
+    with runs.open("r+b") as file:
+        file.seek(2000)
+        file.write(b"past the keyed bytes")
+    assert sample_key(runs, "secret") == key
+    with runs.open("r+b") as file:
+        file.truncate(2**40 + 1)
+    assert sample_key(runs, "secret") != key
+
+
 def test_the_child_is_told_the_key_never_the_secret(tmp_path):
     course = load_course(paths.COURSE_FILE, private=False).model_copy(update={"secret": "course secret"})
     folder = tmp_path / "B_ablations"
