@@ -63,13 +63,21 @@ def whole(row, spec: dict) -> float:
     return foreseen(row, spec) if row.final_only else row.score
 
 
+def remakes(row) -> bool | None:
+    """Whether the row's training pieces remake the reference's own runs on the public seeds (a training bar's
+    evidence: what final grading's replay of every update turns on); None where this kit cannot tell."""
+    return None if getattr(row, "remade", None) is None else not row.remade
+
+
 def predicted(row, spec: dict, rows: dict) -> float | None:
     """The least final grading will give ``row`` on the grading seeds, as far as this kit can tell (None: a row it
-    builds on was not run): 0 when a row it builds on fails here or a row its evidence trusts does, else
-    ``whole``."""
+    builds on was not run): where the pieces were tried on the reference's own runs, ``whole`` if they remake them
+    and 0 if not; else 0 when a row it builds on fails here or a row its evidence trusts does, else ``whole``."""
     failed = failing(spec, rows, row.check)
     if failed is None:
         return None
+    if remakes(row) is not None:
+        return whole(row, spec) if remakes(row) else 0.0
     return 0.0 if failed or unsure(spec, rows) else whole(row, spec)
 
 
@@ -80,6 +88,8 @@ def ceiling(row, spec: dict, rows: dict) -> float | None:
     scored here."""
     if failing(spec, rows, row.check) is None:
         return None
+    if remakes(row) is not None:
+        return predicted(row, spec, rows)
     return row.points if unsure(spec, rows) and row.final_only else whole(row, spec)
 
 
@@ -113,6 +123,8 @@ def said(row, spec: dict, rows: dict) -> str:
     failed = failing(spec, rows, row.check)
     if failed is None:
         return f"{text}; run every check of {row.check[0]} to see whether they do"
+    if remakes(row) is not None:
+        return remade_said(row, spec, rows, text)
     high = ceiling(row, spec, rows)
     if failed:
         they, verb = names(failed), "fails" if len(failed) == 1 else "fail"
@@ -132,3 +144,22 @@ def said(row, spec: dict, rows: dict) -> str:
     worth = f"{whole(row, spec):g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
     return f"{text}: {they} here{aside(spec, rows, row.check)}{evidence} (predicted {worth}/{points})"
+
+
+def remade_said(row, spec: dict, rows: dict, text: str) -> str:
+    """What the reference's own runs showed of the row's pieces: the next step first where they do not remake them
+    (the failing rows to fix, or where no row fails, what to look for); that rows failing here fail only where the
+    course's runs never reach, where they do."""
+    failed = [cid for cid in (*spec.get("builds_on", ()), *spec.get("trusts", ()))
+              if cid in rows and not right(rows[cid])]
+    they, verb = names(failed) if failed else "", "fails" if len(failed) == 1 else "fail"
+    if remakes(row):
+        spared = f": {they} {verb} here only in cases the course's runs never reach" if failed else ""
+        return (f"{text}: your pieces make each update of the reference's own runs on the public seeds as it did"
+                f"{spared} (predicted {whole(row, spec):g}/{row.points:g})")
+    d = row.remade
+    where = (f"your pieces do not make update {d['update']} of the reference's own run of seed {d['seed']} as it did "
+             f"({d['what']} {d['gap']:.2g} away)")
+    step = (f"Fix {they} first" if failed else "Look for the difference in what training calls: gae, flatten_batch, "
+            "ppo_update and the pieces it uses; no check above shows it, but training reaches it")
+    return f"{LOST}{row.points:g}: {step}; {where}. Why: {text}"

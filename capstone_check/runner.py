@@ -50,6 +50,8 @@ class Row:
     basis: bool | dict | None = None  # whether what training uses of the piece passes, where its check tells
     foreseen: float | None = None  # a row left to final grading: the share its public evidence predicts
     evidence: str = ""  # and what that evidence says
+    remade: dict | None = None  # a training bar's: where the pieces first fail to remake the reference's own runs
+    # ({} where they remake them; None where this kit cannot tell)
 
 
 FINAL_ONLY = "left to final grading: it needs what this kit does not hold"
@@ -106,7 +108,8 @@ def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
     if spec["credit"] == "all_or_nothing" and fraction < 1.0:
         fraction = 0.0
     return Row(check, spec["name"], spec["points"], round(spec["points"] * fraction, 2), fraction >= 1.0,
-               result["message"] + spec.get("note", ""), seconds, basis=result.get("basis"))
+               result["message"] + spec.get("note", ""), seconds, basis=result.get("basis"),
+               remade=result.get("remade"))
 
 
 def _decided(spec: dict, results: list[dict]) -> dict:
@@ -117,7 +120,7 @@ def _decided(spec: dict, results: list[dict]) -> dict:
     if failed is not None:
         return failed
     verdict = per_seed(spec, "verdict")(spec, [r["row"] for r in results])
-    return {"fraction": verdict.fraction, "message": verdict.message}
+    return {"fraction": verdict.fraction, "message": verdict.message, "remade": verdict.remade}
 
 
 def _tasks(data: dict, wanted: list[str]) -> list[tuple[str, int | None, float]]:

@@ -65,6 +65,8 @@ class Verdict:
     basis: bool | dict | None = None  # whether what the course's training runs use of the piece passes (per row
     # that builds on it, where their runs differ; None: as the verdict)
     parts: dict | None = None  # what ``of`` made the message of, so that recognised mistakes fit in it too
+    remade: dict | None = None  # a training bar's: where the pieces first fail to remake the reference's own runs ({}
+    # where they remake them; None where the kit cannot tell)
 
     @classmethod
     def of(cls, failures: list[str], total: int, passed: str, note: str = "", located=()) -> Verdict:

@@ -77,6 +77,19 @@ class Rollout:
         seg.values[T] = state_value(self.obs)
         return seg
 
+    def advance(self, actions: np.ndarray) -> np.ndarray:
+        """Step the environments with recorded (T, N) ``actions`` as ``collect`` would have, computing nothing else
+        (a replay's way past updates it does not make); returns which steps were valid, (T, N)."""
+        valid = np.zeros(actions.shape, bool)
+        for t, step_actions in enumerate(np.asarray(actions, np.int64)):
+            valid[t] = ~self.resetting
+            self.obs, reward, terminated, truncated, _ = self.envs.step(step_actions)
+            self.running_return += reward
+            done = terminated | truncated
+            self.running_return[done] = 0.0
+            self.resetting = done
+        return valid
+
 
 def evaluate(actor, episodes: int, seed: int) -> np.ndarray:
     """Returns of ``episodes`` full episodes with actions sampled from the policy whose layers are ``actor``."""

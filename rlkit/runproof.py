@@ -35,6 +35,31 @@ def parameters(agent) -> np.ndarray:
         np.float32)
 
 
+def load(agent, snapshot: np.ndarray) -> None:
+    """Write ``snapshot`` (``parameters``' layout) into the agent's arrays in place: an optimizer holding those arrays
+    steps them from there."""
+    start = 0
+    for p in flatten(agent["actor"]) + flatten(agent["critic"]):
+        p[...] = snapshot[start:start + p.size].reshape(p.shape)
+        start += p.size
+
+
+def m_gaps(m: np.ndarray, m_ref: np.ndarray, v_ref: np.ndarray, eps: float) -> np.ndarray:
+    """|m - m'| / (sqrt(v') + eps) between Adam's first moment and a reference's: the scale on which it moves a step
+    (lr m / (sqrt(v) + eps)); inf where not finite."""
+    out = np.abs(np.asarray(m, float) - np.asarray(m_ref, float)) / (np.sqrt(np.asarray(v_ref, float)) + eps)
+    out[~np.isfinite(out)] = np.inf
+    return out
+
+
+def v_gaps(v: np.ndarray, v_ref: np.ndarray, eps: float) -> np.ndarray:
+    """|v - v'| / (v' + eps^2) between Adam's second moment and a reference's; inf where not finite."""
+    v_ref = np.asarray(v_ref, float)
+    out = np.abs(np.asarray(v, float) - v_ref) / (v_ref + eps ** 2)
+    out[~np.isfinite(out)] = np.inf
+    return out
+
+
 def rounded(x: np.ndarray, bits: int = M_BITS) -> np.ndarray:
     """float32 ``x`` rounded to ``bits`` bits of mantissa (to nearest; the exponent carries on overflow)."""
     drop = 23 - bits

@@ -1,14 +1,11 @@
 """Project A's checks in the students' checker.
 
 Its pieces whose inputs are objects (a rollout segment, an agent and its optimizer): the batch, the ratio on
-ppo_update's first minibatch, and one whole update, each against values recorded from the reference. Its bar without
-the reference: the given training loop with the student's pieces, on the public seeds, and the grader's own evaluation
-of each final policy. Final grading also replays every update against the reference (the proof of learning), which
-needs the reference and so is not done here: the message says so."""
+ppo_update's first minibatch, and one whole update, each against values recorded from the reference. Its bar is
+``a_bar``'s."""
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 
@@ -18,9 +15,9 @@ from capstone_check.located import after_lead, located, sentence
 from capstone_check.student import StudentError, describe
 from capstone_check.values import close, decode, difference
 from capstone_check.verdict import Verdict
-from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, evaluate, make_envs
+from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
-from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
+from rlkit.nn import Adam, flatten, mlp_forward
 
 
 def batch(student, spec: dict) -> Verdict:
@@ -220,81 +217,3 @@ def where_updated(spec: dict, got: dict, failures: list[str], optimizer: Recordi
                               spec["tol"], spec["minibatches"])
     return said + [{"id": r["id"], "text": r["text"]} for r in spec.get("related", [])
                    if same_numbers(flat(got), r["want"])]
-
-
-def given_agent(rng, hidden: int) -> dict:
-    """The given init: orthogonal actor 4 -> hidden -> hidden -> 2 (output gain 0.01), then the critic (gain 1)."""
-    sizes = [OBS_DIM, hidden, hidden]
-    return {"actor": mlp_init(sizes + [N_ACTIONS], rng, out_gain=0.01), "critic": mlp_init(sizes + [1], rng, 1.0)}
-
-
-def course_config(student, values: dict):
-    """The student's ``Config`` holding the course's hyperparameters (final grading trains with those, whatever the
-    Config's defaults say)."""
-    config_class = getattr(student.modules[0], "Config", None)
-    if config_class is None:
-        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
-    try:
-        config = student.fn("Config")()
-        config = dataclasses.replace(config, **values) if dataclasses.is_dataclass(config) else config
-        for name, value in values.items():
-            if getattr(config, name) != value:
-                setattr(config, name, value)
-        changed = [name for name, value in values.items() if getattr(config, name) != value]
-    except Exception as exc:  # noqa: BLE001 - any failure of student code is the student's to read
-        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as "
-                           f"Config(); your Config cannot hold them ({type(exc).__name__}: {exc})", "invalid") from None
-    if changed:
-        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as Config(); "
-                           f"your Config changes {', '.join(changed)} when it is set", "invalid")
-    return config
-
-
-def train(student, seed: int, bar: dict) -> tuple[list, list]:
-    """The given loop (ppo.py's ``train``, with the given init and step size) with the course's hyperparameters:
-    (final actor, finished episodes as (update, return))."""
-    c = bar["hyperparameters"]
-    cfg = course_config(student, c)
-    gae, batch, update = student.fn("gae"), student.fn("flatten_batch"), student.fn("ppo_update")
-    rng = np.random.default_rng(seed)
-    agent = given_agent(rng, int(c["hidden"]))
-    optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=c["lr"], eps=c["adam_eps"])
-    rollout, episodes = Rollout(make_envs(bar["num_envs"]), seed), []
-    for k in range(bar["n_updates"]):
-        optimizer.lr = c["lr"] * (1 - k / bar["n_updates"])
-        segment = rollout.collect(lambda obs: mlp_forward(agent["actor"], obs)[0],
-                                  lambda obs: mlp_forward(agent["critic"], obs)[0][:, 0], bar["n_steps"], rng)
-        advantages, returns = gae(segment.rewards, segment.values, segment.terminated, segment.truncated,
-                                  c["gamma"], c["lam"])
-        update(agent, optimizer, batch(segment, advantages, returns), cfg, rng)
-        episodes += [(k, float(r)) for r in segment.episode_returns]
-    final = given_agent(np.random.default_rng(0), int(c["hidden"]))  # the parameters as float32, as graded
-    for p, q in zip(flatten(final["actor"]) + flatten(final["critic"]), flatten(agent["actor"]) +
-                    flatten(agent["critic"])):
-        p[...] = np.asarray(q, dtype=np.float32).reshape(p.shape)
-    return final["actor"], episodes
-
-
-def bar_row(student, spec: dict, seed: int) -> list[float]:
-    """One seed's run: (the median return of the evaluation of its final policy, its training returns at the end)."""
-    b = spec["bar"]
-    actor, episodes = train(student, seed, b)
-    tail = [ret for update, ret in episodes if update >= b["n_updates"] - b["last_updates"]]
-    return [float(np.median(evaluate(actor, b["eval_episodes"], seed=10_007 * seed + 1))),
-            float(np.mean(tail)) if tail else float("nan")]
-
-
-def bar(student, spec: dict) -> Verdict:
-    return bar_verdict(spec, [bar_row(student, spec, seed) for seed in spec["seeds"]])
-
-
-def bar_verdict(spec: dict, rows: list) -> Verdict:
-    b = spec["bar"]
-    evaluated, recent = [row[0] for row in rows], [row[1] for row in rows]
-    median = float(np.median(evaluated))
-    figures = (f"the evaluation of your {len(evaluated)} policies ({b['eval_episodes']} episodes each): "
-               f"{', '.join(f'{v:.0f}' for v in evaluated)}; median {median:.0f}. Training returns of the last "
-               f"{b['last_updates']} updates: {', '.join(f'{v:.0f}' for v in recent)}")
-    if median > b["threshold"]:
-        return Verdict(1.0, figures)
-    return Verdict(0.0, f"median return should be above {b['threshold']:g}; {figures}")

@@ -28,7 +28,7 @@ import numpy as np
 
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment
 from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
-from rlkit.runproof import parameters  # noqa: F401  (re-exported: the snapshot layout students' proofs use)
+from rlkit.runproof import load, parameters  # noqa: F401  (re-exported: the snapshot layout students' proofs use)
 
 
 @dataclass
@@ -68,14 +68,6 @@ def transitions(segment, advantages, returns) -> dict:
     keep = segment.valid
     return {"obs": segment.obs[keep], "actions": segment.actions[keep], "logp": segment.logp[keep],
             "advantages": advantages[keep], "returns": returns[keep], "values": segment.values[:-1][keep]}
-
-
-def load(agent, snapshot: np.ndarray) -> None:
-    """Write ``snapshot`` into the agent's arrays in place (the optimizer holds those very arrays)."""
-    start = 0
-    for p in flatten(agent["actor"]) + flatten(agent["critic"]):
-        p[...] = snapshot[start:start + p.size].reshape(p.shape)
-        start += p.size
 
 
 def sampled(rollout, agent, n_steps: int, rng) -> Segment:

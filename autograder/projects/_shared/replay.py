@@ -10,6 +10,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from autograder.projects._shared.proof import Recipe, load, parameters, run
+from rlkit import runproof
 from rlkit.categorical import log_softmax
 from rlkit.cartpole import Segment, make_envs
 from rlkit.nn import mlp_forward
@@ -67,16 +68,8 @@ def stepped(rollout, actions: np.ndarray, agent, rng, update: int) -> Segment:
     """``replayed`` for an update that is not made (``remake``'s others): the environments stepped with the recorded
     actions and the rollout's random numbers drawn, nothing computed; the segment holds the actions and which were
     valid."""
-    T, N = actions.shape
-    valid = np.zeros((T, N), bool)
-    for t in range(T):
-        valid[t] = ~rollout.resetting
-        rollout.obs, reward, terminated, truncated, _ = rollout.envs.step(actions[t].astype(np.int64))
-        rollout.running_return += reward
-        done = terminated | truncated
-        rollout.running_return[done] = 0.0
-        rollout.resetting = done
-    rng.random(T * N)
+    valid = rollout.advance(actions)
+    rng.random(actions.size)
     return Segment(None, actions.astype(np.int64), None, None, None, None, None, valid)
 
 
@@ -93,10 +86,8 @@ def moment_gaps(recorded: np.ndarray, optimizer) -> np.ndarray:
     |v - v'| / (v' + eps^2); inf where not finite. Honest code lands within a few 1e-6 of the replay, and within
     about 1e-2 at the rare update whose 48 steps amplify rounding (a constant step size late in training:
     docs/benchmarks.md); a run made on another CPU, within about 0.2."""
-    m, v = recorded[:optimizer.m.size].astype(float), recorded[optimizer.m.size:]
-    jm, jv = optimizer.m.astype(float), optimizer.v.astype(float)
-    out = np.abs(m - jm) / (np.sqrt(jv) + optimizer.eps)
-    out[~np.isfinite(out)] = np.inf
+    m, v = recorded[:optimizer.m.size], recorded[optimizer.m.size:]
+    out = runproof.m_gaps(m, optimizer.m, optimizer.v, optimizer.eps)
     if v.size:  # m alone (a student's own run) is compared on its own
         out = np.concatenate([out, v_gaps(v, optimizer)])
     return out
@@ -104,10 +95,7 @@ def moment_gaps(recorded: np.ndarray, optimizer) -> np.ndarray:
 
 def v_gaps(v: np.ndarray, optimizer) -> np.ndarray:
     """|v - v'| / (v' + eps^2) between a second moment and the replay's, inf where not finite."""
-    jv = optimizer.v.astype(float)
-    out = np.abs(v.astype(float) - jv) / (jv + optimizer.eps ** 2)
-    out[~np.isfinite(out)] = np.inf
-    return out
+    return runproof.v_gaps(v, optimizer.v, optimizer.eps)
 
 
 def audit(snapshots: np.ndarray, actions: np.ndarray, seed: int, recipe: Recipe, tolerance: float,

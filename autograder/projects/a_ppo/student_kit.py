@@ -8,13 +8,13 @@ import numpy as np
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases, update_case
-from autograder.projects.a_ppo import clip_gradient as clip_gradient_check, pieces, update
+from autograder.projects.a_ppo import clip_gradient as clip_gradient_check, pieces, reference_runs, update
 from autograder.findings import computed, of_check
 from autograder.projects._shared.encode import (call, encode, locate, located_call, mistakes_as_values, out_array,
                                                 out_float)
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from capstone_check.calls import flat
-from capstone_check.kinds import a_located, a_ppo as checker
+from capstone_check.kinds import a_bar, a_located, a_ppo as checker
 
 
 def gae(ctx) -> dict:
@@ -131,11 +131,13 @@ def update_check(ctx) -> dict:
 
 
 def bar(ctx) -> dict:
-    return {"kind": "a_bar", "bar": ctx.bar.model_dump(), "seeds": list(ctx.seeds)}
+    settings = ctx.bar.model_dump()
+    return {"kind": "a_bar", "bar": settings, "seeds": list(ctx.seeds),
+            **reference_runs.reference_runs(settings, list(ctx.seeds))}
 
 
 # the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
-KINDS = {"a_batch": checker.batch, "a_ratio": checker.ratio, "a_update": checker.update, "a_bar": checker.bar}
+KINDS = {"a_batch": checker.batch, "a_ratio": checker.ratio, "a_update": checker.update, "a_bar": a_bar.bar}
 
 SPECS = {"A.gae": gae, "A.batch": batch, "A.ratio": ratio, "A.clip_gradient": clip_gradient,
          "A.value_entropy": value_entropy, "A.update": update_check, "A.bar": bar}

@@ -1,0 +1,91 @@
+"""Whether the student's pieces remake the reference's own runs: what final grading's replay of A.bar turns on.
+
+Final grading replays each of the student's runs update by update with the reference's pieces and credits a run only
+if every update follows. This kit holds no reference pieces, but it holds a sample of the reference's own runs on the
+public seeds, recorded at release: the parameters and Adam's moments before and after each sampled update, the random
+numbers' state before it and every action of the run. Each sampled update is made again here with the student's
+pieces from the reference's state before it. Where all of them land on the reference's, the student's runs are the
+reference's, whatever a piece check says of cases training never meets; where one does not, the student's pieces
+depart in what training reaches, and final grading's replay of the student's own runs departs too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from rlkit.cartpole import Rollout, make_envs
+from rlkit.nn import Adam, flatten, mlp_forward
+from rlkit.runproof import load, m_gaps, parameters, v_gaps
+
+def recorded(spec: dict, seed: int) -> dict:
+    """The reference's run of ``seed`` as released: its sampled updates (indices from 0), the state before each
+    (parameters, then Adam's m and v, one row per update), after each, Adam's step count and the random numbers'
+    state before each, and the actions of every update, (updates, T, N)."""
+    runs = spec["reference_runs"]
+    with np.load(Path(spec["_dir"]) / runs["file"]) as files:
+        arrays = {name: files[f"{seed}.{name}"] for name in ("before", "after", "actions")}
+    shape = (spec["bar"]["n_updates"], spec["bar"]["n_steps"], spec["bar"]["num_envs"])
+    arrays["actions"] = np.unpackbits(arrays["actions"])[:int(np.prod(shape))].reshape(shape)
+    return {**arrays, "updates": runs["updates"], **runs["seeds"][str(seed)]}
+
+
+def departure(spec: dict, seed: int, agent: dict, pieces: tuple) -> dict:
+    """Where the student's ``pieces`` (config, gae, flatten_batch, ppo_update, as the training calls them) first fail
+    to remake the reference's run of ``seed``: {"update": k (from 1), "what": which state, "gap": how far}; {} when
+    every sampled update lands; {"unknown": why} when the run cannot be followed on this machine (an action sampled
+    otherwise). ``agent``: one of the given architecture, whose values are loaded from the run."""
+    run, bar = recorded(spec, seed), spec["bar"]
+    c, (cfg, gae, batch, update) = bar["hyperparameters"], pieces
+    rng = np.random.default_rng(seed)
+    optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=c["lr"], eps=c["adam_eps"])
+    size = optimizer.m.size
+    rollout = Rollout(make_envs(bar["num_envs"]), seed)
+    try:
+        for k in range(max(run["updates"]) + 1):
+            if k not in run["updates"]:
+                rollout.advance(run["actions"][k])
+                continue
+            i = run["updates"].index(k)
+            load(agent, run["before"][i][:size])
+            optimizer.m[...], optimizer.v[...] = run["before"][i][size:2 * size], run["before"][i][2 * size:]
+            optimizer.t, optimizer.lr = run["t"][i], c["lr"] * (1 - k / bar["n_updates"])
+            rng.bit_generator.state = run["rng"][i]
+            segment = rollout.collect(lambda obs: mlp_forward(agent["actor"], obs)[0],
+                                      lambda obs: mlp_forward(agent["critic"], obs)[0][:, 0], bar["n_steps"], rng)
+            if not np.array_equal(segment.actions, run["actions"][k]):
+                return {"unknown": f"an action of update {k + 1} was sampled otherwise on this machine"}
+            advantages, returns = gae(segment.rewards, segment.values, segment.terminated, segment.truncated,
+                                      c["gamma"], c["lam"])
+            update(agent, optimizer, batch(segment, advantages, returns), cfg, rng)
+            missed = missing(run["after"][i], agent, optimizer, bar)
+            if missed:
+                return {"update": k + 1, **missed}
+    finally:
+        rollout.envs.close()
+    return {}
+
+
+def missing(after: np.ndarray, agent, optimizer, bar: dict) -> dict:
+    """What of the update is not where the reference's landed: the parameters farther than the replay's tolerance, or
+    Adam's moments farther than its moment tolerance on Adam's own scale; {} when it lands."""
+    size = optimizer.m.size
+    found = np.abs(after[:size].astype(float) - parameters(agent))
+    found[~np.isfinite(found)] = np.inf
+    if not found.max() <= bar["replay_tolerance"]:
+        return {"what": "parameters", "gap": float(found.max())}
+    moments = np.concatenate([m_gaps(optimizer.m, after[size:2 * size], after[2 * size:], optimizer.eps),
+                              v_gaps(optimizer.v, after[2 * size:], optimizer.eps)])
+    if not moments.max() <= bar["moment_tolerance"]:
+        return {"what": "Adam's moments", "gap": float(moments.max())}
+    return {}
+
+
+def remade(departures: dict) -> dict | None:
+    """The seeds' departures as one finding: the first seed's departure, else None when a run could not be followed,
+    else {} (every sampled update of every run lands)."""
+    departed = [{"seed": seed, **d} for seed, d in departures.items() if "update" in d]
+    if departed:
+        return departed[0]
+    return None if any("unknown" in d for d in departures.values()) else {}
