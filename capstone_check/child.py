@@ -56,7 +56,9 @@ def run(request: dict) -> dict:
         return {"status": "error", "fraction": 0.0,
                 "message": "the checker itself failed on this check; please tell the instructor. "
                            + traceback.format_exc(limit=-2).strip().splitlines()[-1]}
-    found = {name: value for name, value in (("basis", verdict.basis), ("remade", verdict.remade)) if value is not None}
+    found = {name: value for name, value in (("basis", verdict.basis), ("remade", verdict.remade),
+                                             ("by_kind", verdict.by_kind), ("spread", verdict.spread))
+             if value is not None}
     return {"status": "ok", "fraction": verdict.fraction, "message": verdict.message, **found}
 
 

@@ -58,15 +58,45 @@ def right(row) -> bool:
     return row.passed if not row.final_only else row.foreseen is None or row.foreseen >= 1
 
 
-def whole(row, spec: dict) -> float:
-    """What the row earns when everything it builds on holds: its score here, or what its public evidence foresees."""
-    return foreseen(row, spec) if row.final_only else row.score
+def whole(row, spec: dict, most: bool = False) -> float:
+    """What the row earns when everything it builds on holds: its score here (the least, or with ``most`` the most,
+    its seeds' spread allows: ``Verdict.spread``), or what its public evidence foresees."""
+    if row.final_only:
+        return foreseen(row, spec)
+    spread = getattr(row, "spread", None)
+    return row.score if not spread else round(row.points * spread[int(most)], 2)
 
 
 def remakes(row) -> bool | None:
     """Whether the row's training pieces remake the reference's own runs on the public seeds (a training bar's
     evidence: what final grading's replay of every update turns on); None where this kit cannot tell."""
     return None if getattr(row, "remade", None) is None else not row.remade
+
+
+def kind_statuses(spec: dict, rows: dict) -> dict[str, list[str]] | None:
+    """For a row whose cases hold one of each kind (``one_of_each``: C's own logs hold one of each fault), the kinds by
+    how the failing rows it trusts handled them on the public cases ("right" every time, "wrong" every time, "mixed");
+    None when that does not apply or one of them does not tell."""
+    kinds, doubted = spec.get("one_of_each"), unsure(spec, rows)
+    if not kinds or not doubted or any(getattr(rows[cid], "by_kind", None) is None for cid in doubted):
+        return None
+    seen = {kind: [rows[cid].by_kind.get(kind, "mixed") for cid in doubted] for kind in kinds}
+    out = {"right": [], "wrong": [], "mixed": []}
+    for kind, statuses in seen.items():
+        out["wrong" if "wrong" in statuses else "right" if set(statuses) == {"right"} else "mixed"].append(kind)
+    return out
+
+
+def kind_bounds(row, spec: dict, rows: dict) -> tuple[float, float] | None:
+    """The least and most of a row whose evidence agrees in full with a trusted row that fails (``row.foreseen`` 1:
+    `my_labels` names every log as `diagnose` does), from how that row handled each kind (``kind_statuses``): a kind
+    right every time earns its share, one wrong every time does not, a mixed one may go either way."""
+    statuses = kind_statuses(spec, rows)
+    if statuses is None or row.foreseen != 1:
+        return None
+    share = row.points / len(spec["one_of_each"])
+    return round(share * len(statuses["right"]), 2), round(share * (len(spec["one_of_each"]) -
+                                                                    len(statuses["wrong"])), 2)
 
 
 def predicted(row, spec: dict, rows: dict) -> float | None:
@@ -78,6 +108,10 @@ def predicted(row, spec: dict, rows: dict) -> float | None:
         return None
     if remakes(row) is not None:
         return whole(row, spec) if remakes(row) else 0.0
+    if getattr(row, "raised", False):
+        return 0.0
+    if not failed and kind_bounds(row, spec, rows):
+        return kind_bounds(row, spec, rows)[0]
     return 0.0 if failed or unsure(spec, rows) else whole(row, spec)
 
 
@@ -88,9 +122,11 @@ def ceiling(row, spec: dict, rows: dict) -> float | None:
     scored here."""
     if failing(spec, rows, row.check) is None:
         return None
-    if remakes(row) is not None:
+    if remakes(row) is not None or getattr(row, "raised", False):
         return predicted(row, spec, rows)
-    return row.points if unsure(spec, rows) and row.final_only else whole(row, spec)
+    if not failing(spec, rows, row.check) and kind_bounds(row, spec, rows):
+        return kind_bounds(row, spec, rows)[1]
+    return row.points if unsure(spec, rows) and row.final_only else whole(row, spec, most=True)
 
 
 def span(row, spec: dict, rows: dict) -> str:
@@ -131,10 +167,14 @@ def said(row, spec: dict, rows: dict) -> str:
         reach = f", or up to {high:g} if the runs final grading checks never reach what fails" if high else ""
         return (f"{LOST}{points}{reach}: this row builds on {they}, which {verb} here. Fix {they} first. Why: {text}"
                 f"{recognised(row)}")
+    if getattr(row, "raised", False):
+        return f"{text}; {row.evidence} (predicted 0/{points}: final grading makes the same call)"
     doubted = unsure(spec, rows)
     if doubted:
         they, verb = names(doubted), "fails" if len(doubted) == 1 else "fail"
         why = f"{they} {verb} here{spec.get('unsure', ', which the evidence above takes as right')}"
+        if kind_bounds(row, spec, rows):
+            why = f"{they} {verb} here, {by_kind_said(kind_statuses(spec, rows))}"
         if not row.final_only:  # a checked row: the next step first, as for a row it builds on
             return f"{LOST}{points}" + (f", or up to {high:g}" if high else "") + f": {why}. Fix {they} first. " \
                 f"Why: {text}"
@@ -163,3 +203,15 @@ def remade_said(row, spec: dict, rows: dict, text: str) -> str:
     step = (f"Fix {they} first" if failed else "Look for the difference in what training calls: gae, flatten_batch, "
             "ppo_update and the pieces it uses; no check above shows it, but training reaches it")
     return f"{LOST}{row.points:g}: {step}; {where}. Why: {text}"
+
+
+def by_kind_said(statuses: dict) -> str:
+    """How the public runs of each kind went, for a row predicted from it (``kind_bounds``)."""
+    def kinds(names_):
+        return names([name.replace("_", " ") for name in names_])
+
+    said_ = [f"{how} {kinds(statuses[key])}" for key, how in (("right", "right on every public run of"),
+                                                              ("wrong", "wrong on every one of"),
+                                                              ("mixed", "both ways on"))
+             if statuses[key]]
+    return f"and your `diagnose` is {names(said_)}; your logs hold one of each fault"

@@ -275,6 +275,7 @@ def c_expected(tmp_path_factory) -> tuple[dict, Path]:
 
 @pytest.mark.parametrize("check, mutant", [
     ("C.diagnose_rules", None), ("C.diagnose_rules", "diagnose reads the critic before the policy"),
+    ("C.diagnose_rules", "TD errors averaged with their sign"),  # right at the smallest public seed's lines only
     ("C.own_labels", None), ("C.own_labels", "each verdict filed under the next log's name"),
 ])
 def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fails(c_expected, tmp_path, check,
@@ -298,18 +299,25 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
 
 @pytest.mark.parametrize("mutant, said", [
     (None, "as your `diagnose` does (predicted 3/3)"),
-    ("diagnose that always says one label", "as your `diagnose` does (predicted 0/3, or up to 3: C.fresh_runs and "
-                                            "C.diagnose_rules fail here, so `my_labels` agreeing with your "
-                                            "`diagnose` shows nothing)"),
+    ("diagnose that always says one label", "as your `diagnose` does (predicted 1/3: C.fresh_runs fails here, and your "
+                                            "`diagnose` is right on every public run of untrained critic and wrong on "
+                                            "every one of saturated policy and small replay buffer; your logs hold one "
+                                            "of each fault)"),
+    ("diagnose reads the critic before the policy", "(predicted 2/3, or up to 3: C.fresh_runs fails here, and your "
+                                                    "`diagnose` is right on every public run of untrained critic and "
+                                                    "small replay buffer and both ways on saturated policy; your logs "
+                                                    "hold one of each fault)"),
+    ("TD errors averaged with their sign", "as your `diagnose` does (predicted 3/3)"),
 ])
 def test_labels_that_agree_with_a_diagnose_shown_wrong_here_are_predicted_as_a_range(c_expected, tmp_path, mutant,
                                                                                     said):
     """`my_labels` calls `diagnose`, so the two agree on all three logs whatever `diagnose` does: while `diagnose`
-    labels the public runs and the logs at the lines right that predicts 3/3; once it does not, 0 to 3."""
+    labels the public fresh runs right (the student's logs are fresh runs of the three faults) that predicts 3/3,
+    whatever diagnostic fails its own check; once it does not, each fault counts as its public runs went (one of each
+    is the student's): right every time, a point; wrong every time, none; both ways, a range."""
     checks, expected = c_expected
-    diagnostics = ["C.entropy", "C.explained_variance", "C.td_q"]  # what the README's rules read
-    assert sorted(checks["C.diagnose_rules"]["trusts"]) == sorted(diagnostics)
-    assert sorted(checks["C.own_labels"]["trusts"]) == sorted([*diagnostics, "C.fresh_runs", "C.diagnose_rules"])
+    assert "trusts" not in checks["C.diagnose_rules"]  # its evidence, every public seed's logs at the lines, decides
+    assert checks["C.own_labels"]["trusts"] == ["C.fresh_runs"]
     if mutant is None:
         copy_reference(tmp_path, "C_diagnosis")
     else:

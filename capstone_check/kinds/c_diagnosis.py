@@ -35,11 +35,45 @@ def fresh_runs(student, spec: dict) -> Verdict:
                     if label != truth)
     failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
                 for (truth, severity, label), n in sorted(wrong.items())]
+    by_kind = labelled_by_kind(spec, labels)
     if not failures:
-        return Verdict(1.0, f"all {len(labels)} fresh runs labelled right")
-    parts = {"failures": failures, "note": "", "statements": ()}
-    return with_findings(Verdict(1 - sum(wrong.values()) / len(labels), failing_message(**parts), parts=parts), spec,
-                         _mistakes(spec, labels))
+        return Verdict(1.0, f"all {len(labels)} fresh runs labelled right", by_kind=by_kind)
+    spread = seeds_apart(spec, labels)
+    parts = {"failures": failures, "note": spread_note(spec, spread) if spread else "", "statements": ()}
+    return with_findings(Verdict(1 - sum(wrong.values()) / len(labels), failing_message(**parts), parts=parts,
+                                 by_kind=by_kind, spread=spread), spec, _mistakes(spec, labels))
+
+
+def seeds_apart(spec: dict, labels: list[str]) -> list[float] | None:
+    """Where ``diagnose`` labels some kind of run (label and severity) right on one public seed and wrong on another,
+    the least and most share of runs final grading's seeds may see right: those kinds' runs counted wrong, then
+    right. None where every kind goes one way on every seed (the share here is the prediction)."""
+    runs: dict[tuple, list[bool]] = {}
+    for (truth, severity), label in zip(spec["truth"], labels):
+        runs.setdefault((truth, severity), []).append(label == truth)
+    mixed = sum(len(r) for r in runs.values() if 0 < sum(r) < len(r))
+    if not mixed:
+        return None
+    sure = sum(len(r) for r in runs.values() if all(r))
+    return [sure / len(labels), (sure + mixed) / len(labels)]
+
+
+def spread_note(spec: dict, spread: list[float]) -> str:
+    """The row's prediction where the public seeds leave it open, said first."""
+    low, high = (round(spec["points"] * share, 2) for share in spread)
+    return (f"Predicted {low:g}/{spec['points']:g}, or up to {high:g}: your `diagnose` labels some kind of run right "
+            "on one public seed and wrong on another, and final grading labels runs of its own seeds")
+
+
+def labelled_by_kind(spec: dict, labels: list[str]) -> dict:
+    """Per label of the runs: "right" when ``diagnose`` labels every public run of it right, "wrong" when none,
+    "mixed" otherwise."""
+    out = {}
+    for kind in spec["labels"]:
+        right = [label == truth for (truth, _), label in zip(spec["truth"], labels) if truth == kind]
+        if right:
+            out[kind] = "right" if all(right) else "wrong" if not any(right) else "mixed"
+    return out
 
 
 def _mistakes(spec: dict, labels: list[str]) -> list[str]:
@@ -59,11 +93,13 @@ def _labelled(student, logs: list[dict], labels: list[str], what: str) -> list[s
 
 
 def at_the_lines(student, spec: dict) -> Verdict:
-    """The public seed's logs at the course's lines, labelled by ``diagnose``: how many are right (by count alone)."""
+    """The public seeds' logs at the course's lines, labelled by ``diagnose``: how many are right (by count alone)."""
     labels = _labelled(student, logs_of(Path(spec["_dir"]) / spec["logs"]), spec["labels"], "log at the lines")
     right = sum(label == truth for label, truth in zip(labels, spec["truth"]))
-    return with_findings(Verdict(right / len(labels), f"`diagnose` labels {right} of the public seed's {len(labels)} "
-                                 "logs at the course's lines right"), spec, _mistakes(spec, labels))
+    seeds = spec.get("seeds", 1)
+    return with_findings(Verdict(right / len(labels), f"`diagnose` labels {right} of the {len(labels)} logs at the "
+                                 f"course's lines of the public seed{'s' * (seeds > 1)} right"),
+                         spec, _mistakes(spec, labels))
 
 
 def own_labels(student, spec: dict) -> Verdict:
@@ -74,7 +110,10 @@ def own_labels(student, spec: dict) -> Verdict:
         raise StudentError(f"my_labels: expected a dict with keys {', '.join(spec['names'])}, found "
                            f"{describe(given)}", "invalid")
     load, folder = student.fn("load_log"), student.folder / "logs"
-    diagnosed = _labelled(student, [load(folder / f"{name}.npz") for name in spec["names"]], spec["labels"], "log")
+    try:  # `my_labels` answered: what `diagnose` does with the logs tells what that answer rests on, no more
+        diagnosed = _labelled(student, [load(folder / f"{name}.npz") for name in spec["names"]], spec["labels"], "log")
+    except StudentError as exc:
+        return Verdict(0.0, f"`my_labels` answered, but {exc}")
     same = sum(given[name] == label for name, label in zip(spec["names"], diagnosed))
     return Verdict(same / len(spec["names"]), f"`my_labels` names {same} of your {len(spec['names'])} logs as your "
                    "`diagnose` does")

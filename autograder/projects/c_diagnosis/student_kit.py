@@ -113,13 +113,15 @@ def fresh_runs(ctx) -> dict:
 
 
 def at_the_lines(ctx) -> dict:
-    """The public seed's logs at the course's lines and what each is: the evidence C.diagnose_rules is predicted from
-    (final grading builds its own from the grading seeds' fresh runs, in an order the course secret shuffles)."""
-    logs = fresh.unbundle(boundary.boundary_logs(ctx.seed, None))
+    """Every public seed's logs at the course's lines and what each is: the evidence C.diagnose_rules is predicted
+    from. Final grading builds its own from one grading seed's fresh runs, in an order the course secret shuffles; a
+    diagnostic wrong only on some runs' logs (a signed mean of TD errors) labels some seeds' logs at the lines wrong
+    and others' right, so the kit asks all of its seeds."""
+    logs = [log for seed in ctx.seeds for log in fresh.unbundle(boundary.boundary_logs(seed, None))]
     arrays = {f"run_{i}/{key}": value for i, log in enumerate(logs) for key, value in log.items()}
-    return {"probe": {"kind": "c_at_the_lines", "labels": list(run_plan.LABELS),
-                      "truth": [b.label for b in boundary.plan(ctx.seed, None)], "logs": "C.diagnose_rules.npz",
-                      **labelled_by_mistakes(logs)},
+    return {"probe": {"kind": "c_at_the_lines", "labels": list(run_plan.LABELS), "seeds": len(ctx.seeds),
+                      "truth": [b.label for seed in ctx.seeds for b in boundary.plan(seed, None)],
+                      "logs": "C.diagnose_rules.npz", **labelled_by_mistakes(logs)},
             "_files": {"C.diagnose_rules.npz": arrays}}
 
 
@@ -146,25 +148,24 @@ KINDS = {"c_fresh_runs": checker.fresh_runs, "c_at_the_lines": checker.at_the_li
 SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": explained_variance, "C.td_q": td_q,
          "C.return_drop": return_drop, "C.fresh_runs": fresh_runs}
 # What final grading adds that this kit cannot check, and the public evidence each row is predicted from (``probe``).
-# C.diagnose_rules labels logs built at the lines from the fresh runs final grading trains; the public seed's are
-# built here, and `diagnose` on them predicts the row. Which fault each of the student's own logs holds follows from
-# the course secret, so nothing here tells whether `my_labels` names them right: C.own_labels is predicted from how
-# many of the three `my_labels` names as `diagnose` does (benchmarks/kit_prediction.py measured `diagnose`s that
-# label some fresh runs wrong and still name all three of a student's logs right, so it builds on no row). Public
-# evidence of `diagnose` holds only while what it reads passes: C.diagnose_rules ``trusts`` the diagnostics (a signed
-# mean of TD errors labelled the public seed's logs at the lines right and a grading seed's wrong), and C.own_labels
-# trusts them, C.fresh_runs and C.diagnose_rules' evidence (agreeing with a wrong diagnosis shows nothing). When one of
-# them fails here, the row is predicted as a range, from none of its points to all. The diagnostics are those the
-# README's rules read (entropy, the late explained variance, the late TD errors: lines.py); the KL, the clip fraction
-# and the return drop are reported, not ruled on.
-DIAGNOSTICS = ("C.entropy", "C.explained_variance", "C.td_q")
+# C.diagnose_rules labels logs built at the lines from the fresh runs final grading trains; every public seed's are
+# built here, and `diagnose` on them predicts the row, whatever diagnostic fails its own check: a wrong diagnostic
+# matters to the row only where it moves a label at the lines (entropy in bits never does; a signed mean of TD errors
+# does on most seeds' logs, the smallest public seed's not among them, so all public seeds are asked). Which fault each
+# of the student's own logs holds follows from the course secret, so nothing here tells whether `my_labels` names them
+# right: C.own_labels is predicted from how many of the three `my_labels` names as `diagnose` does. The student's logs
+# are fresh runs of the three faults at the fresh runs' severities, not logs at the lines, so that evidence holds while
+# `diagnose` labels the public fresh runs right: C.own_labels ``trusts`` C.fresh_runs (agreeing with a diagnosis shown
+# wrong shows nothing). When it fails, the student's logs still hold one of each fault (``one_of_each``): a fault whose
+# public runs `diagnose` labels right every time earns its point, one it labels wrong every time does not, one it
+# labels both ways may go either way (``prediction.kind_bounds``).
+# benchmarks/kit_prediction.py measured both choices on planted bugs and generated mutants (docs/benchmarks.md).
 FINAL_GRADING = {
     "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules from its "
                                  "own fresh runs; it credits them only if `diagnose` labels fresh runs right, as "
-                                 "checked by", "probe": at_the_lines, "trusts": DIAGNOSTICS,
-                         "unsure": ", so the public logs at the lines may not show what the grading seeds' show"},
+                                 "checked by", "probe": at_the_lines},
     "C.own_labels": {"adds": "left to final grading, which knows what the agents of your own logs are (made from your "
                              "student id and the course secret, not in this kit): predicted from how many of them "
                              "`my_labels` names as your `diagnose` does", "probe": own_labels,
-                     "trusts": (*DIAGNOSTICS, "C.fresh_runs", "C.diagnose_rules"),
+                     "trusts": ("C.fresh_runs",), "one_of_each": list(run_plan.FAULTS),
                      "unsure": ", so `my_labels` agreeing with your `diagnose` shows nothing"}}

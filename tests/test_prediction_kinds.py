@@ -1,0 +1,89 @@
+"""C.own_labels predicted from how `diagnose` labels each fault on the public fresh runs (``prediction.kind_bounds``):
+the student's logs hold one of each fault, so while `my_labels` is `diagnose`, a fault labelled right on every public
+run earns its point, one labelled wrong on every run does not, one labelled both ways may go either way; and a probe
+that ends in the student's error predicts 0, since final grading makes the same call."""
+
+from __future__ import annotations
+
+import pytest
+
+from capstone_check.cli import row_line
+from capstone_check.kinds.c_diagnosis import labelled_by_kind
+from capstone_check.prediction import ceiling, predicted, said
+from capstone_check.runner import FINAL_ONLY, Row
+
+FAULTS = ["saturated_policy", "untrained_critic", "small_replay_buffer"]
+SPEC = {"adds": "left to final grading: predicted from how many of them `my_labels` names as your `diagnose` does",
+        "builds_on": (), "credit": "per_case", "trusts": ("C.fresh_runs",), "one_of_each": FAULTS,
+        "unsure": ", so `my_labels` agreeing with your `diagnose` shows nothing"}
+
+
+def rows(by_kind: dict | None, agree: float = 1.0, fresh_passes: bool = False, raised: bool = False) -> dict:
+    fresh = Row("C.fresh_runs", "fresh", 4, 4 if fresh_passes else 3, fresh_passes, "m", 1.0, by_kind=by_kind)
+    own = Row("C.own_labels", "own", 3, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=agree,
+              evidence="`my_labels` names 3 of your 3 logs as your `diagnose` does", raised=raised)
+    return {"C.fresh_runs": fresh, "C.own_labels": own}
+
+
+def bounds(found: dict) -> tuple:
+    return predicted(found["C.own_labels"], SPEC, found), ceiling(found["C.own_labels"], SPEC, found)
+
+
+@pytest.mark.parametrize("statuses, expected", [
+    ({"saturated_policy": "wrong", "untrained_critic": "right", "small_replay_buffer": "right", "healthy": "right"},
+     (2, 2)),
+    ({"saturated_policy": "right", "untrained_critic": "right", "small_replay_buffer": "right", "healthy": "wrong"},
+     (3, 3)),  # a healthy run labelled a fault: the student's logs hold none
+    ({"saturated_policy": "mixed", "untrained_critic": "right", "small_replay_buffer": "wrong"}, (1, 2)),
+    ({"saturated_policy": "wrong", "untrained_critic": "wrong", "small_replay_buffer": "wrong"}, (0, 0)),
+])
+def test_each_fault_counts_as_the_public_runs_of_it_went(statuses, expected):
+    assert bounds(rows(statuses)) == expected
+
+
+def test_the_line_says_which_faults_went_which_way():
+    found = rows({"saturated_policy": "mixed", "untrained_critic": "right", "small_replay_buffer": "wrong"})
+    assert said(found["C.own_labels"], SPEC, found).endswith(
+        "(predicted 1/3, or up to 2: C.fresh_runs fails here, and your `diagnose` is right on every public run of "
+        "untrained critic, wrong on every one of small replay buffer and both ways on saturated policy; your logs "
+        "hold one of each fault)")
+
+
+def test_labels_not_all_diagnose_or_a_row_that_does_not_tell_keep_the_whole_range():
+    assert bounds(rows({kind: "right" for kind in FAULTS}, agree=2 / 3)) == (0, 3)
+    assert bounds(rows(None)) == (0, 3)
+
+
+def test_a_passing_row_leaves_the_agreement_as_the_prediction():
+    assert bounds(rows({kind: "right" for kind in FAULTS}, fresh_passes=True)) == (3, 3)
+
+
+def test_a_probe_that_raised_predicts_nothing_whatever_it_trusts():
+    found = rows(None, agree=0.0, raised=True)
+    found["C.own_labels"].evidence = "your code raised TypeError: bad operand"
+    assert bounds(found) == (0, 0)
+    assert row_line(found["C.own_labels"], SPEC, found).endswith(
+        "your code raised TypeError: bad operand (predicted 0/3: final grading makes the same call)")
+
+
+def test_the_fresh_runs_tell_each_label_right_wrong_or_mixed():
+    spec = {"labels": [*FAULTS, "healthy"],
+            "truth": [["saturated_policy", 1], ["saturated_policy", 2], ["untrained_critic", 1], ["healthy", 1],
+                      ["untrained_critic", 2]]}
+    labels = ["saturated_policy", "healthy", "healthy", "healthy", "healthy"]
+    assert labelled_by_kind(spec, labels) == {"saturated_policy": "mixed", "untrained_critic": "wrong",
+                                              "healthy": "right"}
+
+
+def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_row():
+    """Saturated runs of severity 1 right on two seeds and wrong on the third: final grading's seeds may see them
+    either way, so the row is predicted from all three counted wrong to all three counted right."""
+    from capstone_check.kinds.c_diagnosis import seeds_apart, spread_note
+
+    spec = {"points": 4, "truth": [["saturated_policy", 1]] * 3 + [["healthy", 1]] * 3}
+    labels = ["saturated_policy", "healthy", "saturated_policy", "healthy", "healthy", "healthy"]
+    assert seeds_apart(spec, labels) == [3 / 6, 6 / 6]
+    assert spread_note(spec, [3 / 6, 1.0]).startswith("Predicted 2/4, or up to 4: your `diagnose` labels some kind")
+    assert seeds_apart(spec, ["healthy"] * 6) is None  # one kind wrong on every seed: the share here is the prediction
+    fresh = Row("C.fresh_runs", "fresh", 4, 3.33, False, "m", 1.0, spread=[0.5, 1.0])
+    assert (predicted(fresh, {}, {}), ceiling(fresh, {}, {})) == (2, 4)
