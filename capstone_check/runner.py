@@ -52,7 +52,7 @@ class Row:
     evidence: str = ""  # and what that evidence says
     remade: dict | None = None  # a training bar's: where the pieces first fail to remake the reference's own runs
     # ({} where they remake them; None where this kit cannot tell)
-    by_kind: dict | None = None  # per kind of case, "right", "wrong" or "mixed" (``Verdict.by_kind``)
+    by_kind: dict | None = None  # per kind of case, [how many right, how many] (``Verdict.by_kind``)
     spread: list | None = None  # the least and most share final grading's seeds may give (``Verdict.spread``)
     raised: bool = False  # a row left to final grading whose probe ended in the student's error: final grading's same
     # call ends so too
@@ -108,7 +108,8 @@ def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
     fraction = min(max(float(result["fraction"]), 0.0), 1.0)
     if spec["kind"] == "final_only":  # its probe's result: listed as left to final grading, predicted from it
         return Row(check, spec["name"], spec["points"], 0.0, False, FINAL_ONLY, seconds, final_only=True,
-                   foreseen=fraction, evidence=result["message"], raised=result.get("status") == "student_error")
+                   foreseen=fraction, evidence=result["message"], raised=result.get("status") == "student_error",
+                   by_kind=result.get("by_kind"))
     if spec["credit"] == "all_or_nothing" and fraction < 1.0:
         fraction = 0.0
     return Row(check, spec["name"], spec["points"], round(spec["points"] * fraction, 2), fraction >= 1.0,

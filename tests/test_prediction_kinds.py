@@ -30,19 +30,19 @@ def bounds(found: dict) -> tuple:
 
 
 @pytest.mark.parametrize("statuses, expected", [
-    ({"saturated_policy": "wrong", "untrained_critic": "right", "small_replay_buffer": "right", "healthy": "right"},
+    ({"saturated_policy": [0, 6], "untrained_critic": [6, 6], "small_replay_buffer": [6, 6], "healthy": [6, 6]},
      (2, 2)),
-    ({"saturated_policy": "right", "untrained_critic": "right", "small_replay_buffer": "right", "healthy": "wrong"},
+    ({"saturated_policy": [6, 6], "untrained_critic": [6, 6], "small_replay_buffer": [6, 6], "healthy": [0, 6]},
      (3, 3)),  # a healthy run labelled a fault: the student's logs hold none
-    ({"saturated_policy": "mixed", "untrained_critic": "right", "small_replay_buffer": "wrong"}, (1, 2)),
-    ({"saturated_policy": "wrong", "untrained_critic": "wrong", "small_replay_buffer": "wrong"}, (0, 0)),
+    ({"saturated_policy": [4, 6], "untrained_critic": [6, 6], "small_replay_buffer": [0, 6]}, (1, 2)),
+    ({"saturated_policy": [0, 6], "untrained_critic": [0, 6], "small_replay_buffer": [0, 6]}, (0, 0)),
 ])
 def test_each_fault_counts_as_the_public_runs_of_it_went(statuses, expected):
     assert bounds(rows(statuses)) == expected
 
 
 def test_the_line_says_which_faults_went_which_way():
-    found = rows({"saturated_policy": "mixed", "untrained_critic": "right", "small_replay_buffer": "wrong"})
+    found = rows({"saturated_policy": [1, 6], "untrained_critic": [6, 6], "small_replay_buffer": [0, 6]})
     assert said(found["C.own_labels"], SPEC, found).endswith(
         "(predicted 1/3, or up to 2: C.fresh_runs fails here, and your `diagnose` is right on every public run of "
         "untrained critic, wrong on every one of small replay buffer and both ways on saturated policy; your logs "
@@ -50,12 +50,12 @@ def test_the_line_says_which_faults_went_which_way():
 
 
 def test_labels_not_all_diagnose_or_a_row_that_does_not_tell_keep_the_whole_range():
-    assert bounds(rows({kind: "right" for kind in FAULTS}, agree=2 / 3)) == (0, 3)
+    assert bounds(rows({kind: [6, 6] for kind in FAULTS}, agree=2 / 3)) == (0, 3)
     assert bounds(rows(None)) == (0, 3)
 
 
 def test_a_passing_row_leaves_the_agreement_as_the_prediction():
-    assert bounds(rows({kind: "right" for kind in FAULTS}, fresh_passes=True)) == (3, 3)
+    assert bounds(rows({kind: [6, 6] for kind in FAULTS}, fresh_passes=True)) == (3, 3)
 
 
 def test_a_probe_that_raised_predicts_nothing_whatever_it_trusts():
@@ -66,13 +66,29 @@ def test_a_probe_that_raised_predicts_nothing_whatever_it_trusts():
         "your code raised TypeError: bad operand (predicted 0/3: final grading makes the same call)")
 
 
-def test_the_fresh_runs_tell_each_label_right_wrong_or_mixed():
-    spec = {"labels": [*FAULTS, "healthy"],
-            "truth": [["saturated_policy", 1], ["saturated_policy", 2], ["untrained_critic", 1], ["healthy", 1],
-                      ["untrained_critic", 2]]}
+def test_the_fresh_runs_count_each_label_right_of_how_many():
+    truths = ["saturated_policy", "saturated_policy", "untrained_critic", "healthy", "untrained_critic"]
     labels = ["saturated_policy", "healthy", "healthy", "healthy", "healthy"]
-    assert labelled_by_kind(spec, labels) == {"saturated_policy": "mixed", "untrained_critic": "wrong",
-                                              "healthy": "right"}
+    assert labelled_by_kind(truths, labels) == {"saturated_policy": [1, 2], "untrained_critic": [0, 2],
+                                                "healthy": [1, 1]}
+
+
+def test_lines_off_the_course_for_a_label_open_the_fresh_runs_of_it():
+    """Diagnose labels every public fresh run right, but a small-buffer log at the lines wrong: its threshold is off
+    the course's line, so a grading seed's small-buffer run may fall between the two: those runs may be lost."""
+    spec = {"opened_by": "C.diagnose_rules"}
+    fresh = Row("C.fresh_runs", "fresh", 4, 4, True, "all 24 fresh runs labelled right", 1.0,
+                by_kind={"small_replay_buffer": [6, 6], "healthy": [12, 12], "saturated_policy": [6, 6]})
+    lines = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=23 / 24,
+                by_kind={"small_replay_buffer": [2, 3], "healthy": [15, 15], "saturated_policy": [6, 6]})
+    found = {"C.fresh_runs": fresh, "C.diagnose_rules": lines}
+    assert (predicted(fresh, spec, found), ceiling(fresh, spec, found)) == (3, 4)
+    assert row_line(fresh, spec, found).endswith(
+        "all 24 fresh runs labelled right; predicted 3/4, or up to 4: C.diagnose_rules finds your lines off the "
+        "course's for small replay buffer, so final grading's runs of that label may fall on the wrong side of them")
+    lines.by_kind["small_replay_buffer"] = [3, 3]
+    assert (predicted(fresh, spec, found), ceiling(fresh, spec, found)) == (4, 4)
+    assert row_line(fresh, spec, found).endswith("all 24 fresh runs labelled right")
 
 
 def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_row():

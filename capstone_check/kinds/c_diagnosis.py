@@ -35,7 +35,7 @@ def fresh_runs(student, spec: dict) -> Verdict:
                     if label != truth)
     failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
                 for (truth, severity, label), n in sorted(wrong.items())]
-    by_kind = labelled_by_kind(spec, labels)
+    by_kind = labelled_by_kind([truth for truth, _ in spec["truth"]], labels)
     if not failures:
         return Verdict(1.0, f"all {len(labels)} fresh runs labelled right", by_kind=by_kind)
     spread = seeds_apart(spec, labels)
@@ -65,14 +65,13 @@ def spread_note(spec: dict, spread: list[float]) -> str:
             "on one public seed and wrong on another, and final grading labels runs of its own seeds")
 
 
-def labelled_by_kind(spec: dict, labels: list[str]) -> dict:
-    """Per label of the runs: "right" when ``diagnose`` labels every public run of it right, "wrong" when none,
-    "mixed" otherwise."""
-    out = {}
-    for kind in spec["labels"]:
-        right = [label == truth for (truth, _), label in zip(spec["truth"], labels) if truth == kind]
-        if right:
-            out[kind] = "right" if all(right) else "wrong" if not any(right) else "mixed"
+def labelled_by_kind(truths: list[str], labels: list[str]) -> dict:
+    """Per true label of the logs: [how many ``diagnose`` labelled right, how many there are]."""
+    out: dict[str, list[int]] = {}
+    for truth, label in zip(truths, labels):
+        counts = out.setdefault(truth, [0, 0])
+        counts[0] += label == truth
+        counts[1] += 1
     return out
 
 
@@ -98,8 +97,8 @@ def at_the_lines(student, spec: dict) -> Verdict:
     right = sum(label == truth for label, truth in zip(labels, spec["truth"]))
     seeds = spec.get("seeds", 1)
     return with_findings(Verdict(right / len(labels), f"`diagnose` labels {right} of the {len(labels)} logs at the "
-                                 f"course's lines of the public seed{'s' * (seeds > 1)} right"),
-                         spec, _mistakes(spec, labels))
+                                 f"course's lines of the public seed{'s' * (seeds > 1)} right",
+                                 by_kind=labelled_by_kind(spec["truth"], labels)), spec, _mistakes(spec, labels))
 
 
 def own_labels(student, spec: dict) -> Verdict:

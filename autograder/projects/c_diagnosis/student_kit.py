@@ -109,6 +109,7 @@ def fresh_runs(ctx) -> dict:
                 truth.append([run.label, run.severity])
     arrays = {f"run_{i}/{key}": value for i, log in enumerate(logs) for key, value in log.items()}
     return {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",
+            "opened_by": "C.diagnose_rules",  # lines off the course's for a label: its runs right here may not be
             "_files": {"C.fresh_runs.npz": arrays}, **labelled_by_mistakes(logs)}
 
 
