@@ -209,9 +209,37 @@ def test_a_piece_that_fails_only_in_the_runs_of_one_row_is_held_against_that_row
 
 
 @pytest.fixture(scope="module")
-def a_expected(tmp_path_factory) -> dict:
-    kit = build(paths.KIT_ROOT, tmp_path_factory.mktemp("prediction") / "kit", ["A"])
-    return json.loads((kit / "capstone_check" / "expected" / "A.json").read_text())["checks"]
+def a_kit(tmp_path_factory) -> Path:
+    return build(paths.KIT_ROOT, tmp_path_factory.mktemp("prediction") / "kit", ["A"])
+
+
+@pytest.fixture(scope="module")
+def a_expected(a_kit) -> dict:
+    return json.loads((a_kit / "capstone_check" / "expected" / "A.json").read_text())["checks"]
+
+
+def test_the_bundle_holds_a_sample_of_the_reference_runs_of_every_public_seed(a_kit, a_expected):
+    runs = a_expected["A.bar"]["reference_runs"]
+    assert sorted(runs["seeds"]) == sorted(str(seed) for seed in a_expected["A.bar"]["seeds"])
+    assert (a_kit / "capstone_check" / "expected" / runs["file"]).is_file()
+
+
+@pytest.mark.parametrize("mutant, said", [
+    ("min and max swapped", "your pieces make each update of the reference's own runs on the public seeds as it did: "
+                            "A.clip_gradient fails here only in cases the course's runs never reach (predicted 6/6)"),
+    ("clip applied on the wrong side", "your pieces do not make update 1 of the reference's own run of seed 7 as it "
+                                       "did (parameters"),
+])
+def test_a_bar_is_predicted_from_whether_the_pieces_remake_the_reference_runs(a_kit, tmp_path, mutant, said):
+    """One number either way, where the piece rows alone left a range: a clip wrong only where training never goes
+    keeps the run's score; one wrong where it goes is 0, led by the row to fix."""
+    planted(tmp_path, next(m for m in ALL if m.name.startswith(mutant)))
+    with forgotten_after(["ppo"]):
+        line = kit_line(a_kit, tmp_path, "A", "A.bar")
+    assert said in line, line
+    assert "or up to" not in line
+    if "do not make" in line:
+        assert line.index("Predicted 0/6: Fix ") < line.index(said)
 
 
 def _verdict(tmp_path: Path, spec: dict, mutant: str | None):
