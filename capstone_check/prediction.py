@@ -83,8 +83,8 @@ def status(counts: list[int] | None) -> str:
 
 def opened(row, spec: dict, rows: dict) -> float:
     """The points a row may lose at final grading because the row its spec names (``opened_by``) shows the student's
-    lines off the course's for some labels (C.fresh_runs by the logs at the lines): its own cases of those labels
-    right here, which final grading's seeds may put on the wrong side of the student's line."""
+    lines off the course's for some labels (a row of fresh runs by the logs at the lines): its own cases of those
+    labels right here, which final grading's seeds may put on the wrong side of the student's line."""
     other = rows.get(spec.get("opened_by", ""))
     if other is None or not getattr(other, "by_kind", None) or not getattr(row, "by_kind", None):
         return 0.0
