@@ -67,9 +67,17 @@ def departure(spec: dict, seed: int, agent: dict, pieces: tuple) -> dict:
     return {}
 
 
+# The reference's pieces, on another BLAS kernel than the one that recorded the runs, land within 3.1e-6 a weight
+# (the replay's tolerance is 1e-5) but up to 4.1e-4 on Adam's scale at a late update, beyond the moment tolerance of
+# 4e-4: final grading's judge settles such an update by taking the clip's edge terms the other way, which the student's
+# pieces cannot be asked to do. Pieces that depart move the parameters by 5e-5 or more at the first update, and a
+# gradient scaled by a constant, which Adam's step hides, moves m by far more than this slack allows.
+MOMENT_SLACK = 10
+
+
 def missing(after: np.ndarray, agent, optimizer, bar: dict) -> dict:
     """What of the update is not where the reference's landed: the parameters farther than the replay's tolerance, or
-    Adam's moments farther than its moment tolerance on Adam's own scale; {} when it lands."""
+    Adam's moments farther than ``MOMENT_SLACK`` times its moment tolerance on Adam's own scale; {} when it lands."""
     size = optimizer.m.size
     found = np.abs(after[:size].astype(float) - parameters(agent))
     found[~np.isfinite(found)] = np.inf
@@ -77,7 +85,7 @@ def missing(after: np.ndarray, agent, optimizer, bar: dict) -> dict:
         return {"what": "parameters", "gap": float(found.max())}
     moments = np.concatenate([m_gaps(optimizer.m, after[size:2 * size], after[2 * size:], optimizer.eps),
                               v_gaps(optimizer.v, after[2 * size:], optimizer.eps)])
-    if not moments.max() <= bar["moment_tolerance"]:
+    if not moments.max() <= MOMENT_SLACK * bar["moment_tolerance"]:
         return {"what": "Adam's moments", "gap": float(moments.max())}
     return {}
 
