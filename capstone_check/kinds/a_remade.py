@@ -19,6 +19,7 @@ from rlkit.cartpole import Rollout, make_envs
 from rlkit.nn import Adam, flatten, mlp_forward
 from rlkit.runproof import load, m_gaps, parameters, v_gaps
 
+
 def recorded(spec: dict, seed: int) -> dict:
     """The reference's run of ``seed`` as released: its sampled updates (indices from 0), the state before each
     (parameters, then Adam's m and v, one row per update), after each, Adam's step count and the random numbers'
