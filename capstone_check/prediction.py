@@ -210,13 +210,15 @@ def said(row, spec: dict, rows: dict) -> str:
 def remade_said(row, spec: dict, rows: dict, text: str) -> str:
     """What the reference's own runs showed of the row's pieces: the next step first where they do not remake them
     (the failing rows to fix, or where no row fails, what to look for); that rows failing here fail only where the
-    course's runs never reach, where they do."""
+    sampled updates never meet, where they do."""
     failed = [cid for cid in (*spec.get("builds_on", ()), *spec.get("trusts", ()))
               if cid in rows and not right(rows[cid])]
     they, verb = names(failed) if failed else "", "fails" if len(failed) == 1 else "fail"
     if remakes(row):
-        spared = f": {they} {verb} here only in cases the course's runs never reach" if failed else ""
-        return (f"{text}: your pieces make each update of the reference's own runs on the public seeds as it did"
+        spared = f": {they} {verb} here only in cases those updates never meet" if failed else ""
+        sampled = len(spec.get("reference_runs", {}).get("updates", ())) or "the sampled"
+        return (f"{text}: your pieces make {sampled} updates of each of the reference's own runs on the public seeds "
+                "as it did"
                 f"{spared} (predicted {whole(row, spec):g}/{row.points:g})")
     d = row.remade
     where = (f"your pieces do not make update {d['update']} of the reference's own run of seed {d['seed']} as it did "

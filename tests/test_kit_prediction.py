@@ -225,8 +225,9 @@ def test_the_bundle_holds_a_sample_of_the_reference_runs_of_every_public_seed(a_
 
 
 @pytest.mark.parametrize("mutant, said", [
-    ("min and max swapped", "your pieces make each update of the reference's own runs on the public seeds as it did: "
-                            "A.clip_gradient fails here only in cases the course's runs never reach (predicted 6/6)"),
+    ("min and max swapped", "your pieces make 10 updates of each of the reference's own runs on the public seeds as "
+                            "it did: A.clip_gradient fails here only in cases those updates never meet (predicted "
+                            "6/6)"),
     ("clip applied on the wrong side", "your pieces do not make update 1 of the reference's own run of seed 7 as it "
                                        "did (parameters"),
 ])

@@ -10,7 +10,8 @@ from capstone_check.runner import Row
 
 SPEC = {"adds": "final grading also replays each run update by update and credits it only if every update follows "
                 "from pieces that pass", "builds_on": ("A.gae", "A.update"), "trusts": ("A.clip",),
-        "unsure": ", and this run cannot tell whether your training reaches what fails"}
+        "unsure": ", and this run cannot tell whether your training reaches what fails",
+        "reference_runs": {"updates": list(range(0, 60, 6))}}
 DEPARTED = {"seed": 8, "update": 3, "what": "parameters", "gap": 0.0123}
 
 
@@ -29,8 +30,8 @@ def test_pieces_that_remake_the_reference_runs_predict_the_score_here_though_a_p
     found = rows({}, gae=False, clip=False)
     assert both(found) == (6, 6)
     assert said(found["A.bar"], SPEC, found).endswith(
-        "your pieces make each update of the reference's own runs on the public seeds as it did: A.gae and A.clip "
-        "fail here only in cases the course's runs never reach (predicted 6/6)")
+        "your pieces make 10 updates of each of the reference's own runs on the public seeds as it did: A.gae and "
+        "A.clip fail here only in cases those updates never meet (predicted 6/6)")
     found = rows({}, score=2)
     assert both(found) == (2, 2)
 
