@@ -35,6 +35,12 @@ def policy(theta):
     return z / z.sum(1, keepdims=True)
 
 
+def group_draws(pi, K, rng) -> list[np.ndarray]:
+    """One group of K responses per prompt from the sampling policy ``pi``, prompts in order (Project D's order of
+    draws, which every step follows)."""
+    return [rng.choice(N_RESPONSES, K, p=pi[x]) for x in range(N_PROMPTS)]
+
+
 def reward_table(reward):
     """R[x, y] = reward(x, y) for every prompt and response."""
     return np.array([[reward(x, y) for y in range(N_RESPONSES)] for x in range(N_PROMPTS)], dtype=float)

@@ -16,7 +16,9 @@ from autograder.projects.c_diagnosis.run_plan import AGENTS, fresh_plan
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.pieces import KL_BETAS, REGIONS, clip_cases, kl_cases
 from autograder.projects.d_grpo.price import N_PROMPTS, PRICE_ROW_KINDS, price_cases
+from autograder.projects.d_grpo.steps import STEP_CASES, reference_steps, step_inputs
 from rlkit.categorical import log_prob
+from rlkit.toy import HEDGE, group_draws, policy
 
 COURSE = load_course(paths.COURSE_FILE, private=False)
 PUBLIC = COURSE.seeds.public
@@ -111,3 +113,23 @@ def test_every_mixed_surrogate_case_has_a_small_advantage_in_each_corner_beyond_
 def test_every_seed_holds_every_fresh_agent_and_every_boundary_log(seed):
     assert sorted((run.label, run.severity) for run in fresh_plan(seed)) == sorted(AGENTS)
     assert sorted(b.name for b in boundary_plan(seed)) == sorted(b.name for b in BOUNDARIES)
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_every_step_with_a_kl_penalty_samples_the_hedge_beside_another_response(seed):
+    """Only there does p_ref differ within a group, so only there can a penalty that mishandles p_ref show."""
+    for i, ((K, _, beta, *_), theta) in enumerate(zip(STEP_CASES, step_inputs(seed))):
+        if beta:
+            groups = group_draws(policy(theta), K, np.random.default_rng(seed + i))
+            assert any(np.any(ys == HEDGE) and np.any(ys != HEDGE) for ys in groups), (seed, i)
+
+
+@pytest.mark.parametrize("seed", PUBLIC)
+def test_a_penalty_with_the_log_of_the_product_changes_the_steps_on_every_public_seed(seed, monkeypatch):
+    """log(p * p_ref) for log(p / p_ref) differs by a term in p_ref alone, which the group weight cancels unless a
+    group mixes the hedge with other responses; seeds 7 and 8 drew no such group before the steps' thetas hedged."""
+    wants = reference_steps(seed)
+    monkeypatch.setattr(oracle, "kl_penalized", lambda r, p, p_ref, beta: r - beta * np.log(p * p_ref))
+    departing = [i for i, (got, want) in enumerate(zip(reference_steps(seed), wants))
+                 if np.abs(got - want).max() > 1e-6]
+    assert departing == [i for i, case in enumerate(STEP_CASES) if case[2]]

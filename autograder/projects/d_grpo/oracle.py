@@ -6,7 +6,7 @@ where the chapter loops, and each one small enough to verify by eye.
 
 import numpy as np
 
-from rlkit.toy import N_PROMPTS, N_RESPONSES, PI_REF, policy, softmax_score
+from rlkit.toy import PI_REF, group_draws, policy, softmax_score
 
 
 def standardized(r):
@@ -34,7 +34,7 @@ def clipped_gradient(pi_x, pi_old_x, ys, A, eps):
 def grpo_step(theta, K, reward, rng, beta=0.0, lr=2.0, epochs=1, eps=0.2, weight=standardized):
     """The chapter's group_step generalized to several clipped epochs against the sampling policy."""
     pi_old = policy(theta)
-    draws = [rng.choice(N_RESPONSES, K, p=pi_old[x]) for x in range(N_PROMPTS)]
+    draws = group_draws(pi_old, K, rng)
     weights = [weight(kl_penalized(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta))
                for x, ys in enumerate(draws)]
     for _ in range(epochs):

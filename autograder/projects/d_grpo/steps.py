@@ -19,7 +19,7 @@ from capstone_check.located import located, raising
 from capstone_check.student import StudentError, as_array
 from capstone_check.own_lines import EVERY, led, own_lines, reran_whole
 from capstone_check.through import read_records, reran, through
-from rlkit.toy import N_RESPONSES, THETA_REF, policy
+from rlkit.toy import HEDGE, N_RESPONSES, THETA_REF, group_draws, policy
 
 # ------------------------------------------------------------------------------------------------ the whole step
 
@@ -53,9 +53,33 @@ STEP_MISTAKES = {  # a mistake worth naming, and how the reference would make it
 }
 
 
-def step_inputs(seed: int):
+def step_inputs(seed: int) -> list[np.ndarray]:
+    """Each case's theta: the reference's plus unit noise. In a case with beta > 0 the policy has started to hedge, as
+    the sloppy reward teaches (the hedge's preference raised to the others' level), and the theta is drawn again until
+    one of its groups samples the hedge beside another response: only there does p_ref differ within a group, so only
+    there does a penalty that mishandles p_ref (log(p * p_ref), log p alone) change the step. Without this some seeds
+    would show such a penalty and others would not."""
     rng = np.random.default_rng(seed)
-    return [THETA_REF + rng.normal(0, 1, THETA_REF.shape) for _ in STEP_CASES]
+    thetas = []
+    for i, (K, _, beta, *_) in enumerate(STEP_CASES):
+        theta = step_theta(rng, beta)
+        while beta and not mixes_the_hedge(theta, K, seed + i):
+            theta = step_theta(rng, beta)
+        thetas.append(theta)
+    return thetas
+
+
+def step_theta(rng, beta: float) -> np.ndarray:
+    theta = THETA_REF + rng.normal(0, 1, THETA_REF.shape)
+    if beta:
+        theta[:, HEDGE] -= THETA_REF[:, HEDGE]
+    return theta
+
+
+def mixes_the_hedge(theta, K: int, draw_seed: int) -> bool:
+    """Whether a step from ``theta`` draws, in some prompt's group, the hedge beside another response."""
+    groups = group_draws(policy(theta), K, np.random.default_rng(draw_seed))
+    return any(np.any(ys == HEDGE) and np.any(ys != HEDGE) for ys in groups)
 
 
 def step_kwargs(case, judging: bool = True) -> dict:
