@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 
 from capstone_check.calls import recognised, with_findings
+from capstone_check.prediction import names
 from capstone_check.student import as_array
 from capstone_check.values import decode
 from capstone_check.verdict import Verdict
@@ -134,16 +135,52 @@ def beta_sweep(student, spec: dict) -> Verdict:
 
 
 def beta_sweep_verdict(spec: dict, rows: list) -> Verdict:
-    bar, failures, rows = spec["bar"], [], np.array(rows)
-    hedge, betas = rows[:, :, 2], np.array(bar["betas"])
-    if 0.0 in bar["betas"] and not np.all(hedge[:, bar["betas"].index(0.0)] >= bar["hedge_at_zero_min"]):
-        failures.append(f"at beta = 0 the loophole should win (hedge >= {bar['hedge_at_zero_min']}); measured "
-                        f"{_runs(hedge[:, bar['betas'].index(0.0)])}")
-    high = betas >= bar["suppressed_from"]
-    if not np.all(hedge[:, high] <= bar["hedge_suppressed_max"]):
-        failures.append(f"above the threshold 1/4 (beta >= {bar['suppressed_from']}) the hedge should be at most "
-                        f"{bar['hedge_suppressed_max']}; measured up to {hedge[:, high].max():.3f}")
-    if np.any(np.diff(hedge, axis=1) > 0):
-        failures.append("the hedge probability should not grow with beta; it did on "
-                        f"{int(np.any(np.diff(hedge, axis=1) > 0, axis=1).sum())} of {len(hedge)} runs")
-    return Verdict.of(failures, 3, "the hedge wins at beta = 0 and is suppressed above 1/4")
+    bar, rows = spec["bar"], np.array(rows)
+    criteria = beta_criteria(bar, rows[:, :, 2])
+    failures = [failure for failed, _, failure in criteria.values() if failed]
+    verdict = Verdict.of(failures, 3, "the hedge wins at beta = 0 and is suppressed above 1/4")
+    narrow = [name for name, (failed, margins, _) in criteria.items() if not failed and within_the_spread(margins)]
+    if narrow:
+        passed = 3 - len(failures)
+        verdict.spread = [(passed - len(narrow)) / 3, passed / 3]
+        verdict.message = f"{narrow_note(spec, verdict.spread, narrow)}; {verdict.message}"
+    return verdict
+
+
+def beta_criteria(bar: dict, hedge: np.ndarray) -> dict[str, tuple[bool, np.ndarray, str]]:
+    """Each criterion of the sweep the bar sets, by name: whether it fails, by how much each seed's runs pass it
+    (below 0 where they fail) and what its failure says."""
+    betas, out = np.array(bar["betas"]), {}
+    if 0.0 in bar["betas"]:
+        at_zero = hedge[:, bar["betas"].index(0.0)]
+        out["the loophole winning at beta = 0"] = (
+            not np.all(at_zero >= bar["hedge_at_zero_min"]), at_zero - bar["hedge_at_zero_min"],
+            f"at beta = 0 the loophole should win (hedge >= {bar['hedge_at_zero_min']}); measured {_runs(at_zero)}")
+    high = hedge[:, betas >= bar["suppressed_from"]]
+    if high.size:
+        out[f"the hedge suppressed from beta = {bar['suppressed_from']:g}"] = (
+            not np.all(high <= bar["hedge_suppressed_max"]), bar["hedge_suppressed_max"] - high.max(1),
+            f"above the threshold 1/4 (beta >= {bar['suppressed_from']}) the hedge should be at most "
+            f"{bar['hedge_suppressed_max']}; measured up to {high.max():.3f}")
+    if len(betas) > 1:
+        grows = np.diff(hedge, axis=1)
+        out["the hedge not growing with beta"] = (
+            bool(np.any(grows > 0)), -grows.max(1), "the hedge probability should not grow with beta; it did on "
+            f"{int(np.any(grows > 0, axis=1).sum())} of {len(hedge)} runs")
+    return out
+
+
+def within_the_spread(margins: np.ndarray) -> bool:
+    """Whether the public seeds pass a criterion by less than they differ by among themselves (the smallest margin
+    below the margins' range), so that another seed's runs may fail it."""
+    margins = np.asarray(margins, dtype=float)
+    return bool(np.all(np.isfinite(margins)) and margins.min() < np.ptp(margins))
+
+
+def narrow_note(spec: dict, spread: list[float], narrow: list[str]) -> str:
+    """The row's prediction where a criterion passes here by less than the public seeds differ by, said first."""
+    low, high = (round(spec["points"] * share, 2) for share in spread)
+    one = len(narrow) == 1
+    return (f"Predicted {low:g}/{spec['points']:g}, or up to {high:g}: {names(narrow)} hold{'s' * one} on every "
+            "public seed by less than the seeds differ by, so final grading's seeds may break "
+            f"{'it' if one else 'them'}")

@@ -1,0 +1,91 @@
+"""D.beta_sweep predicted as a range where a criterion passes on every public seed by less than the seeds differ by
+among themselves (``within_the_spread``): final grading trains on other seeds, whose runs may break it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autograder import paths
+from autograder.loader import load_course
+from capstone_check.kinds.d_grpo import beta_sweep, beta_sweep_verdict, within_the_spread
+from capstone_check.prediction import ceiling, predicted
+from capstone_check.runner import Row
+from tests.support.grading import copy_reference, mutate
+from tests.support.imports import forgotten_after
+from tests.support.mutants import ALL
+
+COURSE = load_course(paths.COURSE_FILE, private=False)
+SPEC = {"bar": COURSE.projects["D"].checks["D.beta_sweep"].bar, "points": 2, "seeds": list(COURSE.seeds.public)}
+MONOTONE = "the hedge not growing with beta"
+
+# The hedge probability at beta = 0, 0.1, 0.2, 0.3 and 0.5 after training, seeds 7, 8 and 9 (and 103, a placeholder
+# grading seed), as measured with the reference and with a step that sets theta to its change.
+REFERENCE = [[0.4999, 0.4909, 0.0773, 0.0354, 0.0143], [0.4999, 0.4944, 0.1045, 0.035, 0.0131],
+             [0.4999, 0.4926, 0.169, 0.0369, 0.0144]]
+THETA_DROPPED = [[0.214, 0.188, 0.125, 0.086, 0.083], [0.189, 0.171, 0.127, 0.101, 0.094],
+                 [0.23, 0.209, 0.144, 0.091, 0.072]]
+THETA_DROPPED_103 = [0.184, 0.172, 0.146, 0.095, 0.096]
+
+
+def sweep(hedges) -> list:
+    return [[(0.0, 0.0, hedge) for hedge in seed] for seed in hedges]
+
+
+def as_row(verdict) -> Row:
+    return Row("D.beta_sweep", "beta", 2, round(2 * verdict.fraction, 2), verdict.fraction == 1, verdict.message,
+               1.0, spread=verdict.spread)
+
+
+def test_a_criterion_passed_by_less_than_the_seeds_differ_by_opens_the_row_down_to_without_it():
+    verdict = beta_sweep_verdict(SPEC, sweep(THETA_DROPPED))
+    assert verdict.fraction == pytest.approx(1 / 3) and verdict.spread == pytest.approx([0, 1 / 3])
+    assert verdict.message.startswith(f"Predicted 0/2, or up to 0.67: {MONOTONE} holds on every public seed by less "
+                                      "than the seeds differ by")
+    row = as_row(verdict)
+    assert (predicted(row, {}, {}), ceiling(row, {}, {})) == (0, 0.67)
+
+
+def test_the_risk_is_real_another_seed_of_the_same_step_breaks_the_criterion():
+    verdict = beta_sweep_verdict(SPEC, sweep([*THETA_DROPPED[:2], THETA_DROPPED_103]))
+    assert verdict.fraction == 0 and "should not grow with beta; it did on 1 of 3 runs" in verdict.message
+
+
+def test_the_reference_passes_every_criterion_with_room_and_is_predicted_one_number():
+    verdict = beta_sweep_verdict(SPEC, sweep(REFERENCE))
+    assert verdict.fraction == 1 and verdict.spread is None
+    assert verdict.message == "the hedge wins at beta = 0 and is suppressed above 1/4"
+
+
+@pytest.mark.parametrize("margins, narrow", [
+    ([0.003, 0.007, 0.019], True),      # the smallest below the range: a fourth seed may go below 0
+    ([0.009, 0.0055, 0.0073], False),   # the reference's own: close to 0, but closer to each other
+    ([0.05, 0.05, 0.05], False),        # no spread at all
+    ([0.0, 0.0, 0.01], True),
+    ([0.01, np.nan, 0.02], False),      # not a margin: the criterion's own test decides
+])
+def test_within_the_spread(margins, narrow):
+    assert within_the_spread(np.array(margins)) is narrow
+
+
+def test_a_failing_criterion_is_never_opened_and_nan_fails_as_before():
+    hedges = [seed[:] for seed in THETA_DROPPED]
+    hedges[1][4] = np.nan
+    verdict = beta_sweep_verdict(SPEC, sweep(hedges))
+    assert verdict.fraction == pytest.approx(1 / 3) and "measured up to nan" in verdict.message
+    assert verdict.spread is None  # nan never grows, as before, and is no margin to open the row by
+
+
+def test_a_step_that_sets_theta_to_its_change_is_predicted_as_a_range_holding_zero(tmp_path):
+    """Trained for real on the public seeds: the monotone criterion passes on each of them by a few thousandths, and
+    failed on placeholder grading seed 103, where final grading gives 0."""
+    mutant = next(m for m in ALL if m.name == "a step that sets theta to its change")
+    root = copy_reference(tmp_path, "D_grpo")
+    path = root / "D_grpo" / mutant.module
+    path.write_text(mutate(path.read_text(), mutant.old, mutant.new))
+    from capstone_check.student import Student
+
+    with forgotten_after(["grpo"]):
+        verdict = beta_sweep(Student(root / "D_grpo", ["grpo"]), SPEC)
+    assert verdict.spread == pytest.approx([0, 1 / 3]), verdict.message
+    assert predicted(as_row(verdict), {}, {}) == 0
