@@ -56,6 +56,11 @@ def run(request: dict) -> dict:
         return {"status": "error", "fraction": 0.0,
                 "message": "the checker itself failed on this check; please tell the instructor. "
                            + traceback.format_exc(limit=-2).strip().splitlines()[-1]}
+    return result_of(verdict)
+
+
+def result_of(verdict) -> dict:
+    """A verdict as the parent reads it: its share, its message and what the prediction is made from."""
     found = {name: value for name, value in (("basis", verdict.basis), ("remade", verdict.remade),
                                              ("by_kind", verdict.by_kind), ("spread", verdict.spread))
              if value is not None}

@@ -119,13 +119,12 @@ def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
 
 def _decided(spec: dict, results: list[dict]) -> dict:
     """A per-seed check's result from its seeds' rows (in seed order), or the first seed's failure."""
-    from capstone_check.child import per_seed
+    from capstone_check.child import per_seed, result_of
 
     failed = next((r for r in results if r.get("status") != "ok" or "row" not in r), None)
     if failed is not None:
         return failed
-    verdict = per_seed(spec, "verdict")(spec, [r["row"] for r in results])
-    return {"fraction": verdict.fraction, "message": verdict.message, "remade": verdict.remade}
+    return result_of(per_seed(spec, "verdict")(spec, [r["row"] for r in results]))
 
 
 def _tasks(data: dict, wanted: list[str]) -> list[tuple[str, int | None, float]]:

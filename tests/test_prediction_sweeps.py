@@ -89,3 +89,16 @@ def test_a_step_that_sets_theta_to_its_change_is_predicted_as_a_range_holding_ze
         verdict = beta_sweep(Student(root / "D_grpo", ["grpo"]), SPEC)
     assert verdict.spread == pytest.approx([0, 1 / 3]), verdict.message
     assert predicted(as_row(verdict), {}, {}) == 0
+
+
+def test_the_range_survives_the_seeds_running_in_separate_children():
+    """The checker runs each public seed of the sweep in its own child and decides in the parent: the range must
+    reach the row there too."""
+    from capstone_check.runner import _decided, _row
+
+    spec = {**SPEC, "runner": "capstone_check.kinds.d_grpo:beta_sweep", "kind": "d_beta_sweep", "credit": "per_case",
+            "name": "beta sweep"}
+    row = _row("D.beta_sweep", spec, _decided(spec, [{"status": "ok", "row": run} for run in sweep(THETA_DROPPED)]),
+               1.0)
+    assert row.spread == pytest.approx([0, 1 / 3]) and row.message.startswith("Predicted 0/2, or up to 0.67")
+    assert (predicted(row, {}, {}), ceiling(row, {}, {})) == (0, 0.67)
