@@ -133,3 +133,28 @@ def test_a_penalty_with_the_log_of_the_product_changes_the_steps_on_every_public
     departing = [i for i, (got, want) in enumerate(zip(reference_steps(seed), wants))
                  if np.abs(got - want).max() > 1e-6]
     assert departing == [i for i, case in enumerate(STEP_CASES) if case[2]]
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_every_seed_holds_a_small_advantage_in_each_corner_beyond_the_clip_of_d(seed):
+    """A > 0 and A < 0, each with a ratio above 1 + eps and below 1 - eps, at |A| < 1: D's clip written with A > 1
+    for A > 0 once passed on seed 7, whose samples held no small advantage on the favourable side."""
+    corners = set()
+    for _, pi, pi_old, ys, A, eps in clip_cases(seed, CLIP_CASES):
+        rho = pi[ys] / pi_old[ys]
+        for sign, side in CORNERS:
+            beyond = rho > 1 + eps if side > 0 else rho < 1 - eps
+            if np.any((np.abs(A) < 1) & (np.sign(A) == sign) & beyond):
+                corners.add((sign, side))
+    assert corners == set(CORNERS), (seed, set(CORNERS) - corners)
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL])
+def test_a_clip_that_tests_the_advantage_against_1_departs_on_every_seed(seed):
+    def written_with_a_size(pi_x, pi_old_x, ys, A, eps):
+        rho = pi_x[ys] / pi_old_x[ys]
+        clipped = ((A > 1) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))
+        return (np.eye(len(pi_x))[ys] - pi_x).T @ np.where(clipped, 0.0, rho * A) / len(ys)
+
+    assert any(not np.allclose(written_with_a_size(*case), oracle.clipped_gradient(*case), atol=1e-9)
+               for _, *case in clip_cases(seed, CLIP_CASES))

@@ -228,9 +228,16 @@ REGIONS = ["at theta = theta_old", "favourable side beyond the clip", "unfavoura
            "inside the clip range"]
 
 
+CLIP_CORNERS = [(1, "above"), (-1, "below"), (1, "below"), (-1, "above")]  # A's sign, rho beyond 1 + eps or 1 - eps
+
+
 def clip_cases(seed: int, n: int):
-    """(region, pi_x, pi_old_x, ys, A, eps): single samples in every region, then mixed groups."""
-    rng = np.random.default_rng(seed)
+    """(region, pi_x, pi_old_x, ys, A, eps): single samples in every region, then mixed groups. Single samples take,
+    one corner beyond the clip after another (``CLIP_CORNERS``), the response whose ratio is largest or smallest and an
+    advantage below 1 in size, until each corner holds one (a ratio inside the clip tries its corner again): a test of
+    A's sign written as one of its size (A > 1) fails on every seed, not only on those whose random samples happen to
+    hold a small advantage there. They draw what the others draw, so every case after them is as before."""
+    rng, corners = np.random.default_rng(seed), list(CLIP_CORNERS)
     for i in range(n):
         eps = float(rng.choice([0.1, 0.2, 0.3]))
         pi_old = policy(rng.normal(0, 1, (1, N_RESPONSES)))[0]
@@ -240,7 +247,13 @@ def clip_cases(seed: int, n: int):
             continue
         pi = policy(np.log(pi_old)[None] + rng.normal(0, 1, (1, N_RESPONSES)))[0]
         y = int(rng.integers(N_RESPONSES))
-        rho, A = pi[y] / pi_old[y], float(rng.choice([-1, 1]) * rng.uniform(0.5, 2))
+        A = float(rng.choice([-1, 1]) * rng.uniform(0.5, 2))
+        if corners:
+            sign, side = corners[0]
+            y, A = int(np.argmax(pi / pi_old) if side == "above" else np.argmin(pi / pi_old)), sign * abs(A) / 2
+        rho = pi[y] / pi_old[y]
+        if corners and not 1 - eps <= rho <= 1 + eps:
+            corners.pop(0)
         region = 3 if 1 - eps <= rho <= 1 + eps else (1 if (A > 0) == (rho > 1) else 2)
         yield REGIONS[region], pi, pi_old, np.array([y]), np.array([A]), eps
 
