@@ -11,6 +11,7 @@ from autograder.loader import load_course
 from capstone_check.kinds.d_grpo import beta_sweep, beta_sweep_verdict, within_the_spread
 from capstone_check.prediction import ceiling, predicted
 from capstone_check.runner import Row
+from capstone_check.verdict import LONGEST
 from tests.support.grading import copy_reference, mutate
 from tests.support.imports import forgotten_after
 from tests.support.mutants import ALL
@@ -41,9 +42,19 @@ def test_a_criterion_passed_by_less_than_the_seeds_differ_by_opens_the_row_down_
     verdict = beta_sweep_verdict(SPEC, sweep(THETA_DROPPED))
     assert verdict.fraction == pytest.approx(1 / 3) and verdict.spread == pytest.approx([0, 1 / 3])
     assert verdict.message.startswith(f"Predicted 0/2, or up to 0.67: {MONOTONE} holds on every public seed by less "
-                                      "than the seeds differ by")
+                                      "than they differ by; other seeds may break it")
+    assert "at beta = 0 the loophole should win" in verdict.message and len(verdict.message) <= LONGEST
     row = as_row(verdict)
     assert (predicted(row, {}, {}), ceiling(row, {}, {})) == (0, 0.67)
+
+
+def test_a_passing_sweep_with_a_narrow_criterion_says_it_passed_then_the_range():
+    hedges = [[0.5, 0.49, 0.05, 0.02, 0.017], [0.5, 0.49, 0.05, 0.02, 0.01], [0.5, 0.49, 0.05, 0.04, 0.0]]
+    verdict = beta_sweep_verdict(SPEC, sweep(hedges))
+    assert verdict.fraction == 1 and verdict.spread == pytest.approx([2 / 3, 1])
+    assert verdict.message == ("the hedge wins at beta = 0 and is suppressed above 1/4; Predicted 1.33/2, or up to 2: "
+                               f"{MONOTONE} holds on every public seed by less than they differ by; other seeds may "
+                               "break it")
 
 
 def test_the_risk_is_real_another_seed_of_the_same_step_breaks_the_criterion():

@@ -138,12 +138,14 @@ def beta_sweep_verdict(spec: dict, rows: list) -> Verdict:
     bar, rows = spec["bar"], np.array(rows)
     criteria = beta_criteria(bar, rows[:, :, 2])
     failures = [failure for failed, _, failure in criteria.values() if failed]
-    verdict = Verdict.of(failures, 3, "the hedge wins at beta = 0 and is suppressed above 1/4")
     narrow = [name for name, (failed, margins, _) in criteria.items() if not failed and within_the_spread(margins)]
-    if narrow:
-        passed = 3 - len(failures)
-        verdict.spread = [(passed - len(narrow)) / 3, passed / 3]
-        verdict.message = f"{narrow_note(spec, verdict.spread, narrow)}; {verdict.message}"
+    passed = 3 - len(failures)
+    spread = [(passed - len(narrow)) / 3, passed / 3] if narrow else None
+    note = narrow_note(spec, spread, narrow) if narrow else ""
+    verdict = Verdict.of(failures, 3, "the hedge wins at beta = 0 and is suppressed above 1/4", note=note)
+    if narrow and not failures:
+        verdict.message = f"{verdict.message}; {note}"
+    verdict.spread = spread
     return verdict
 
 
@@ -182,5 +184,4 @@ def narrow_note(spec: dict, spread: list[float], narrow: list[str]) -> str:
     low, high = (round(spec["points"] * share, 2) for share in spread)
     one = len(narrow) == 1
     return (f"Predicted {low:g}/{spec['points']:g}, or up to {high:g}: {names(narrow)} hold{'s' * one} on every "
-            "public seed by less than the seeds differ by, so final grading's seeds may break "
-            f"{'it' if one else 'them'}")
+            f"public seed by less than they differ by; other seeds may break {'it' if one else 'them'}")
