@@ -399,9 +399,13 @@ def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(b_expected
 
 
 @pytest.fixture(scope="module")
-def b_expected(tmp_path_factory) -> dict:
-    kit = build(paths.KIT_ROOT, tmp_path_factory.mktemp("prediction") / "kit", ["B"])
-    return json.loads((kit / "capstone_check" / "expected" / "B.json").read_text())
+def b_kit(tmp_path_factory) -> Path:
+    return build(paths.KIT_ROOT, tmp_path_factory.mktemp("prediction") / "kit", ["B"])
+
+
+@pytest.fixture(scope="module")
+def b_expected(b_kit) -> dict:
+    return json.loads((b_kit / "capstone_check" / "expected" / "B.json").read_text())
 
 
 def _wrong_summary(text: str) -> str:
@@ -449,3 +453,31 @@ def test_b_defaults_tells_whether_the_course_s_runs_train_as_project_a(b_expecte
 
     verdict = b_verdict(defaults, b_folder(tmp_path, mutant), b_expected["modules"], b_expected["checks"]["B.defaults"])
     assert verdict.fraction < 1 and verdict.basis is basis, verdict.message
+
+
+@pytest.mark.parametrize("mutant, check, said", [
+    ("clipped value loss with the plain gradient everywhere", "B.bar",
+     "Predicted 0/7: Fix B.switches first; your pieces do not make update 1 of the reference's own clip_value_loss "
+     "run of seed 7 as it did (parameters"),
+    ("truncation switch that never bootstraps", "B.table",
+     "Predicted 0/3: Fix B.switches first; your pieces do not make update 36 of the reference's own baseline run of "
+     "seed 7"),
+    ("annealing one update early", "B.bar", "Predicted 0/7: Fix B.defaults and B.switches first; your pieces do not "
+                                            "make update 1 of the reference's own baseline run of seed 7"),
+])
+def test_b_s_rows_lost_where_the_pieces_do_not_remake_the_reference_runs(b_kit, tmp_path, mutant, check, said):
+    """One number where the failing piece rows alone left a range (benchmarks/kit_prediction.py: final grading gave
+    each of these 0 on the row): the reference's own run of a setting the row grades departs, led by the row to fix."""
+    planted(tmp_path, next(m for m in ALL if m.name.startswith(mutant)))
+    with forgotten_after(["ppo", "details", "ablation"]):
+        line = kit_line(b_kit, tmp_path, "B", check)
+    assert said in line and "or up to" not in line, line
+
+
+def test_b_s_rows_of_a_piece_the_graded_runs_never_reach_stay_whole(b_kit, tmp_path):
+    """The plain-gradient value clip acts only in clip_value_loss runs, which B.table does not grade (the baseline
+    and the named multiple_epochs): its row stays as the table earns it."""
+    planted(tmp_path, next(m for m in ALL if m.name.startswith("clipped value loss with the plain gradient")))
+    with forgotten_after(["ppo", "details", "ablation"]):
+        line = kit_line(b_kit, tmp_path, "B", "B.table")
+    assert "(predicted 3/3)" in line and "do not make" not in line, line

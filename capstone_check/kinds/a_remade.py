@@ -1,4 +1,5 @@
-"""Whether the student's pieces remake the reference's own runs: what final grading's replay of A.bar turns on.
+"""Whether the student's pieces remake the reference's own runs: what final grading's replay of A.bar turns on (and
+of B's runs: ``b_remade``).
 
 Final grading replays each of the student's runs update by update with the reference's pieces and credits a run only
 if every update follows. This kit holds no reference pieces, but it holds a sample of the reference's own runs on the
@@ -20,28 +21,45 @@ from rlkit.nn import Adam, flatten, mlp_forward
 from rlkit.runproof import load, m_gaps, parameters, v_gaps
 
 
-def recorded(spec: dict, seed: int) -> dict:
-    """The reference's run of ``seed`` as released: its sampled updates (indices from 0), the state before each
-    (parameters, then Adam's m and v, one row per update), after each, Adam's step count and the random numbers'
-    state before each, and the actions of every update, (updates, T, N)."""
-    runs = spec["reference_runs"]
+def recorded(spec: dict, key: str) -> dict:
+    """The reference's run ``key`` as released (A's: a seed; B's: a setting and a seed): its sampled updates (indices
+    from 0), the state before each (parameters, then Adam's m and v, one row per update), after each, Adam's step count
+    and the random numbers' state before each, and the actions of every update up to the last sampled,
+    (updates, T, N)."""
+    runs, bar = spec["reference_runs"], spec["bar"]
+    entry = (runs.get("runs") or runs["seeds"])[key]
     with np.load(Path(spec["_dir"]) / runs["file"]) as files:
-        arrays = {name: files[f"{seed}.{name}"] for name in ("before", "after", "actions")}
-    shape = (spec["bar"]["n_updates"], spec["bar"]["n_steps"], spec["bar"]["num_envs"])
+        arrays = {name: files[f"{key}.{name}"] for name in ("before", "after", "actions")}
+    updates = entry.get("updates", runs.get("updates"))
+    shape = (max(updates) + 1, bar["n_steps"], bar["num_envs"])
     arrays["actions"] = np.unpackbits(arrays["actions"])[:int(np.prod(shape))].reshape(shape)
-    return {**arrays, "updates": runs["updates"], **runs["seeds"][str(seed)]}
+    return {**arrays, **entry, "updates": updates}
 
 
 def departure(spec: dict, seed: int, agent: dict, pieces: tuple) -> dict:
     """Where the student's ``pieces`` (config, gae, flatten_batch, ppo_update, as the training calls them) first fail
-    to remake the reference's run of ``seed``: {"update": k (from 1), "what": which state, "gap": how far}; {} when
-    every sampled update lands; {"unknown": why} when the run cannot be followed on this machine (an action sampled
-    otherwise). ``agent``: one of the given architecture, whose values are loaded from the run."""
-    run, bar = recorded(spec, seed), spec["bar"]
+    to remake the reference's run of ``seed`` (``follow``). ``agent``: one of the given architecture, whose values are
+    loaded from the run."""
+    bar = spec["bar"]
     c, (cfg, gae, batch, update) = bar["hyperparameters"], pieces
-    rng = np.random.default_rng(seed)
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=c["lr"], eps=c["adam_eps"])
-    size = optimizer.m.size
+
+    def learn(segment, rng):
+        advantages, returns = gae(segment.rewards, segment.values, segment.terminated, segment.truncated,
+                                  c["gamma"], c["lam"])
+        update(agent, optimizer, batch(segment, advantages, returns), cfg, rng)
+
+    return follow(recorded(spec, str(seed)), bar, seed, agent, optimizer,
+                  lambda k: c["lr"] * (1 - k / bar["n_updates"]), learn)
+
+
+def follow(run: dict, bar: dict, seed: int, agent: dict, optimizer, step_size, learn) -> dict:
+    """Where pieces first fail to make the sampled updates of the reference's ``run`` of ``seed`` again, each from the
+    reference's state before it: {"update": k (from 1), "what": which state, "gap": how far}; {} when every sampled
+    update lands; {"unknown": why} when the run cannot be followed on this machine (an action sampled otherwise).
+    ``step_size(k)`` is update k's step size; ``learn(segment, rng)`` makes the update from its segment in place, with
+    ``optimizer`` over ``agent``'s arrays."""
+    rng, size = np.random.default_rng(seed), optimizer.m.size
     rollout = Rollout(make_envs(bar["num_envs"]), seed)
     try:
         for k in range(max(run["updates"]) + 1):
@@ -51,15 +69,13 @@ def departure(spec: dict, seed: int, agent: dict, pieces: tuple) -> dict:
             i = run["updates"].index(k)
             load(agent, run["before"][i][:size])
             optimizer.m[...], optimizer.v[...] = run["before"][i][size:2 * size], run["before"][i][2 * size:]
-            optimizer.t, optimizer.lr = run["t"][i], c["lr"] * (1 - k / bar["n_updates"])
+            optimizer.t, optimizer.lr = run["t"][i], step_size(k)
             rng.bit_generator.state = run["rng"][i]
             segment = rollout.collect(lambda obs: mlp_forward(agent["actor"], obs)[0],
                                       lambda obs: mlp_forward(agent["critic"], obs)[0][:, 0], bar["n_steps"], rng)
             if not np.array_equal(segment.actions, run["actions"][k]):
                 return {"unknown": f"an action of update {k + 1} was sampled otherwise on this machine"}
-            advantages, returns = gae(segment.rewards, segment.values, segment.terminated, segment.truncated,
-                                      c["gamma"], c["lam"])
-            update(agent, optimizer, batch(segment, advantages, returns), cfg, rng)
+            learn(segment, rng)
             missed = missing(run["after"][i], agent, optimizer, bar)
             if missed:
                 return {"update": k + 1, **missed}

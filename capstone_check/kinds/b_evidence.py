@@ -1,7 +1,8 @@
 """Project B's rows left to final grading, predicted from what the folder holds: final grading reads results.json
 and replays runs.npz as they are, with the course's hyperparameters (B.table), and re-runs the ablation on the same
 public seeds, whose scores results.json already holds (B.bar). This kit has no reference to replay a run against, so
-it trusts the table's scores; final grading does not."""
+it trusts the table's scores; final grading does not. What it can tell of the replay, it tells from the reference's
+own runs (``b_remade``): pieces that do not remake them lose the row there."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import math
 
 import numpy as np
 
+from capstone_check.kinds import b_remade
 from capstone_check.kinds.b_ablations import config_with
 from capstone_check.student import StudentError, describe
 from capstone_check.verdict import Verdict
@@ -88,13 +90,14 @@ def table(student, spec: dict) -> Verdict:
     form = [name for name in ["baseline", *ablated] if name not in scores]
     rows = {name: r for name in scores if (r := _row(scores, name, seeds)) is not None}
     summary_right = len(rows) == len(scores) and _summarizes(results.get("summary"), rows)
+    remade = b_remade.first_departure(student, spec, graded) if "reference_runs" in spec else None
     credited = len(whole) + (0 if wrong else 2 - bool(form) - (not summary_right))
     said = [f"{name} does not hold one finite score per public seed ({seeds})" for name in wrong]
     said += [f"no scores for {', '.join(form)}"] * bool(form)
     said += ["its summary is not the median, min and max of its own scores"] * (not summary_right)
     return Verdict(credited / (len(graded) + 2), f"your {TABLE}: " + ("; ".join(said) if said else
                    "every graded row holds a score per public seed and the summary matches them") +
-                   " (final grading also checks each score against its replay of your runs)")
+                   " (final grading also checks each score against its replay of your runs)", remade=remade)
 
 
 def bar(student, spec: dict) -> Verdict:
@@ -103,20 +106,22 @@ def bar(student, spec: dict) -> Verdict:
     and whether every detail conclusion() names does. Final grading's re-run does not read results.json: where a row
     there is not one score per public seed, nothing is predicted from it."""
     ablated, named = _choices(student)
+    remade = b_remade.first_departure(student, spec, ["baseline", *ablated]) if "reference_runs" in spec else None
     try:
         scores, seeds = _scores(student)["scores"], len(spec["seeds"])
     except StudentError as exc:
-        return Verdict(1.0, f"{exc}: nothing to predict the bar from")
+        return Verdict(1.0, f"{exc}: nothing to predict the bar from", remade=remade)
     rows = {name: r for name in ["baseline", *ablated] if (r := _row(scores, name, seeds)) is not None}
     if "baseline" not in rows:
-        return Verdict(1.0, f"your {TABLE} holds no baseline score per public seed: nothing to predict the bar from")
+        return Verdict(1.0, f"your {TABLE} holds no baseline score per public seed: nothing to predict the bar from",
+                       remade=remade)
     clearing = [f for f in ablated if f in rows and _clears(rows, f)]
     failures = ["no ablated detail clears the bar in it"] * (not clearing and set(ablated) <= set(rows))
     missed = [f for f in named if f in rows and f not in clearing]
     failures += [f"conclusion() names {', '.join(missed)}, which does not clear the bar there"] * bool(missed)
     return Verdict(1 - len(failures) / 2, f"by the scores of your {TABLE}: " + (
         "; ".join(failures) if failures else f"{', '.join(named)} clears the bar") +
-        " (final grading re-runs and replays the ablation itself)")
+        " (final grading re-runs and replays the ablation itself)", remade=remade)
 
 
 def _clears(scores: dict, name: str) -> bool:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
-MODULES = {"A": ("A_ppo", "ppo.py"), "C": ("C_diagnosis", "diagnostics.py"), "D": ("D_grpo", "grpo.py")}
+MODULES = {"A": ("A_ppo", "ppo.py"), "B": ("B_ablations", "details.py"), "C": ("C_diagnosis", "diagnostics.py"),
+           "D": ("D_grpo", "grpo.py")}
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
 

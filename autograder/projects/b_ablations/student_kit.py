@@ -3,7 +3,10 @@ switches' outputs under every setting on the grader's fixed inputs, and the stat
 
 from __future__ import annotations
 
-from autograder.projects.b_ablations import crafted, oracle, switches
+import functools
+import json
+
+from autograder.projects.b_ablations import crafted, oracle, reference_runs, switches
 from autograder.projects.b_ablations.summary import log_cases, piece_cases
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.projects.b_ablations.mistakes import MISTAKES
@@ -97,13 +100,32 @@ def without_names(value):
 
 def table_evidence(ctx) -> dict:
     """What B.table is predicted from: the course's hyperparameters, against which the student's Config() is read,
-    and the public seeds results.json holds a score for."""
-    return {"probe": {"kind": "b_table_evidence", "hyperparameters": ctx.bar.hyperparameters.model_dump(),
-                      "seeds": list(ctx.seeds)}}
+    the public seeds results.json holds a score for, and the reference's own runs, which the pieces must remake."""
+    return remaking({"kind": "b_table_evidence", "hyperparameters": ctx.bar.hyperparameters.model_dump(),
+                     "seeds": list(ctx.seeds)}, ctx, ctx.bar.pieces_tolerance)
 
 
 def bar_evidence(ctx) -> dict:
-    return {"probe": {"kind": "b_bar_evidence", "seeds": list(ctx.seeds)}}
+    return remaking({"kind": "b_bar_evidence", "seeds": list(ctx.seeds)}, ctx, ctx.bar.replay_tolerance)
+
+
+def remaking(probe: dict, ctx, tolerance: float) -> dict:
+    """``probe`` with what remaking the reference's runs takes (``capstone_check.kinds.b_remade``): the runs' size,
+    the course's hyperparameters, how far an update may land (``tolerance`` a weight, the row's own), each setting's
+    switches, and the runs, whose arrays go beside the expected values."""
+    made = {name: getattr(ctx.bar, name) for name in ("num_envs", "n_steps", "n_updates")}
+    made["hyperparameters"] = ctx.bar.hyperparameters.model_dump()
+    runs = _reference_runs(json.dumps(made, sort_keys=True), tuple(ctx.seeds))
+    bar = {**made, "replay_tolerance": tolerance, "moment_tolerance": ctx.bar.moment_tolerance}
+    settings = {name: flipped(None if name == "baseline" else name) for name in ["baseline", *DETAILS]}
+    return {"probe": {**probe, "bar": bar, "settings": settings, "reference_runs": runs["reference_runs"]},
+            "_files": runs["_files"]}
+
+
+@functools.lru_cache(maxsize=4)
+def _reference_runs(bar: str, seeds: tuple[int, ...]) -> dict:
+    """The reference's runs (``reference_runs``), made once for both rows' probes."""
+    return reference_runs.reference_runs(json.loads(bar), list(seeds))
 
 
 # the checker's function that runs each kind of check SPECS and the probes make (a "calls" check runs the student's

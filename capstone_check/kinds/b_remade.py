@@ -1,0 +1,50 @@
+"""Whether the student's pieces remake the reference's own runs of the settings a B row grades: what final grading's
+replay of B.table's and B.bar's runs turns on.
+
+The bundle holds a sample of the reference's runs of every setting on the public seeds (the baseline over the whole
+run, each other setting at its first update). Each sampled update is made again with the student's pieces of
+details.py under that setting's ``Details`` and ppo.py's ``flatten_batch``, as the grader's loop calls them, from the
+reference's state before it (``a_remade.follow``). A departure there is one final grading's replay meets too. Landing
+on a sample is weaker evidence than its converse (most settings are sampled at one update), so only a departure is
+reported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from capstone_check.kinds import a_remade
+from capstone_check.kinds.b_ablations import config_with, student_details
+
+
+def departure(student, spec: dict, setting: str, seed: int) -> dict:
+    """``a_remade.follow`` of the student's pieces under ``setting`` on the reference's run of ``seed``."""
+    bar = spec["bar"]
+    config = config_with(student, **bar["hyperparameters"])
+    details = student_details(student, spec["settings"][setting])
+    fn = student.fn
+    agent = fn("init_agent", "details")(np.random.default_rng(0), config, details)
+    optimizer = fn("make_optimizer", "details")(agent, config, details)
+    advantages, batch, update = (fn("advantages_and_returns", "details"), fn("flatten_batch", "ppo"),
+                                 fn("ppo_update", "details"))
+
+    def learn(segment, rng):
+        adv, returns = advantages(segment, config, details)
+        update(agent, optimizer, batch(segment, adv, returns), config, details, rng)
+
+    return a_remade.follow(a_remade.recorded(spec, f"{setting}.{seed}"), bar, seed, agent, optimizer,
+                           lambda k: fn("learning_rate", "details")(k, bar["n_updates"], config, details), learn)
+
+
+def first_departure(student, spec: dict, settings: list[str]) -> dict | None:
+    """The first run, of ``settings`` in order and the public seeds in order, whose sampled updates the pieces do not
+    remake: {"setting", "seed", "update", "what", "gap"}; None when none departs or the pieces cannot be followed."""
+    for setting in [name for name in settings if name in spec["settings"]]:
+        for seed in spec["seeds"]:
+            try:
+                found = departure(student, spec, setting, seed)
+            except Exception:  # noqa: BLE001 - pieces that fail on the reference's state tell nothing sure
+                return None
+            if "update" in found:
+                return {"setting": setting, "seed": seed, **found}
+    return None
