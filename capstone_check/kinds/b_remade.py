@@ -15,6 +15,7 @@ import numpy as np
 
 from capstone_check.kinds import a_remade
 from capstone_check.kinds.b_ablations import config_with, student_details
+from capstone_check.student import StudentError
 
 
 def departure(student, spec: dict, setting: str, seed: int) -> dict:
@@ -38,12 +39,15 @@ def departure(student, spec: dict, setting: str, seed: int) -> dict:
 
 def first_departure(student, spec: dict, settings: list[str]) -> dict | None:
     """The first run, of ``settings`` in order and the public seeds in order, whose sampled updates the pieces do not
-    remake: {"setting", "seed", "update", "what", "gap"}; None when none departs or the pieces cannot be followed."""
+    remake: {"setting", "seed", "update", "what", "gap"}; None when none departs or the pieces cannot be followed.
+    Where the student's code raises, so does this (a StudentError): the row is lost as final grading loses it."""
     for setting in [name for name in settings if name in spec["settings"]]:
         for seed in spec["seeds"]:
             try:
                 found = departure(student, spec, setting, seed)
-            except Exception:  # noqa: BLE001 - pieces that fail on the reference's state tell nothing sure
+            except StudentError:  # the student's code raised: it raises in final grading's runs of the setting too
+                raise
+            except Exception:  # noqa: BLE001 - pieces that hand back what the loop cannot use tell nothing sure
                 return None
             if "update" in found:
                 return {"setting": setting, "seed": seed, **found}

@@ -1,8 +1,8 @@
 """B.table's and B.bar's prediction from the reference's own runs (``capstone_check.kinds.b_remade``): the reference's
 pieces remake every sampled update of every setting's run, on unusual, unsorted seeds and on another BLAS kernel; a
 piece that departs where a setting's training reaches departs in that setting's run (at the first update, or late for
-a bug only truncations show) and nowhere it does not act; pieces that raise, or settings that are no setting, tell
-nothing."""
+a bug only truncations show) and nowhere it does not act; pieces that raise raise here too; an optimizer the loop
+cannot use, or a setting that is no setting, tells nothing."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from autograder.plan import planned
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
 from autograder.projects.b_ablations.reference_runs import FILE, reference_runs, sampled_updates
 from capstone_check.kinds import b_remade
-from capstone_check.student import Student
+from capstone_check.student import Student, StudentError
 from tests.support.grading import copy_reference, mutate
 from tests.support.imports import forgotten_after
 from tests.support.mutants import ALL
@@ -101,10 +101,18 @@ def test_a_piece_acting_only_under_a_setting_leaves_the_others_runs_as_they_were
     assert first(folder, spec, ["baseline", "multiple_epochs"]) is None
 
 
-def test_pieces_that_raise_or_a_setting_that_is_none_tell_nothing(tmp_path, spec):
+def test_pieces_that_raise_raise_here_as_in_final_grading_s_runs(tmp_path, spec):
     folder = folder_with(tmp_path)
     with (folder / "details.py").open("a") as module:
         module.write("\n\ndef ppo_update(*args):\n    raise ValueError('not here')\n")
+    with pytest.raises(StudentError, match="ValueError"):
+        first(folder, spec, ["baseline"])
+
+
+def test_an_optimizer_the_loop_cannot_use_or_a_setting_that_is_none_tell_nothing(tmp_path, spec):
+    folder = folder_with(tmp_path)
+    with (folder / "details.py").open("a") as module:
+        module.write("\n\ndef make_optimizer(agent, config, details):\n    return object()\n")
     assert first(folder, spec, ["baseline"]) is None
     assert first(folder_with(tmp_path / "other"), spec, ["no such detail"]) is None
 
