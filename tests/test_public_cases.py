@@ -158,3 +158,39 @@ def test_a_clip_that_tests_the_advantage_against_1_departs_on_every_seed(seed):
 
     assert any(not np.allclose(written_with_a_size(*case), oracle.clipped_gradient(*case), atol=1e-9)
                for _, *case in clip_cases(seed, CLIP_CASES))
+
+
+def rounded_rows(seed: int) -> int:
+    """Rows of B.switches' update whose value clip does not bind but whose clipped branch is the larger by rounding,
+    in the first minibatch (read off the batch and the critic, not from where they were made)."""
+    from autograder.projects.b_ablations.switches import update_config, update_inputs
+    from rlkit.nn import mlp_forward
+
+    agent, batch = update_inputs(seed)
+    c = update_config(seed)
+    n = len(batch["actions"])
+    first = np.random.default_rng(seed).permutation(n)[:n // c["minibatches"]]
+    v, old, r = mlp_forward(agent["critic"], batch["obs"][first])[0][:, 0], batch["values"][first], \
+        batch["returns"][first]
+    clipped = old + np.clip(v - old, -c["clip_eps"], c["clip_eps"])
+    return int((((clipped - r) ** 2 > (v - r) ** 2) & (np.abs(v - old) < c["clip_eps"])).sum())
+
+
+@pytest.mark.parametrize("seed", [*PUBLIC, *UNUSUAL, 1, 3])
+def test_every_seed_holds_value_clip_rows_whose_clipped_branch_wins_by_rounding(seed):
+    """Seeds 7, 1 and 3 held none before: a gradient of the clipped branch without the return passed there and lost
+    a switch on grading seeds 101 and 102."""
+    assert rounded_rows(seed) >= 2
+
+
+def test_a_clipped_branch_gradient_without_the_return_loses_its_switch_on_the_smallest_public_seed(tmp_path):
+    from tests.support.grading import copy_reference, grade_checks, write_submission
+    from tests.support.mutations import generate
+
+    [mutant] = [m for m in generate("B") if m.id == "B.clipped_value_loss.drop_term.L88C34.1"]
+    assert mutant.change == "clipped - returns -> clipped"  # in the gradient
+    root = copy_reference(tmp_path, mutant.folder)
+    write_submission(root, mutant.source, mutant.folder, mutant.module)
+    row = grade_checks(root, COURSE, ["B.switches"], seed_set="public")["B.switches"]
+    assert row["score"] == pytest.approx(6 * 8 / 9, abs=0.01), row["message"]
+    assert "clip_value_loss: flipped, ppo_update changes, but not as the reference's does" in row["message"]
