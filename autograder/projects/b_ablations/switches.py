@@ -16,10 +16,11 @@ from autograder.projects.b_ablations import oracle
 from autograder.findings import Finding, same
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.projects.b_ablations.mistakes import MISTAKES
+from autograder.projects.b_ablations.rounding import rounded_inside_the_clip
 from capstone_check.kinds.b_ablations import config_with, details_class, student_details
 from capstone_check.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import Segment
-from rlkit.nn import Adam, flatten, mlp_forward
+from rlkit.nn import Adam, flatten
 
 # every value the switches read from the config is off Config's default, so a function that hard-codes a default
 # instead of reading the config changes its output on every seed (tests/test_precision.py); clip_eps and adam_eps
@@ -82,37 +83,10 @@ def on_valid_steps(advantages_and_returns, segment: Segment) -> list:
 
 def update_inputs(seed: int):
     """Project A's fixed float64 batch, with the rollout's V_old moved off the critic so value clipping binds, and
-    ``ROUNDED_ROWS`` rows where it does not bind but rounding makes the clipped branch the larger
-    (``rounded_inside_the_clip``)."""
+    rows where it does not bind but rounding makes the clipped branch the larger (``rounding``)."""
     agent, batch = update_case(seed)
     batch["values"] = batch["values"] + np.random.default_rng(seed).normal(0, 0.5, batch["values"].shape)
-    return agent, rounded_inside_the_clip(agent, batch, seed)
-
-
-ROUNDED_ROWS = 2
-NEAR = 1e-3  # how far such a row's return lies from V: close, so that the rounded branch's square is the larger
-
-
-def rounded_inside_the_clip(agent, batch: dict, seed: int) -> dict:
-    """``batch`` with ``ROUNDED_ROWS`` rows of the update's first minibatch moved where the value clip does not bind
-    but rounding makes the clipped branch the larger: the return ``NEAR`` above V, V_old inside the clip where
-    V_old + clip(V - V_old) rounds away from V. The reference's gradient there is the clipped branch's, (clipped - R),
-    which a gradient of another form misses; without such rows a seed meets one by chance (none on seed 7)."""
-    c = update_config(seed)
-    n = len(batch["actions"])
-    first = np.random.default_rng(seed).permutation(n)[:n // c["minibatches"]]  # ppo_update's first draw
-    values = mlp_forward(agent["critic"], batch["obs"][first])[0][:, 0]
-    eps, old_values, returns = c["clip_eps"], batch["values"].copy(), batch["returns"].copy()
-    rows = 0
-    for row, v in zip(first, values):
-        r = v + NEAR
-        old = next((old for step in eps * np.arange(1, 64) / 64 for old in (v + step, v - step)
-                    if (old + np.clip(v - old, -eps, eps) - r) ** 2 > (v - r) ** 2), None)
-        if old is not None:
-            old_values[row], returns[row], rows = old, r, rows + 1
-        if rows == ROUNDED_ROWS:
-            break
-    return {**batch, "values": old_values, "returns": returns}
+    return agent, rounded_inside_the_clip(agent, batch, seed, update_config(seed))
 
 
 def update_optimizer(agent) -> Adam:
