@@ -53,13 +53,15 @@ def departure(spec: dict, seed: int, agent: dict, pieces: tuple) -> dict:
                   lambda k: c["lr"] * (1 - k / bar["n_updates"]), learn)
 
 
-def follow(run: dict, bar: dict, seed: int, agent: dict, optimizer, step_size, learn) -> dict:
+def follow(run: dict, bar: dict, seed: int, agent: dict, optimizer, step_size, learn, started=None) -> dict:
     """Where pieces first fail to make the sampled updates of the reference's ``run`` of ``seed`` again, each from the
     reference's state before it: {"update": k (from 1), "what": which state, "gap": how far}; {} when every sampled
     update lands; {"unknown": why} when the run cannot be followed on this machine (an action sampled otherwise).
     ``step_size(k)`` is update k's step size; ``learn(segment, rng)`` makes the update from its segment in place, with
-    ``optimizer`` over ``agent``'s arrays."""
-    rng, size = np.random.default_rng(seed), optimizer.m.size
+    ``optimizer`` over ``agent``'s arrays. ``started``: the random numbers as the pieces' own init left them, when
+    ``agent`` and ``optimizer`` are that init's and the first update (sampled) starts from them, as the judge's replay
+    of a run whose init is a student piece does."""
+    rng, size = started or np.random.default_rng(seed), optimizer.m.size
     rollout = Rollout(make_envs(bar["num_envs"]), seed)
     try:
         for k in range(max(run["updates"]) + 1):
@@ -67,10 +69,14 @@ def follow(run: dict, bar: dict, seed: int, agent: dict, optimizer, step_size, l
                 rollout.advance(run["actions"][k])
                 continue
             i = run["updates"].index(k)
-            load(agent, run["before"][i][:size])
-            optimizer.m[...], optimizer.v[...] = run["before"][i][size:2 * size], run["before"][i][2 * size:]
-            optimizer.t, optimizer.lr = run["t"][i], step_size(k)
-            rng.bit_generator.state = run["rng"][i]
+            if k or started is None:
+                load(agent, run["before"][i][:size])
+                optimizer.m[...], optimizer.v[...] = run["before"][i][size:2 * size], run["before"][i][2 * size:]
+                optimizer.t = run["t"][i]
+                rng.bit_generator.state = run["rng"][i]
+            elif not weight_gap(run["before"][i][:size], agent) <= bar["replay_tolerance"]:
+                return {"update": 1, "what": "initial weights", "gap": weight_gap(run["before"][i][:size], agent)}
+            optimizer.lr = step_size(k)
             segment = rollout.collect(lambda obs: mlp_forward(agent["actor"], obs)[0],
                                       lambda obs: mlp_forward(agent["critic"], obs)[0][:, 0], bar["n_steps"], rng)
             if not np.array_equal(segment.actions, run["actions"][k]):
@@ -92,14 +98,20 @@ def follow(run: dict, bar: dict, seed: int, agent: dict, optimizer, step_size, l
 MOMENT_SLACK = 10
 
 
+def weight_gap(want: np.ndarray, agent) -> float:
+    """The largest |want - the agent's parameters|, inf where either is not finite."""
+    found = np.abs(want.astype(float) - parameters(agent))
+    found[~np.isfinite(found)] = np.inf
+    return float(found.max())
+
+
 def missing(after: np.ndarray, agent, optimizer, bar: dict) -> dict:
     """What of the update is not where the reference's landed: the parameters farther than the replay's tolerance, or
     Adam's moments farther than ``MOMENT_SLACK`` times its moment tolerance on Adam's own scale; {} when it lands."""
     size = optimizer.m.size
-    found = np.abs(after[:size].astype(float) - parameters(agent))
-    found[~np.isfinite(found)] = np.inf
-    if not found.max() <= bar["replay_tolerance"]:
-        return {"what": "parameters", "gap": float(found.max())}
+    found = weight_gap(after[:size], agent)
+    if not found <= bar["replay_tolerance"]:
+        return {"what": "parameters", "gap": found}
     moments = np.concatenate([m_gaps(optimizer.m, after[size:2 * size], after[2 * size:], optimizer.eps),
                               v_gaps(optimizer.v, after[2 * size:], optimizer.eps)])
     if not moments.max() <= MOMENT_SLACK * bar["moment_tolerance"]:

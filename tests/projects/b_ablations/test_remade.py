@@ -129,3 +129,27 @@ def test_the_reference_pieces_on_another_blas_kernel_remake_the_runs(tmp_path):
     made = json.loads(done.stdout)
     assert (tmp_path / FILE).is_file()
     assert first(folder_with(tmp_path / "student"), made, ["baseline", *DETAILS]) is None
+
+
+@pytest.mark.parametrize("old, new", [
+    ("mlp_init(sizes + [N_ACTIONS], rng, out_gain=0.01)", "mlp_init(sizes + [N_ACTIONS], rng, out_gain=0.02)"),
+    ('{"actor": mlp_init(sizes + [N_ACTIONS], rng, out_gain=0.01),\n                "critic": '
+     'mlp_init(sizes + [1], rng, out_gain=1.0)}',
+     '{"critic": mlp_init(sizes + [1], rng, out_gain=1.0),\n                "actor": '
+     'mlp_init(sizes + [N_ACTIONS], rng, out_gain=0.01)}'),  # the critic drawn first
+])
+def test_the_first_update_starts_from_the_pieces_own_init(tmp_path, spec, old, new):
+    """Final grading's judge starts a run's first update from the grader's init, so an init of other weights, or one
+    that draws otherwise, departs there; the remake starts it from the student's init to see the same."""
+    folder = folder_with(tmp_path)
+    (folder / "details.py").write_text(mutate((folder / "details.py").read_text(), old, new))
+    found = first(folder, spec, ["baseline"])
+    assert found["update"] == 1 and found["setting"] == "baseline", found
+
+
+def test_an_init_of_another_shape_raises_as_final_grading_s_runs_fail(tmp_path, spec):
+    folder = folder_with(tmp_path)
+    (folder / "details.py").write_text(mutate((folder / "details.py").read_text(), "mlp_init(sizes + [1], rng",
+                                              "mlp_init(sizes + [2], rng"))
+    with pytest.raises(StudentError, match="weights where the course's network has"):
+        first(folder, spec, ["baseline"])
