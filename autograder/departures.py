@@ -25,6 +25,8 @@ def departure(exc, n_updates: int, tolerance: float, moment_tolerance: float = 0
     """One run's clause: the update that did not follow from the one before, and how (``exc``: a ``Departed``)."""
     if exc.what == "actions":
         how = "an action was not the one your parameters sample with the grader's random numbers"
+    elif exc.what == "initial weights":
+        how = f"your initial weights were {exc.gap:.3g} away from the reference's (tolerance {tolerance:g})"
     elif exc.what == "moments":
         how = f"Adam's moments were {exc.gap:.3g} away from the reference's (tolerance {moment_tolerance:g})"
     else:

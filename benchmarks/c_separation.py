@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder import run_cache
 from autograder.projects.c_diagnosis import fresh, run_plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +63,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.keep:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
-        fresh._folder = Path(args.keep).resolve()
+        run_cache.keep_in(fresh.KIND, Path(args.keep))
     ref = reference()
     seeds = list(range(args.first, args.first + args.seeds)) + [int(s) for s in args.extra.split(",") if s]
     with ThreadPoolExecutor(args.jobs) as pool:

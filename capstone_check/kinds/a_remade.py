@@ -12,6 +12,7 @@ depart in what training reaches, and final grading's replay of the student's own
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -55,12 +56,41 @@ def departure(spec: dict, seed: int, agent: dict, pieces: tuple) -> dict:
 
 def follow(run: dict, bar: dict, seed: int, agent: dict, optimizer, step_size, learn, started=None) -> dict:
     """Where pieces first fail to make the sampled updates of the reference's ``run`` of ``seed`` again, each from the
-    reference's state before it: {"update": k (from 1), "what": which state, "gap": how far}; {} when every sampled
-    update lands; {"unknown": why} when the run cannot be followed on this machine (an action sampled otherwise).
-    ``step_size(k)`` is update k's step size; ``learn(segment, rng)`` makes the update from its segment in place, with
-    ``optimizer`` over ``agent``'s arrays. ``started``: the random numbers as the pieces' own init left them, when
-    ``agent`` and ``optimizer`` are that init's and the first update (sampled) starts from them, as the judge's replay
-    of a run whose init is a student piece does."""
+    reference's state before it (``made_updates``): {"update": k (from 1), "what": which state, "gap": how far}; {}
+    when every sampled update lands; {"unknown": why} when the run cannot be followed on this machine (an action
+    sampled otherwise). With ``started``, the first update starts from the pieces' own init, which must be the
+    reference's."""
+    if started is not None and run["updates"][0] == 0:
+        gap = weight_gap(run["before"][0][:optimizer.m.size], agent)
+        if not gap <= bar["replay_tolerance"]:
+            return {"update": 1, "what": "initial weights", "gap": gap}
+    try:
+        with contextlib.closing(made_updates(run, bar, seed, agent, optimizer, step_size, learn, started)) as made:
+            for k, i in made:
+                missed = missing(run["after"][i], agent, optimizer, bar)
+                if missed:
+                    return {"update": k + 1, **missed}
+    except OtherActions as exc:
+        return {"unknown": f"an action of update {exc.update} was sampled otherwise on this machine"}
+    return {}
+
+
+class OtherActions(Exception):
+    """Update ``update`` (from 1) sampled an action other than the recorded run's."""
+
+    def __init__(self, update: int):
+        super().__init__(update)
+        self.update = update
+
+
+def made_updates(run: dict, bar: dict, seed: int, agent: dict, optimizer, step_size, learn, started=None):
+    """Makes the sampled updates of the reference's ``run`` of ``seed`` again, each from the reference's state before
+    it, stepping the environments with the recorded actions past the others; yields (k, i) once update k (from 0, the
+    run's i-th sampled) is made, ``agent`` and ``optimizer`` as the pieces left them. ``step_size(k)`` is update k's
+    step size; ``learn(segment, rng)`` makes the update from its segment in place, with ``optimizer`` over ``agent``'s
+    arrays. ``started``: the random numbers as the pieces' own init left them, when ``agent`` and ``optimizer`` are
+    that init's and the first update (sampled) starts from them, as the judge's replay of a run whose init is a
+    student piece does. Raises ``OtherActions`` where an update samples an action the run did not."""
     rng, size = started or np.random.default_rng(seed), optimizer.m.size
     rollout = Rollout(make_envs(bar["num_envs"]), seed)
     try:
@@ -74,20 +104,15 @@ def follow(run: dict, bar: dict, seed: int, agent: dict, optimizer, step_size, l
                 optimizer.m[...], optimizer.v[...] = run["before"][i][size:2 * size], run["before"][i][2 * size:]
                 optimizer.t = run["t"][i]
                 rng.bit_generator.state = run["rng"][i]
-            elif not weight_gap(run["before"][i][:size], agent) <= bar["replay_tolerance"]:
-                return {"update": 1, "what": "initial weights", "gap": weight_gap(run["before"][i][:size], agent)}
             optimizer.lr = step_size(k)
             segment = rollout.collect(lambda obs: mlp_forward(agent["actor"], obs)[0],
                                       lambda obs: mlp_forward(agent["critic"], obs)[0][:, 0], bar["n_steps"], rng)
             if not np.array_equal(segment.actions, run["actions"][k]):
-                return {"unknown": f"an action of update {k + 1} was sampled otherwise on this machine"}
+                raise OtherActions(k + 1)
             learn(segment, rng)
-            missed = missing(run["after"][i], agent, optimizer, bar)
-            if missed:
-                return {"update": k + 1, **missed}
+            yield k, i
     finally:
         rollout.envs.close()
-    return {}
 
 
 # The reference's pieces, on another BLAS kernel than the one that recorded the runs, land within 3.1e-6 a weight

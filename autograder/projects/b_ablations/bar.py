@@ -1,5 +1,6 @@
-"""Project B's B.bar: the chapter's bar on the grader's own re-run with the chosen seeds, every run replayed update
-by update by the judge (``proofs``) on the grader's machine; a run that does not follow from the pieces scores 0."""
+"""Project B's B.bar: the chapter's bar on the grader's own runs of the chosen settings on the grading seeds, which a
+submission's runs are when its pieces make the reference's updates: the folder's pieces make a secret sample of each
+run's updates again (``bar_runs``), and a run whose sample they do not make scores the row 0."""
 
 from __future__ import annotations
 
@@ -8,17 +9,19 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from autograder.checks import Check, Verdict, VerdictDetails, require
 from autograder.projects._shared.ppo.recording import ReplayBar
 from autograder.departures import departed_message, departed_update
-from autograder.projects.b_ablations import oracle, proofs
+from autograder.projects.b_ablations import bar_runs, oracle
 from autograder.projects.b_ablations.choices import choices, collected_choices
 
 
-NOT_CREDITED = "Not credited: the grader's re-run with your pieces left the reference's updates."
+NOT_CREDITED = "Not credited: your pieces did not make the updates of the grader's runs as the reference's did."
 NEXT_STEP = ("If your pieces pass their checks, look for what training hands them that the checks do not: a detail "
              "switched on, a longer batch, a later update.")
 
 
 class RunBar(ReplayBar):
     factors: int = Field(description="how many details a student ablates")
+    remade_updates: int = Field(ge=1, description="updates of each run the folder's pieces make again: the first "
+                                "and others drawn from the course secret, the seed and the setting")
 
 
 DEPARTED = {"departed", "departed_update"}  # B.bar's details when a run did not follow from the pieces
@@ -43,12 +46,13 @@ class Factor(BaseModel):
 class AblationBar(Check):
     id = "B.bar"
     builds_on = ("B.defaults", "B.switches")  # the training pieces the re-run is made of
-    # its own re-runs, of settings named from the catalogue; how many of them, and from which update, did not follow
+    # the grader's runs, of settings named from the catalogue; how many of them, and from which update, the pieces did
+    # not make
     grader_details = ("scores", "named", "factors", "seeds", "departed", "departed_update")
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = ("The chapter's bar on the grader's re-run: a factor moves the median beyond the seed spread, and you "
             "named it")
-    cost, per_seed = 20.0, True
+    cost, per_seed = 2.0, True
     Bar = RunBar
 
     class Details(VerdictDetails):
@@ -56,12 +60,12 @@ class AblationBar(Check):
         not follow from the pieces, how many did not, and nothing else."""
 
         scores: dict[str, list[float]] | None = Field(None, description="per setting (the baseline and each ablated "
-                                                      "detail), the course's metric per seed from the grader's replay")
+                                                      "detail), the course's metric per seed of the grader's run")
         named: list[str] | None = Field(None, description="the details the student's conclusion names")
         factors: dict[str, Factor] | None = Field(None, description="per ablated detail, its effect against the spread")
         seeds: str | None = Field(None, description="the seeds of the re-run, as a message may name them")
-        departed: int | None = Field(None, description="how many runs did not follow from the pieces")
-        departed_update: int | None = Field(None, description="the update of the first run that did not follow")
+        departed: int | None = Field(None, description="how many runs' sampled updates the pieces did not make")
+        departed_update: int | None = Field(None, description="the first such run's first update not made")
 
         @model_validator(mode="after")
         def one_kind(self):
@@ -71,19 +75,23 @@ class AblationBar(Check):
                 raise ValueError("expected scores, named, factors and seeds, or departed (and its first update) alone")
             return self
 
+    def key_for(self, folder, secret):
+        """In the grader, as the check is planned: the key the samples are drawn from (``bar_runs.sample_key``)."""
+        return bar_runs.sample_key(secret)
+
+    def prepare(self, ctx) -> str:
+        """Grader side, before the child starts: the states before the sampled updates of this seed's runs, trained
+        where no student code runs (once per course and machine)."""
+        return bar_runs.child_inputs(ctx.seed, ctx.bar, ctx.key)
+
     def collect(self, student, ctx):
         ablated, named = choices(student, ctx.bar.factors)
-        return {"runs": [proofs.recorded_runs(student, ["baseline", *ablated], ctx.seed, ctx.bar)],
+        return {"made": [bar_runs.remade(student, ctx.inputs, ["baseline", *ablated], ctx.seed, ctx.bar)],
                 "ablated": [ablated], "named": [named]}
-
-    def on_shard(self, data, ctx):
-        """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
-        proofs.start_audits(data, ctx, self.id, proofs.replay_plain)
 
     def judge(self, data, ctx):
         ablated, named = collected_choices(data, ctx.bar.factors)
-        scores, departed = proofs.audited_scores(require(data, "runs", list), ctx, ["baseline", *ablated],
-                                                 proofs.replay_plain)
+        scores, departed = bar_runs.scored(require(data, "made", list), ctx, ["baseline", *ablated])
         if departed:
             return departed_verdict(departed, sum(map(len, scores.values())), NOT_CREDITED, NEXT_STEP)
         factors = [name for name in scores if name != "baseline"]

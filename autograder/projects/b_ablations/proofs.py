@@ -1,15 +1,15 @@
-"""Project B's proof of learning: every run of the ablation the grader credits is one it can replay update by update.
+"""Project B's proof of learning: every run of the student's ablation the grader credits is one it can replay update
+by update. (B.bar's runs are the grader's own: ``bar_runs``.)
 
-In B.table's and B.bar's child, each (setting, seed) run is the kit's own loop (``_shared.proof.run``) with the
-student's ``details.init_agent``, ``make_optimizer``, ``learning_rate``, ``advantages_and_returns``,
-``ppo.flatten_batch`` and ``details.ppo_update`` under that setting's ``Details``, on budgeted environments, from the
-grader's seed and the course's hyperparameters; the child hands back the parameters and Adam's moments after every
-update and the actions taken, never a curve. The judge replays every update with the reference's switches
-(``oracle``) for that setting and the course's hyperparameters (``_shared.replay.audit``), and the course's metric is
-computed from the judge's own replayed episodes. A run whose update does not follow from the one before scores its
-check 0 with a sentence naming the update, as A.bar's does. B.table replays the student's own runs (``runs.npz``)
-with the course's hyperparameters, so they must have been made with them, and binds them to the folder's own pieces
-by a secret sample of their updates (``student_runs``).
+A run is the kit's own loop (``_shared.proof.run``) with the student's ``details.init_agent``, ``make_optimizer``,
+``learning_rate``, ``advantages_and_returns``, ``ppo.flatten_batch`` and ``details.ppo_update`` under a setting's
+``Details`` and the course's hyperparameters (``student_recipe``), recorded as the parameters and Adam's moments after
+every update and the actions taken, never a curve. The judge replays every update with the reference's switches
+(``oracle``) for that setting (``reference_recipe``, ``_shared.replay.audit``), and the course's metric is computed
+from the judge's own replayed episodes. A run whose update does not follow from the one before scores its check 0
+with a sentence naming the update. B.table replays the student's own runs (``runs.npz``), so they must have been made
+with the course's hyperparameters, and binds them to the folder's own pieces by a secret sample of their updates
+(``student_runs``).
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def reference_recipe(c: dict, d: dict, n_updates: int) -> Recipe:
 
 
 def recorded_runs(student, names: list[str], seed: int, bar) -> dict:
-    """In the child: one seed's run of each setting with the course's hyperparameters, as the judge replays them."""
+    """One seed's run of each setting with the student's pieces and the course's hyperparameters, as ``replay`` replays
+    them (the honest-run sweeps of ``benchmarks/b_proof_of_learning.py``)."""
     runs = {}
     for name in names:
         config = course_config(student, bar.hyperparameters)
@@ -129,14 +130,9 @@ def seed_runs(runs, seeds, names: list[str]):
             yield seed, name, run_
 
 
-def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
-    """``replay`` with the bar as plain data (how the audit process is handed it)."""
-    return replay(run_, seed, ReplayBar.model_validate(bar))
-
-
 def start_audits(data: dict, ctx, check_id: str, replay: audits.Replay) -> None:
     """``on_shard``: audit one seed's runs now, in one process of the grader's (``_shared.audits``), with ``replay``:
-    the grader's re-runs (``replay_plain``) or the student's own runs (``replay_own``)."""
+    B.table's ``replay_own``."""
     for run in data.get("runs", []):
         if isinstance(run, dict) and run.get("seed") in ctx.seeds and isinstance(run.get("settings"), dict):
             audits.start_all(ctx.grading, [(r, run["seed"], replay_bar(ctx.bar, ctx.key).model_dump())

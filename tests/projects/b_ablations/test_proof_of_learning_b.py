@@ -1,6 +1,7 @@
-"""The proof of learning for Project B: B.table and B.bar credit only runs whose every update the judge
-replays with the reference's switches, and score the ablation from the judge's own replayed episodes. The reference
-passes; each cheat earns 0 on both with a sentence naming the update that did not follow. Runs are short (8 updates,
+"""The proof of learning for Project B: B.table credits only runs whose every update the judge replays with the
+reference's switches, and scores the table from the judge's own replayed episodes; B.bar credits the grader's own runs
+only to pieces that make a secret sample of their updates (``bar_runs``). The reference passes; each cheat earns 0 on
+both with a sentence naming the update that did not follow. Runs are short (8 updates,
 16 environments, one public seed) and the graded reference is shared, to keep the suite lean;
 ``benchmarks/b_proof_of_learning.py`` does the course's full runs."""
 
@@ -97,6 +98,10 @@ def cheat_of(edit: str) -> dict:
     return {"details.py": mutate((FOLDER / "details.py").read_text(), UPDATE, edit + UPDATE)}
 
 
+# right at the first update, wrong after (B.table's and B.bar's samples)
+LATE = ('    B = len(batch["actions"])\n',
+        '    B = len(batch["actions"])\n    if optimizer.t > 0:  # right at the first update, wrong after\n'
+        '        batch = {**batch, "returns": batch["returns"] + 1.0}\n')
 CALLS = "    global CALLS\n    CALLS = globals().get('CALLS', 0) + 1\n"
 NO_TRAINING = ("\n\nimport details as _details\n_details.ppo_update = lambda *args, **kwargs: {}\n\n\n"
                "def run_ablation(which=None, seeds=SEEDS, workers=2):\n"
@@ -107,26 +112,31 @@ FABRICATED = {"scores": {"baseline": [480.0], "normalize_advantages": [470.0], "
 FABRICATED["summary"] = {k: {"median": v[0], "min": v[0], "max": v[0]} for k, v in FABRICATED["scores"].items()}
 CHEATS = {
     "a fabricated results.json, written by an ablation.py that does not train": (
-        {"ablation.py": (FOLDER / "ablation.py").read_text() + NO_TRAINING, "results.json": json.dumps(FABRICATED)}, 1),
+        {"ablation.py": (FOLDER / "ablation.py").read_text() + NO_TRAINING, "results.json": json.dumps(FABRICATED)},
+        (1, 1)),
     "pre-trained weights hard-coded in ppo_update": (cheat_of(
-        "    for p in optimizer.params:\n        p[...] = np.full(p.shape, 0.05, p.dtype)\n    return {}\n"), 1),
-    "a forged jump at one update": (cheat_of(CALLS + "    if CALLS == 5:\n        agent['actor'][0][1] += 5e-2\n"), 5),
-}
+        "    for p in optimizer.params:\n        p[...] = np.full(p.shape, 0.05, p.dtype)\n    return {}\n"), (1, 1)),
+    # the fifth call: update 5 of B.table's runs; in B.bar's child, the first update of the second setting's run
+    "a forged jump at one update": (cheat_of(CALLS + "    if CALLS == 5:\n        agent['actor'][0][1] += 5e-2\n"),
+                                    (5, 1)),
+}  # cheat: (files, the update each of CHECKS names)
 
 
-def test_a_jump_within_what_other_cpus_explain_is_still_caught_on_the_graders_own_runs(tmp_path, short):
-    """B.table replays runs made on the student's machine and must allow what rounding on another CPU does to one
-    update (3.5e-2 a weight); B.bar's runs are the grader's own and a 1e-3 jump is far outside its 3e-4."""
-    files = cheat_of(CALLS + "    if CALLS == 5:\n        agent['actor'][0][1] += 1e-3\n")
-    result = grade_checks(submission(tmp_path, files, harness=False), short, ["B.bar"])["B.bar"]
-    assert result["score"] == 0 and f"at update 5 of {N_UPDATES}" in result["message"], result
+def test_pieces_right_at_the_first_update_only_earn_no_bar(tmp_path, short):
+    """B.bar's runs are the grader's; the folder's pieces make a sample of their updates again, the first and others
+    drawn from the course secret: pieces that make the first update as the reference does and depart from the second
+    on earn nothing, and the row names a later update."""
+    late = {"details.py": mutate((FOLDER / "details.py").read_text(), *LATE)}
+    result = grade_checks(submission(tmp_path, late, harness=False), short, ["B.bar"])["B.bar"]
+    assert result["score"] == 0 and "Not credited: your pieces did not make the updates" in result["message"], result
+    assert "at update 1 of" not in result["message"], result
 
 
 @pytest.mark.parametrize("cheat", CHEATS)
 def test_a_cheat_earns_nothing_and_the_update_is_named(tmp_path, short, cheat):
-    files, update = CHEATS[cheat]
+    files, updates = CHEATS[cheat]
     results = grade_checks(submission(tmp_path, files), short, CHECKS)
-    for cid in CHECKS:
+    for cid, update in zip(CHECKS, updates):
         result = results[cid]
         assert result["score"] == 0 and f"at update {update} of {N_UPDATES}" in result["message"], result
 
@@ -280,9 +290,6 @@ def test_a_second_moment_the_pieces_leave_otherwise_is_named(tmp_path, short):
 
 
 # B.table's secret sample: the folder's pieces re-make the first update of each run and others drawn from the key
-LATE = ('    B = len(batch["actions"])\n',
-        '    B = len(batch["actions"])\n    if optimizer.t > 0:  # right at the first update, wrong after\n'
-        '        batch = {**batch, "returns": batch["returns"] + 1.0}\n')
 
 
 def test_pieces_right_at_the_first_update_only_earn_nothing_over_copied_runs(tmp_path, short):

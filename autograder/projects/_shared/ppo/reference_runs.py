@@ -30,10 +30,12 @@ def state(agent, optimizer) -> np.ndarray:
     return np.concatenate([parameters(agent), optimizer.m, optimizer.v]).astype(np.float32)
 
 
-def recorded_run(reference: Recipe, seed: int, bar: dict, updates: list[int]) -> tuple[dict, dict]:
-    """The run of ``seed`` with the ``reference`` recipe, up to the last of ``updates``: (what the checker's spec
-    holds: Adam's step count and the random numbers' state before each sampled update; the arrays: the states before
-    and after them and every action, packed)."""
+def recorded_run(reference: Recipe, seed: int, bar: dict, updates: list[int], n_updates: int | None = None,
+                 episodes: list | None = None) -> tuple[dict, dict]:
+    """The run of ``seed`` with the ``reference`` recipe, up to the last of ``updates`` (or ``n_updates`` of it):
+    (what the checker's spec holds: Adam's step count and the random numbers' state before each sampled update; the
+    arrays: the states before and after them and every action up to the last of them, packed). ``episodes``: a list
+    to which each finished episode's (update, return) is added."""
     held = {}
 
     def init(rng):
@@ -53,14 +55,17 @@ def recorded_run(reference: Recipe, seed: int, bar: dict, updates: list[int]) ->
             spec["rng"].append(held["rng"].bit_generator.state)
 
     def ended(k, agent, segment):
-        actions.append(segment.actions.astype(np.uint8))
+        if k <= max(updates):
+            actions.append(segment.actions.astype(np.uint8))
+        if episodes is not None:
+            episodes.extend((k, float(r)) for r in segment.episode_returns)
         if k in updates:
             after.append(state(agent, held["optimizer"]))
 
     envs = make_envs(bar["num_envs"])
     try:
-        run(envs, seed, max(updates) + 1, bar["n_steps"], replace(reference, init=init, optimizer=optimizer),
-            starting, ended)
+        run(envs, seed, n_updates or max(updates) + 1, bar["n_steps"],
+            replace(reference, init=init, optimizer=optimizer), starting, ended)
     finally:
         envs.close()
     arrays = {"before": np.array(before), "after": np.array(after), "actions": np.packbits(np.array(actions))}

@@ -1,0 +1,216 @@
+"""B.bar's runs: the reference's own runs of every setting on a grading seed, trained once in the grader, and a secret
+sample of their updates that the folder's pieces must make again.
+
+B.bar grades a submission's choice of details on runs made with its pieces. Pieces that make the reference's
+updates make the reference's runs, up to rounding (which over 60 updates can lead an honest run down another path of
+the same chance), so the grader makes those runs once for every submission: each grading seed's runs (the baseline
+and every detail flipped), trained where no student code runs, with the kit's reference solution's pieces in the
+kit's loop and the course's hyperparameters, as the reference's own submission trains them. They are made once per
+course and machine and kept in the run cache (``autograder.run_cache``): each run's score and, for a sample of its
+updates, the state before and after each (``_shared.ppo.reference_runs``). The sample is the first update and
+``remade_updates - 1`` others drawn from the course secret, the seed and the setting (``sampled_updates``), no two
+of them adjacent, so that no state the child is handed is one it is asked to make.
+
+B.bar's child is handed the states before the sampled updates of the settings its row grades, never the states after
+nor the scores, and makes those updates again with the folder's pieces (``remade``), the first from the pieces' own
+init; the judge compares what it made with the states after (``departed``). Nothing is trained twice: the grader's
+runs are made once for every submission, and a submission costs its child's sampled updates alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from autograder import paths, run_cache
+from autograder.checks import Malformed, pairs
+from autograder.departures import departure
+from autograder.projects._shared.ppo import reference_runs as sampled
+from autograder.projects._shared.ppo.hyperparameters import course_config
+from autograder.projects import PROJECTS
+from autograder.projects._shared.ppo.recording import ReplayBar, per_update_returns
+from autograder.projects._shared.proof import decode, encode
+from autograder.projects._shared.replay import Departed
+from autograder.projects.b_ablations import oracle, proofs
+from autograder.projects.b_ablations.catalogue import DETAILS
+from autograder.projects.b_ablations.switches import student_details
+from capstone_check.kinds.a_remade import OtherActions, made_updates
+from capstone_check.student import Student, StudentError
+from rlkit.runproof import m_gaps, parameters, v_gaps
+
+KIND = "b-bar-runs"  # the run cache's folder of these runs
+REFERENCE = paths.SOLUTIONS / "B_ablations"  # the kit's reference solution, whose pieces train the runs
+SETTINGS = ["baseline", *DETAILS]
+
+
+def sample_key(secret: str | None) -> str:
+    """The key B.bar's samples are drawn from: a digest of the course secret (none: the sample follows from the seed
+    and the setting alone, as anyone reading the kit could work out)."""
+    return hashlib.sha256(f"B.bar\n{secret or ''}".encode()).hexdigest()
+
+
+def sampled_updates(key: str | None, seed: int, setting: str, n_updates: int, k: int) -> list[int]:
+    """The updates (from 0) of the run of ``setting`` on ``seed`` that a student's pieces make again: the first, and
+    ``k - 1`` others drawn from ``key``, the seed and the setting, none of them the second and no two adjacent (the
+    state before update t + 1 is the state after update t), as many as fit."""
+    k = max(1, min(k, (n_updates + 1) // 2))
+    digest = hashlib.sha256(f"{key or ''}\n{seed}\n{setting}".encode()).digest()
+    drawn = np.random.default_rng(int.from_bytes(digest[:16], "little")).choice(
+        np.arange(2, n_updates - k + 2), size=k - 1, replace=False)
+    return [0, *(int(u) + i for i, u in enumerate(sorted(drawn)))]  # spread: each gap at least 2
+
+
+class RunsBar(ReplayBar):
+    """What of B.bar's bar its runs depend on."""
+
+    remade_updates: int
+
+
+def reference(seed: int, bar, key: str | None) -> Path:
+    """The run cache's file of ``seed``'s runs under ``bar`` (B.bar's), trained now if it is not there."""
+    plain = RunsBar(**{name: getattr(bar, name) for name in RunsBar.model_fields}).model_dump_json()
+    depends_on = f"{run_cache.code_digest(Path(__file__).parent, REFERENCE)}/{seed}/{plain}/{key or ''}"
+    return run_cache.kept(KIND, depends_on, __name__, [str(seed), plain], key, _loads)
+
+
+def loaded(path) -> tuple[dict, dict]:
+    """(per setting its spec: sampled updates, Adam's step counts, random states and, in the grader's file, score;
+    the arrays by ``<setting>.<name>``) of a file of runs."""
+    with np.load(path, allow_pickle=False) as files:
+        arrays = {name: files[name] for name in files.files}
+    return json.loads(arrays.pop("spec").tobytes().decode()), arrays
+
+
+def _loads(path: Path) -> bool:
+    try:
+        spec, arrays = loaded(path)
+        return set(spec) == set(SETTINGS) and all(f"{s}.after" in arrays for s in SETTINGS)
+    except Exception:  # noqa: BLE001 - a damaged file of any kind is made again
+        return False
+
+
+def child_inputs(seed: int, bar, key: str | None) -> str:
+    """``prepare``: the file B.bar's child is handed for ``seed``, made once beside the grader's: every setting's
+    states before its sampled updates, step counts, random states and actions; no state after and no score."""
+    path = reference(seed, bar, key)
+    out = path.with_name(f"{path.stem}.child.npz")
+    if not out.exists():
+        spec, arrays = loaded(path)
+        handed = {name: array for name, array in arrays.items() if not name.endswith(".after")}
+        plain = {s: {field: entry[field] for field in ("updates", "t", "rng")} for s, entry in spec.items()}
+        run_cache.written(str(out), {**handed, "spec": np.frombuffer(json.dumps(plain).encode(), np.uint8)})
+    return str(out)
+
+
+def run_of(spec: dict, arrays: dict, setting: str, bar) -> dict:
+    """The sampled run of ``setting`` as ``made_updates`` follows it."""
+    entry = spec[setting]
+    shape = (max(entry["updates"]) + 1, bar.n_steps, bar.num_envs)
+    actions = np.unpackbits(arrays[f"{setting}.actions"])[:int(np.prod(shape))].reshape(shape)
+    return {**entry, "before": arrays[f"{setting}.before"], "actions": actions}
+
+
+def remade(student, inputs: str, settings: list[str], seed: int, bar) -> dict:
+    """In B.bar's child: per setting, what the folder's pieces make of its sampled updates on ``seed``, each from
+    the reference's state before it (the first from the pieces' own init): {"init": the initial weights, "after":
+    the parameters and Adam's m and v after each}, or, in place of "after", "actions": the update at which an action
+    was not the run's."""
+    spec, arrays = loaded(inputs)
+    config, plain, out = course_config(student, bar.hyperparameters), bar.model_dump(), {}
+    for setting in settings:
+        run = run_of(spec, arrays, setting, bar)
+        recipe = proofs.student_recipe(student, config, student_details(student, proofs.details_of(setting)),
+                                       bar.n_updates)
+        started = np.random.default_rng(seed)
+        agent = recipe.init(started)
+        try:
+            optimizer, init, made = recipe.optimizer(agent), parameters(agent), []
+            if init.size * 3 != run["before"].shape[1]:
+                raise StudentError(f"init_agent makes {init.size} weights where the course's network has "
+                                   f"{run['before'].shape[1] // 3}", "invalid")
+
+            def learn(segment, rng):
+                advantages, returns = recipe.advantages(segment)
+                recipe.update(agent, optimizer, recipe.batch(segment, advantages, returns), rng)
+
+            for _ in made_updates(run, plain, seed, agent, optimizer, recipe.lr, learn, started):
+                made.append(sampled.state(agent, optimizer))
+            out[setting] = {"init": encode([init]), "after": encode(made)}
+        except OtherActions as exc:
+            out[setting] = {"init": encode([init]), "actions": exc.update}
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+            raise StudentError(f"under {setting}, your pieces handed the course's loop what it cannot use ({exc}); "
+                               "make_optimizer should return rlkit's Adam and ppo_update update the agent's arrays "
+                               "in place", "invalid") from None
+    return out
+
+
+def scored(made: list, ctx, settings: list[str]) -> tuple[dict, list[tuple[str, str]]]:
+    """In the judge: ({setting: the reference's score per seed}, (the run as a message names it, its departure) of
+    every run whose sampled updates the folder's pieces did not make as the reference did)."""
+    bar, scores, departed = ctx.bar, {name: [] for name in settings}, []
+    for seed, by_setting in pairs(ctx.seeds, made, "seeds"):
+        if not isinstance(by_setting, dict) or list(by_setting) != settings:
+            raise Malformed(f"the re-make of one seed does not hold the settings {settings}")
+        spec, arrays = loaded(reference(seed, bar, ctx.key))
+        for name in settings:
+            scores[name].append(float(spec[name]["score"]))
+            found = departed_at(by_setting[name], spec[name], arrays, name, bar)
+            if found:
+                departed.append((f"the {name} run of {ctx.seed_shown(seed)}",
+                                 departure(found, bar.n_updates, bar.replay_tolerance, bar.moment_tolerance)))
+    return scores, departed
+
+
+def departed_at(made, entry: dict, arrays: dict, setting: str, bar) -> Departed | None:
+    """Where the pieces' re-make of one run (``remade``'s entry) first leaves the reference's run, or None."""
+    before, after = arrays[f"{setting}.before"], arrays[f"{setting}.after"]
+    size = before.shape[1] // 3
+    init = decode(made.get("init") if isinstance(made, dict) else None, (1, size))
+    if init is None:
+        raise Malformed(f"the re-make of {setting} did not hand back its initial weights")
+    gap = np.abs(init[0].astype(float) - before[0][:size])
+    if not gap.max() <= bar.replay_tolerance:
+        return Departed(1, float(np.nan_to_num(gap.max(), nan=np.inf)), 0, "initial weights")
+    if isinstance(made.get("actions"), int) and not isinstance(made["actions"], bool):
+        return Departed(made["actions"], 0.0, 0, "actions")
+    states = decode(made.get("after"), after.shape)
+    if states is None:
+        raise Malformed(f"the re-make of {setting} did not hand back the state after each of its sampled updates")
+    eps = oracle.adam_eps(bar.hyperparameters.model_dump(), proofs.details_of(setting))
+    for k, mine, want in zip(entry["updates"], states.astype(float), after.astype(float)):
+        weights = np.abs(mine[:size] - want[:size])
+        weights[~np.isfinite(weights)] = np.inf
+        if not weights.max() <= bar.replay_tolerance:
+            return Departed(k + 1, float(weights.max()), 0, "parameters")
+        m, v = mine[size:2 * size], mine[2 * size:]
+        moments = np.concatenate([m_gaps(m, want[size:2 * size], want[2 * size:], eps),
+                                  v_gaps(v, want[2 * size:], eps)])
+        if not moments.max() <= bar.moment_tolerance:
+            return Departed(k + 1, float(moments.max()), 0, "moments")
+    return None
+
+
+def main(seed: int, plain: str, out: str, key: str) -> None:
+    """Trains ``seed``'s runs of every setting under the bar ``plain`` (JSON) with the reference solution's pieces and
+    writes them to ``out``; ``key`` (``sample_key``) is read from the standard input."""
+    bar = RunsBar.model_validate_json(plain)
+    reference = Student(REFERENCE, PROJECTS["B"].modules)
+    config, n, spec, arrays = course_config(reference, bar.hyperparameters), bar.n_updates, {}, {}
+    for setting in SETTINGS:
+        updates, episodes = sampled_updates(key or None, seed, setting, n, bar.remade_updates), []
+        details = student_details(reference, proofs.details_of(setting))
+        entry, made = sampled.recorded_run(proofs.student_recipe(reference, config, details, n), seed,
+                                           bar.model_dump(), updates, n, episodes)
+        spec[setting] = {**entry, "updates": updates,
+                         "score": oracle.training_score(per_update_returns(episodes, n))}
+        arrays.update({f"{setting}.{name}": array for name, array in made.items()})
+    run_cache.written(out, {**arrays, "spec": np.frombuffer(json.dumps(spec).encode(), np.uint8)})
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.stdin.read())
