@@ -120,33 +120,39 @@ def remade(student, inputs: str, settings: list[str], seed: int, bar) -> dict:
     the parameters and Adam's m and v after each}, or, in place of "after", "actions": the update at which an action
     was not the run's."""
     spec, arrays = loaded(inputs)
-    config, plain, out = course_config(student, bar.hyperparameters), bar.model_dump(), {}
+    config = course_config(student, bar.hyperparameters)
+    out = {}
     for setting in settings:
-        run = run_of(spec, arrays, setting, bar)
         recipe = proofs.student_recipe(student, config, student_details(student, proofs.details_of(setting)),
                                        bar.n_updates)
-        started = np.random.default_rng(seed)
-        agent = recipe.init(started)
         try:
-            optimizer, init, made = recipe.optimizer(agent), parameters(agent), []
-            if init.size * 3 != run["before"].shape[1]:
-                raise StudentError(f"init_agent makes {init.size} weights where the course's network has "
-                                   f"{run['before'].shape[1] // 3}", "invalid")
-
-            def learn(segment, rng):
-                advantages, returns = recipe.advantages(segment)
-                recipe.update(agent, optimizer, recipe.batch(segment, advantages, returns), rng)
-
-            for _ in made_updates(run, plain, seed, agent, optimizer, recipe.lr, learn, started):
-                made.append(sampled.state(agent, optimizer))
-            out[setting] = {"init": encode([init]), "after": encode(made)}
-        except OtherActions as exc:
-            out[setting] = {"init": encode([init]), "actions": exc.update}
+            out[setting] = remade_run(recipe, run_of(spec, arrays, setting, bar), seed, bar.model_dump())
         except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
             raise StudentError(f"under {setting}, your pieces handed the course's loop what it cannot use ({exc}); "
                                "make_optimizer should return rlkit's Adam and ppo_update update the agent's arrays "
                                "in place", "invalid") from None
     return out
+
+
+def remade_run(recipe, run: dict, seed: int, bar: dict) -> dict:
+    """``remade``'s entry for one run, made with ``recipe`` (the student's pieces under its setting)."""
+    started = np.random.default_rng(seed)
+    agent = recipe.init(started)
+    optimizer, init, made = recipe.optimizer(agent), parameters(agent), []
+    if init.size * 3 != run["before"].shape[1]:
+        raise StudentError(f"init_agent makes {init.size} weights where the course's network has "
+                           f"{run['before'].shape[1] // 3}", "invalid")
+
+    def learn(segment, rng):
+        advantages, returns = recipe.advantages(segment)
+        recipe.update(agent, optimizer, recipe.batch(segment, advantages, returns), rng)
+
+    try:
+        for _ in made_updates(run, bar, seed, agent, optimizer, recipe.lr, learn, started):
+            made.append(sampled.state(agent, optimizer))
+    except OtherActions as exc:
+        return {"init": encode([init]), "actions": exc.update}
+    return {"init": encode([init]), "after": encode(made)}
 
 
 def scored(made: list, ctx, settings: list[str]) -> tuple[dict, list[tuple[str, str]]]:
