@@ -2,14 +2,15 @@
 sample of their updates that the folder's pieces must make again.
 
 B.bar grades a submission's choice of details on runs made with its pieces. Pieces that make the reference's
-updates make the reference's runs, up to rounding (which over 60 updates can lead an honest run down another path of
-the same chance), so the grader makes those runs once for every submission: each grading seed's runs (the baseline
-and every detail flipped), trained where no student code runs, with the kit's reference solution's pieces in the
-kit's loop and the course's hyperparameters, as the reference's own submission trains them. They are made once per
-course and machine and kept in the run cache (``autograder.run_cache``): each run's score and, for a sample of its
-updates, the state before and after each (``_shared.ppo.reference_runs``). The sample is the first update and
-``remade_updates - 1`` others drawn from the course secret, the seed and the setting (``sampled_updates``), no two
-of them adjacent, so that no state the child is handed is one it is asked to make.
+updates make the reference's runs, up to rounding, so the grader makes those runs itself, once for every submission:
+each grading seed's runs (the baseline and every detail flipped), trained where no student code runs, with the
+judge's recipe (``proofs.reference_recipe``) and the course's hyperparameters. They are made once per course and
+machine and kept in the run cache (``autograder.run_cache``): each run's score and, for a sample of its updates, the
+state before and after each (``_shared.ppo.reference_runs``). The sample is the first update and ``remade_updates -
+1`` others drawn from the course secret, the seed and the setting (``sampled_updates``), no two of them adjacent, so
+that no state the child is handed is one it is asked to make. (Rounding apart, as between the reference solution's
+pieces and the judge's, 6e-8 a weight at the first update, grows over 60 updates into another path of the same
+chance: a submission's own runs were each on a path of their own; now every submission is graded on the same.)
 
 B.bar's child is handed the states before the sampled updates of the settings its row grades, never the states after
 nor the scores, and makes those updates again with the folder's pieces (``remade``), the first from the pieces' own
@@ -26,12 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import paths, run_cache
+from autograder import run_cache
 from autograder.checks import Malformed, pairs
 from autograder.departures import departure
 from autograder.projects._shared.ppo import reference_runs as sampled
 from autograder.projects._shared.ppo.hyperparameters import course_config
-from autograder.projects import PROJECTS
 from autograder.projects._shared.ppo.recording import ReplayBar, per_update_returns
 from autograder.projects._shared.proof import decode, encode
 from autograder.projects._shared.replay import Departed
@@ -39,11 +39,10 @@ from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.catalogue import DETAILS
 from autograder.projects.b_ablations.switches import student_details
 from capstone_check.kinds.a_remade import OtherActions, made_updates
-from capstone_check.student import Student, StudentError
+from capstone_check.student import StudentError
 from rlkit.runproof import m_gaps, parameters, v_gaps
 
 KIND = "b-bar-runs"  # the run cache's folder of these runs
-REFERENCE = paths.SOLUTIONS / "B_ablations"  # the kit's reference solution, whose pieces train the runs
 SETTINGS = ["baseline", *DETAILS]
 
 
@@ -73,7 +72,7 @@ class RunsBar(ReplayBar):
 def reference(seed: int, bar, key: str | None) -> Path:
     """The run cache's file of ``seed``'s runs under ``bar`` (B.bar's), trained now if it is not there."""
     plain = RunsBar(**{name: getattr(bar, name) for name in RunsBar.model_fields}).model_dump_json()
-    depends_on = f"{run_cache.code_digest(Path(__file__).parent, REFERENCE)}/{seed}/{plain}/{key or ''}"
+    depends_on = f"{run_cache.code_digest(Path(__file__).parent)}/{seed}/{plain}/{key or ''}"
     return run_cache.kept(KIND, depends_on, __name__, [str(seed), plain], key, _loads)
 
 
@@ -202,15 +201,13 @@ def departed_at(made, entry: dict, arrays: dict, setting: str, bar) -> Departed 
 
 
 def main(seed: int, plain: str, out: str, key: str) -> None:
-    """Trains ``seed``'s runs of every setting under the bar ``plain`` (JSON) with the reference solution's pieces and
-    writes them to ``out``; ``key`` (``sample_key``) is read from the standard input."""
+    """Trains ``seed``'s runs of every setting under the bar ``plain`` (JSON) with the judge's recipe and writes them
+    to ``out``; ``key`` (``sample_key``) is read from the standard input."""
     bar = RunsBar.model_validate_json(plain)
-    reference = Student(REFERENCE, PROJECTS["B"].modules)
-    config, n, spec, arrays = course_config(reference, bar.hyperparameters), bar.n_updates, {}, {}
+    c, n, spec, arrays = bar.hyperparameters.model_dump(), bar.n_updates, {}, {}
     for setting in SETTINGS:
         updates, episodes = sampled_updates(key or None, seed, setting, n, bar.remade_updates), []
-        details = student_details(reference, proofs.details_of(setting))
-        entry, made = sampled.recorded_run(proofs.student_recipe(reference, config, details, n), seed,
+        entry, made = sampled.recorded_run(proofs.reference_recipe(c, proofs.details_of(setting), n), seed,
                                            bar.model_dump(), updates, n, episodes)
         spec[setting] = {**entry, "updates": updates,
                          "score": oracle.training_score(per_update_returns(episodes, n))}
