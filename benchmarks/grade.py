@@ -1,7 +1,7 @@
 """Benchmark: grading the reference, as a whole command, wall time and peak memory of the process tree.
 
     .venv/bin/python -m benchmarks.grade [--projects A,D] [--runs 5] [--seeds grading] [--jobs 1] [--isolation uid]
-                                         [--vs DIR | --floor] [--warm-up]
+                                         [--vs DIR | --floor] [--warm-up] [--cold]
 
 Without --projects it grades every registered project, which is the figure to hold against Gradescope's default
 container (10 minutes, 768 MB, run with --jobs 1). Prints each run and the median. Peak memory is the largest sum of
@@ -12,10 +12,12 @@ one, run for run, and prints the ratio of each pair, so that both see the same l
 an export of this commit (HEAD) whose judge replays nothing (``replay.audit`` returns at once, so the proofs of
 learning are not checked and their checks fail): the no-audit floor, what any grading that keeps the chapter's bars
 costs; it prints the grader's own CPU, this kit's less the floor's, as a share of the floor. A kit's first grading
-trains C's fresh runs into its run cache; ``--warm-up`` grades each kit once, untimed, before the timed runs.
+trains C's fresh runs (and B.bar's runs) into its run cache; ``--warm-up`` grades each kit once, untimed, before the
+timed runs; ``--cold`` gives each timed run an empty run cache of its own, so that every run trains them.
 """
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -32,17 +34,18 @@ from benchmarks.cpu_meter import Meter
 KIT = Path(__file__).resolve().parent.parent
 
 
-def measure(command: list[str], kit: Path = KIT) -> tuple[float, float, float, str]:
+def measure(command: list[str], kit: Path = KIT, cold: bool = False) -> tuple[float, float, float, str]:
     """(wall seconds, peak resident MB of the whole process tree, CPU seconds of the whole tree, how CPU was
-    counted)."""
-    with Meter() as meter:
-        return _measure(command, meter, kit) + (meter.how,)
+    counted); ``cold``: with an empty run cache of its own, so that the runs the grader trains itself are trained."""
+    with Meter() as meter, tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, **({"AUTOGRADER_CACHE": cache} if cold else {})}
+        return _measure(command, meter, kit, env) + (meter.how,)
 
 
-def _measure(command: list[str], meter: Meter, kit: Path) -> tuple[float, float, float]:
+def _measure(command: list[str], meter: Meter, kit: Path, env: dict) -> tuple[float, float, float]:
     started = time.perf_counter()
     proc = psutil.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=meter.enter,
-                        cwd=kit)  # python -m autograder imports the package of the working directory first
+                        cwd=kit, env=env)  # python -m autograder imports the package of the working directory first
     peak = 0
     while proc.poll() is None:
         try:
@@ -69,6 +72,7 @@ def main() -> None:
     other.add_argument("--vs", help="another checkout of the kit to grade in turn with this one (before/after)")
     other.add_argument("--floor", action="store_true", help="grade in turn an export of HEAD that audits nothing")
     parser.add_argument("--warm-up", action="store_true", help="grade each kit once, untimed, first (run caches)")
+    parser.add_argument("--cold", action="store_true", help="each timed run with an empty run cache of its own")
     args = parser.parse_args()
     if args.floor:
         args.vs = str(floor_export())
@@ -80,7 +84,7 @@ def main() -> None:
             subprocess.run(commands[kit], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=kit)
     for run in range(args.runs):
         for kit in kits:  # interleaved, so that both see the same load
-            wall, peak, cpu, how = measure(commands[kit], kit)
+            wall, peak, cpu, how = measure(commands[kit], kit, args.cold)
             for name, value in zip(("wall", "peak", "cpu"), (wall, peak, cpu)):
                 figures[kit][name].append(value)
             print(f"run {run + 1}{' of ' + str(kit) if args.vs else ''}: {wall:6.2f} s wall, {cpu:6.2f} s CPU ({how}), "

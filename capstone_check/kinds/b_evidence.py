@@ -1,8 +1,8 @@
 """Project B's rows left to final grading, predicted from what the folder holds: final grading reads results.json
-and replays runs.npz as they are, with the course's hyperparameters (B.table), and re-runs the ablation on the same
-public seeds, whose scores results.json already holds (B.bar). This kit has no reference to replay a run against, so
-it trusts the table's scores; final grading does not. What it can tell of the replay, it tells from the reference's
-own runs (``b_remade``): pieces that do not remake them lose the row there."""
+and replays runs.npz as they are, with the course's hyperparameters (B.table), and judges the chapter's bar on its own
+runs of the ablated settings (B.bar), which results.json's scores stand in for here. This kit has no reference to
+replay a run against, so it trusts the table's scores; final grading does not. What it can tell of the replay, it
+tells from the reference's own runs (``b_remade``): pieces that do not remake them lose the row there."""
 
 from __future__ import annotations
 
@@ -101,9 +101,9 @@ def table(student, spec: dict) -> Verdict:
 
 
 def bar(student, spec: dict) -> Verdict:
-    """B.bar as final grading counts it, if its re-run on the public seeds scores what results.json holds: whether
+    """B.bar as final grading counts it, if its own runs score what results.json holds: whether
     an ablated detail clears the chapter's bar (its median moves beyond the larger seed spread of the two settings),
-    and whether every detail conclusion() names does. Final grading's re-run does not read results.json: where a row
+    and whether every detail conclusion() names does. Final grading's runs do not read results.json: where a row
     there is not one score per public seed, nothing is predicted from it."""
     ablated, named = _choices(student)
     remade = b_remade.first_departure(student, spec, ["baseline", *ablated]) if "reference_runs" in spec else None
@@ -121,7 +121,7 @@ def bar(student, spec: dict) -> Verdict:
     failures += [f"conclusion() names {', '.join(missed)}, which does not clear the bar there"] * bool(missed)
     return Verdict(1 - len(failures) / 2, f"by the scores of your {TABLE}: " + (
         "; ".join(failures) if failures else f"{', '.join(named)} clears the bar") +
-        " (final grading re-runs and replays the ablation itself)", remade=remade)
+        " (final grading judges the bar on its own runs of your settings)", remade=remade)
 
 
 def _clears(scores: dict, name: str) -> bool:

@@ -35,7 +35,7 @@ def departed_verdict(departed: list[tuple[str, str]], runs: int, verdict: str, s
 
 
 class Factor(BaseModel):
-    """One ablated detail in B.bar's re-run."""
+    """One ablated detail in B.bar's runs."""
 
     model_config = ConfigDict(extra="forbid")
     change: float = Field(description="how far flipping it moves the median of the metric")
@@ -45,31 +45,31 @@ class Factor(BaseModel):
 
 class AblationBar(Check):
     id = "B.bar"
-    builds_on = ("B.defaults", "B.switches")  # the training pieces the re-run is made of
+    builds_on = ("B.defaults", "B.switches")  # the training pieces that must make the runs' updates
     # the grader's runs, of settings named from the catalogue; how many of them, and from which update, the pieces did
     # not make
     grader_details = ("scores", "named", "factors", "seeds", "departed", "departed_update")
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
-    name = ("The chapter's bar on the grader's re-run: a factor moves the median beyond the seed spread, and you "
+    name = ("The chapter's bar on the grader's runs: a factor moves the median beyond the seed spread, and you "
             "named it")
-    cost, per_seed = 2.0, True
+    cost, per_seed = 4.0, True  # the child's sampled updates; the grader's runs are trained once, before it
     Bar = RunBar
 
     class Details(VerdictDetails):
-        """The verdict's details (not the PPO details the project ablates): the re-run's results, or, when a run did
+        """The verdict's details (not the PPO details the project ablates): the runs' results, or, when a run did
         not follow from the pieces, how many did not, and nothing else."""
 
         scores: dict[str, list[float]] | None = Field(None, description="per setting (the baseline and each ablated "
                                                       "detail), the course's metric per seed of the grader's run")
         named: list[str] | None = Field(None, description="the details the student's conclusion names")
         factors: dict[str, Factor] | None = Field(None, description="per ablated detail, its effect against the spread")
-        seeds: str | None = Field(None, description="the seeds of the re-run, as a message may name them")
+        seeds: str | None = Field(None, description="the seeds of the runs, as a message may name them")
         departed: int | None = Field(None, description="how many runs' sampled updates the pieces did not make")
         departed_update: int | None = Field(None, description="the first such run's first update not made")
 
         @model_validator(mode="after")
         def one_kind(self):
-            """Either the re-run's four results or ``departed`` alone, as the judge writes them."""
+            """Either the runs' four results or ``departed`` alone, as the judge writes them."""
             fields = self.model_fields_set
             if fields != {"scores", "named", "factors", "seeds"} and not {"departed"} <= fields <= DEPARTED:
                 raise ValueError("expected scores, named, factors and seeds, or departed (and its first update) alone")
@@ -107,7 +107,7 @@ class AblationBar(Check):
                             f"({figures})")
         missed = [f for f in named if f not in clearing]
         if missed:
-            failures.append(f"you named {', '.join(missed)}, which does not clear the bar in the grader's re-run "
+            failures.append(f"you named {', '.join(missed)}, which does not clear the bar in the grader's runs "
                             f"({figures})")
         return Verdict.of(failures, 2, f"{', '.join(named)} clears the bar on {ctx.seeds_shown()} ({figures})",
                           **details)

@@ -6,7 +6,7 @@ import numpy as np
 from autograder.loader import load_course
 from autograder import paths
 from autograder.plan import planned
-from autograder.projects.b_ablations import proofs
+from autograder.projects.b_ablations import bar_runs, proofs
 from autograder.projects.b_ablations.student_runs import sample_key, sampled_updates
 from rlkit.runproof import pack, unpack
 
@@ -69,7 +69,15 @@ def test_the_child_is_told_the_key_never_the_secret(tmp_path):
     plain = item.request(item.context_for(item.seeds))
     assert plain["key"] == sample_key(folder / proofs.RUNS, "course secret")
     assert "course secret" not in repr(plain)
-    assert planned(course, "B", "B.bar", "grading", folder).context.key is None
+    assert planned(course, "B", "B.switches", "grading", folder).context.key is None
+    bar = planned(course, "B", "B.bar", "grading", folder)  # B.bar's samples are drawn from the secret alone
+    plain = bar.request(bar.context_for(bar.seeds))
+    assert plain["key"] == bar_runs.sample_key("course secret") != key_of_table(course, folder)
+    assert "course secret" not in repr(plain)
+
+
+def key_of_table(course, folder) -> str:
+    return planned(course, "B", "B.table", "grading", folder).context.key
 
 
 def test_a_proof_keeps_both_moments_and_reads_the_older_one():
