@@ -181,8 +181,11 @@ def departed_at(made, entry: dict, arrays: dict, setting: str, bar) -> Departed 
     gap = np.abs(init[0].astype(float) - before[0][:size])
     if not gap.max() <= bar.replay_tolerance:
         return Departed(1, float(np.nan_to_num(gap.max(), nan=np.inf)), 0, "initial weights")
-    if isinstance(made.get("actions"), int) and not isinstance(made["actions"], bool):
-        return Departed(made["actions"], 0.0, 0, "actions")
+    if "actions" in made:
+        claimed = made["actions"]
+        if isinstance(claimed, bool) or not isinstance(claimed, int) or not 1 <= claimed <= bar.n_updates:
+            raise Malformed(f"the re-make of {setting} named no update of its run")
+        return Departed(claimed, 0.0, 0, "actions")
     states = decode(made.get("after"), after.shape)
     if states is None:
         raise Malformed(f"the re-make of {setting} did not hand back the state after each of its sampled updates")

@@ -168,7 +168,8 @@ def test_a_malformed_remake_is_refused_and_a_claimed_action_departs(cache, bar):
                            bar)["baseline"]
     entry = spec["baseline"]
     for broken in (None, [], {}, {"after": made["after"]}, {"init": made["init"]}, {**made, "after": "AAAA"},
-                   {**made, "init": encode([np.zeros(5)])}):
+                   {**made, "init": encode([np.zeros(5)])}, {"init": made["init"], "actions": 10**9},
+                   {"init": made["init"], "actions": True}, {"init": made["init"], "actions": "3"}):
         with pytest.raises(Malformed):
             bar_runs.departed_at(broken, entry, arrays, "baseline", bar)
     assert bar_runs.departed_at({"init": made["init"], "actions": 3}, entry, arrays, "baseline", bar).what == "actions"
