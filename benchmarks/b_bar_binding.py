@@ -9,7 +9,8 @@ the buggy pieces and the planted bugs of Project B's pieces that ``b_table_bindi
 of every run again with its pieces as B.bar's child makes its sample (``bar_runs.remade_run``: the first from the
 pieces' own init, each other from the run's state before it) and prints per run the largest gaps (a weight; Adam's
 moments on their own scale, as the judge measures them) and at how many updates the pieces depart beyond course.yml's
-tolerances. Then, per sample size k, the chance that a submission with these pieces keeps B.bar: every run it grades
+tolerances, an update the judge settles by taking a term on the clip's edge the other way (``bar_runs.settles``)
+not counted. Then, per sample size k, the chance that a submission with these pieces keeps B.bar: every run it grades
 escapes when none of its departing updates is in its sample, drawn as ``bar_runs.sampled_updates`` draws it (the
 first update and k - 1 others, no two adjacent) from 10,000 random course keys.
 """
@@ -51,23 +52,31 @@ def grader_run(bar, setting: str, seed: int) -> dict:
     return {**entry, "updates": list(range(n)), "before": made["before"], "after": made["after"], "actions": actions}
 
 
-def gaps(student, run: dict, setting: str, seed: int, bar) -> tuple[np.ndarray, np.ndarray]:
-    """(per update, the largest gap a weight; the largest gap of Adam's moments on their own scale) of the pieces'
-    re-make of every update of ``run``; inf where an update could not be made or compared."""
+def gaps(student, run: dict, setting: str, seed: int, bar) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(per update, the largest gap a weight; the largest gap of Adam's moments on their own scale; the states the
+    pieces made) of the pieces' re-make of every update of ``run``; inf where an update could not be made or
+    compared."""
     recipe = proofs.student_recipe(student, course_config(student, bar.hyperparameters),
                                    student_details(student, proofs.details_of(setting)), bar.n_updates)
     made = bar_runs.remade_run(recipe, run, seed, bar.model_dump())
     size, n = run["before"].shape[1] // 3, bar.n_updates
     weights, moments = np.full(n, np.inf), np.full(n, np.inf)
     if "after" not in made:  # an action sampled otherwise: from that update on, nothing lands
-        return weights, moments
+        return weights, moments, None
     eps = oracle.adam_eps(bar.hyperparameters.model_dump(), proofs.details_of(setting))
     mine = decode(made["after"], run["after"].shape).astype(float)
     want = run["after"].astype(float)
     weights = np.nan_to_num(np.abs(mine[:, :size] - want[:, :size]), nan=np.inf).max(axis=1)
     m = m_gaps(mine[:, size:2 * size], want[:, size:2 * size], want[:, 2 * size:], eps)
     v = v_gaps(mine[:, 2 * size:], want[:, 2 * size:], eps)
-    return weights, np.maximum(m.max(axis=1), v.max(axis=1))
+    return weights, np.maximum(m.max(axis=1), v.max(axis=1)), mine
+
+
+def settles(mine: np.ndarray, k: int, run: dict, setting: str, seed: int, bar) -> bool:
+    """``bar_runs.settles`` for update ``k`` of a run held whole: whether the judge, taking a term on the clip's edge
+    the other way, lands where the pieces did."""
+    arrays = {f"{setting}.before": run["before"], f"{setting}.actions": np.packbits(run["actions"])}
+    return bar_runs.settles(mine, k, run, arrays, setting, seed, bar)
 
 
 def escape_chance(departing: list[np.ndarray], n: int, k: int) -> float:
@@ -97,12 +106,16 @@ def main() -> None:
             continue
         student, departing, largest = Student(folder_of(edits, where / str(i)), ("ppo", "details", "ablation")), [], []
         for (setting, seed), run in runs.items():
-            weights, moments = gaps(student, run, setting, seed, bar)
+            weights, moments, mine = gaps(student, run, setting, seed, bar)
             bad = (weights > bar.replay_tolerance) | (moments > bar.moment_tolerance)
+            settled = [k for k in np.flatnonzero(bad)
+                       if mine is not None and settles(mine[k], k, run, setting, seed, bar)]
+            bad[settled] = False
             departing.append(bad)
             largest.append((weights.max(), moments.max()))
             print(f"  {name}: {setting}, seed {seed}: largest gaps {weights.max():.3g} a weight, {moments.max():.3g} "
                   f"on Adam's scale; departs at {int(bad.sum())} of {len(bad)} updates"
+                  f"{f' ({len(settled)} more settled on the clip edge)' if settled else ''}"
                   f"{' (the first among them)' if bad[0] else ''}", flush=True)
         chance = {k: escape_chance([d for d in departing if d.any()], bar.n_updates, k) for k in sizes}
         summary.append((name, name in IMPLEMENTATIONS, sum(d.any() for d in departing), len(departing),

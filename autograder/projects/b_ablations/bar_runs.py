@@ -31,6 +31,7 @@ from autograder import run_cache
 from autograder.checks import Malformed, pairs
 from autograder.departures import departure
 from autograder.projects._shared.ppo import reference_runs as sampled
+from autograder.projects._shared.ppo.edges import alternatives
 from autograder.projects._shared.ppo.hyperparameters import course_config
 from autograder.projects._shared.ppo.recording import ReplayBar, per_update_returns
 from autograder.projects._shared.proof import decode, encode
@@ -40,7 +41,7 @@ from autograder.projects.b_ablations.catalogue import DETAILS
 from autograder.projects.b_ablations.switches import student_details
 from capstone_check.kinds.a_remade import OtherActions, made_updates
 from capstone_check.student import StudentError
-from rlkit.runproof import m_gaps, parameters, v_gaps
+from rlkit.runproof import load, m_gaps, parameters, v_gaps
 
 KIND = "b-bar-runs"  # the run cache's folder of these runs
 SETTINGS = ["baseline", *DETAILS]
@@ -164,15 +165,16 @@ def scored(made: list, ctx, settings: list[str]) -> tuple[dict, list[tuple[str, 
         spec, arrays = loaded(reference(seed, bar, ctx.key))
         for name in settings:
             scores[name].append(float(spec[name]["score"]))
-            found = departed_at(by_setting[name], spec[name], arrays, name, bar)
+            found = departed_at(by_setting[name], spec[name], arrays, name, seed, bar)
             if found:
                 departed.append((f"the {name} run of {ctx.seed_shown(seed)}",
                                  departure(found, bar.n_updates, bar.replay_tolerance, bar.moment_tolerance)))
     return scores, departed
 
 
-def departed_at(made, entry: dict, arrays: dict, setting: str, bar) -> Departed | None:
-    """Where the pieces' re-make of one run (``remade``'s entry) first leaves the reference's run, or None."""
+def departed_at(made, entry: dict, arrays: dict, setting: str, seed: int, bar) -> Departed | None:
+    """Where the pieces' re-make of the run of ``setting`` on ``seed`` (``remade``'s entry) first leaves the
+    reference's run, or None."""
     before, after = arrays[f"{setting}.before"], arrays[f"{setting}.after"]
     size = before.shape[1] // 3
     init = decode(made.get("init") if isinstance(made, dict) else None, (1, size))
@@ -190,17 +192,59 @@ def departed_at(made, entry: dict, arrays: dict, setting: str, bar) -> Departed 
     if states is None:
         raise Malformed(f"the re-make of {setting} did not hand back the state after each of its sampled updates")
     eps = oracle.adam_eps(bar.hyperparameters.model_dump(), proofs.details_of(setting))
-    for k, mine, want in zip(entry["updates"], states.astype(float), after.astype(float)):
-        weights = np.abs(mine[:size] - want[:size])
-        weights[~np.isfinite(weights)] = np.inf
-        if not weights.max() <= bar.replay_tolerance:
-            return Departed(k + 1, float(weights.max()), 0, "parameters")
-        m, v = mine[size:2 * size], mine[2 * size:]
-        moments = np.concatenate([m_gaps(m, want[size:2 * size], want[2 * size:], eps),
-                                  v_gaps(v, want[2 * size:], eps)])
-        if not moments.max() <= bar.moment_tolerance:
-            return Departed(k + 1, float(moments.max()), 0, "moments")
+    for i, (k, mine) in enumerate(zip(entry["updates"], states.astype(float))):
+        missed = miss(mine, after[i].astype(float), size, eps, bar)
+        if missed and not settles(mine, i, entry, arrays, setting, seed, bar):
+            return Departed(k + 1, missed[1], 0, missed[0])
     return None
+
+
+def miss(mine: np.ndarray, want: np.ndarray, size: int, eps: float, bar) -> tuple[str, float] | None:
+    """("parameters" or "moments", the largest gap) where the state ``mine`` after an update is not within the bar's
+    tolerances of ``want`` (parameters, then Adam's m and v, on Adam's own scale), else None."""
+    weights = np.abs(mine[:size] - want[:size])
+    weights[~np.isfinite(weights)] = np.inf
+    if not weights.max() <= bar.replay_tolerance:
+        return "parameters", float(weights.max())
+    moments = np.concatenate([m_gaps(mine[size:2 * size], want[size:2 * size], want[2 * size:], eps),
+                              v_gaps(mine[2 * size:], want[2 * size:], eps)])
+    if not moments.max() <= bar.moment_tolerance:
+        return "moments", float(moments.max())
+    return None
+
+
+def settles(mine: np.ndarray, i: int, entry: dict, arrays: dict, setting: str, seed: int, bar) -> bool:
+    """Whether the reference's ``i``-th sampled update, made again from the grader's state before it with terms on
+    the clip's edge taken the other way (``_shared.ppo.edges``), lands where the pieces' did: an honest update whose
+    ratio rounds to the other side of the edge does (by up to 1.1e-3 a weight with advantages left unnormalized), as
+    the replay of a student's own run settles it."""
+    c, details = bar.hyperparameters.model_dump(), proofs.details_of(setting)
+    recipe = proofs.reference_recipe(c, details, bar.n_updates)
+    agent = recipe.init(np.random.default_rng(seed))
+    optimizer, eps = recipe.optimizer(agent), oracle.adam_eps(c, details)
+    size = arrays[f"{setting}.before"].shape[1] // 3
+    run = run_of({setting: entry}, arrays, setting, bar)
+    one = {**run, "updates": [entry["updates"][i]], "before": run["before"][i:i + 1], "t": [entry["t"][i]],
+           "rng": [entry["rng"][i]]}
+    landed = []
+
+    def learn(segment, rng):
+        batch = recipe.batch(segment, *recipe.advantages(segment))
+        state = parameters(agent), optimizer.m.copy(), optimizer.v.copy(), optimizer.t, rng.bit_generator.state
+        for flips in alternatives(recipe.update(agent, optimizer, batch, rng)):
+            load(agent, state[0])
+            optimizer.m[...], optimizer.v[...], optimizer.t, rng.bit_generator.state = state[1:]
+            recipe.update(agent, optimizer, batch, rng, flips)
+            if miss(mine, sampled.state(agent, optimizer).astype(float), size, eps, bar) is None:
+                landed.append(flips)
+                return
+
+    try:
+        for _ in made_updates(one, bar.model_dump(), seed, agent, optimizer, recipe.lr, learn):
+            pass
+    except OtherActions:
+        return False
+    return bool(landed)
 
 
 def main(seed: int, plain: str, out: str, key: str) -> None:
