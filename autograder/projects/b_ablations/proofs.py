@@ -45,11 +45,9 @@ class OwnReplayBar(ReplayBar):
     key: str | None = Field(None, description="the sample's key (``sample_key``), set by the grader, never course.yml")
 
 
-def replay_bar(bar, key: str | None = None) -> ReplayBar:
-    """The replay's part of a check's bar (B.table's keeps its ``pieces_tolerance`` and the sample's ``key``), as the
-    audit process takes it."""
-    if "pieces_tolerance" not in type(bar).model_fields:
-        return ReplayBar(**{name: getattr(bar, name) for name in ReplayBar.model_fields})
+def replay_bar(bar, key: str | None = None) -> OwnReplayBar:
+    """The replay's part of B.table's bar, with its ``pieces_tolerance`` and the sample's ``key``, as the audit process
+    takes it."""
     return OwnReplayBar(**{name: getattr(bar, name) for name in OwnReplayBar.model_fields if name != "key"}, key=key)
 
 
