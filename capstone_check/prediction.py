@@ -15,10 +15,9 @@ def names(checks) -> str:
 
 
 def waiting(spec: dict, rows: dict, wanted: list[str]) -> bool:
-    """Whether a row it builds on, trusts or is opened by is still running (a row not asked for, with --checks, is
-    waited on by no one)."""
-    return any(cid in wanted and cid not in rows
-               for cid in (*spec.get("builds_on", ()), *spec.get("trusts", ()), *spec.get("opened_by", "").split()))
+    """Whether a row it builds on or trusts is still running (a row not asked for, with --checks, is waited on by no
+    one)."""
+    return any(cid in wanted and cid not in rows for cid in (*spec.get("builds_on", ()), *spec.get("trusts", ())))
 
 
 def holds(row, by: str) -> bool:
@@ -81,19 +80,6 @@ def status(counts: list[int] | None) -> str:
     return "right" if counts[0] == counts[1] else "wrong" if counts[0] == 0 else "mixed"
 
 
-def opened(row, spec: dict, rows: dict) -> float:
-    """The points a row may lose at final grading because the row its spec names (``opened_by``) shows the student's
-    lines off the course's for some labels (a row of fresh runs by the logs at the lines): its own cases of those
-    labels right here, which final grading's seeds may put on the wrong side of the student's line."""
-    other = rows.get(spec.get("opened_by", ""))
-    if other is None or not getattr(other, "by_kind", None) or not getattr(row, "by_kind", None):
-        return 0.0
-    off = [kind for kind, counts in other.by_kind.items() if status(counts) != "right"]
-    total = sum(counts[1] for counts in row.by_kind.values())
-    at_risk = sum(row.by_kind[kind][0] for kind in off if kind in row.by_kind)
-    return round(row.points * at_risk / total, 2) if total else 0.0
-
-
 def kind_statuses(spec: dict, rows: dict) -> dict[str, list[str]] | None:
     """For a row whose cases hold one of each kind (``one_of_each``: C's own logs hold one of each fault), the kinds by
     how the failing rows it trusts handled them on the public cases ("right" every time, "wrong" every time, "mixed");
@@ -133,7 +119,7 @@ def predicted(row, spec: dict, rows: dict) -> float | None:
         return 0.0
     if not failed and kind_bounds(row, spec, rows):
         return kind_bounds(row, spec, rows)[0]
-    return 0.0 if failed or unsure(spec, rows) else max(0.0, round(whole(row, spec) - opened(row, spec, rows), 2))
+    return 0.0 if failed or unsure(spec, rows) else whole(row, spec)
 
 
 def ceiling(row, spec: dict, rows: dict) -> float | None:
@@ -173,7 +159,7 @@ def recognised(row) -> str:
 def said(row, spec: dict, rows: dict) -> str:
     """What final grading adds to ``row`` and what this run already tells of it ('' for a row it adds nothing to)."""
     if "adds" not in spec:
-        return opened_said(row, spec, rows)
+        return ""
     evidence = f"; {row.evidence}" if row.evidence else ""
     points = f"{row.points:g}"
     text = f"{spec['adds']} {names(spec['builds_on'])}" if spec["builds_on"] else spec["adds"]
@@ -239,15 +225,3 @@ def by_kind_said(statuses: dict) -> str:
                                                               ("mixed", "both ways on"))
              if statuses[key]]
     return f"and your `diagnose` is {names(said_)}; your logs hold one of each fault"
-
-
-def opened_said(row, spec: dict, rows: dict) -> str:
-    """For a row another opens (``opened``): the range and why ('' when nothing is opened)."""
-    lost = opened(row, spec, rows)
-    if not lost:
-        return ""
-    off = [kind.replace("_", " ") for kind, counts in rows[spec["opened_by"]].by_kind.items()
-           if status(counts) != "right"]
-    low, high = predicted(row, spec, rows), ceiling(row, spec, rows)
-    return (f"predicted {low:g}/{row.points:g}, or up to {high:g}: {spec['opened_by']} finds your lines off the "
-            f"course's for {names(off)}, so final grading's runs of that label may fall on the wrong side of them")

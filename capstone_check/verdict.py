@@ -67,11 +67,11 @@ class Verdict:
     parts: dict | None = None  # what ``of`` made the message of, so that recognised mistakes fit in it too
     remade: dict | None = None  # a training bar's: where the pieces first fail to remake the reference's own runs ({}
     # where they remake them; None where the kit cannot tell)
-    by_kind: dict | None = None  # per kind of case (C's runs and logs: per true label), [how many right, how many]:
-    # what a row that trusts this one and holds one case of each kind, or one this row opens, is predicted from
+    by_kind: dict | None = None  # per kind of case (C's fresh runs: per true label), [how many right, how many]:
+    # what a row that trusts this one and holds one case of each kind is predicted from
     spread: list | None = None  # a share of cases drawn per seed that the public seeds leave open: the least and the
     # most share final grading's seeds may give (C's fresh runs: a kind of run labelled right on one seed, wrong on
-    # another, counted wrong, then right)
+    # another, or right on every seed and wrong at the fresh runs' edges, counted wrong, then right)
 
     @classmethod
     def of(cls, failures: list[str], total: int, passed: str, note: str = "", located=()) -> Verdict:

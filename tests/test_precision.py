@@ -28,6 +28,7 @@ from autograder.projects.d_grpo.price import price_cases
 from autograder.projects.d_grpo.steps import STEP_CASES, reference_step, step_inputs, step_kwargs
 from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
 from tests.support.mutants import ALL
+from tests.support.readme_faithful import readme_faithful_label, readme_faithful_variants
 from rlkit.categorical import log_softmax
 from rlkit.nn import Adam, flatten
 from test_config import course_file, error_of
@@ -559,25 +560,6 @@ def reference_module(folder: str, name: str):
     return module
 
 
-def readme_faithful_label(log: dict, place: float, inclusive: bool) -> str:
-    """diagnose as C's README states it, with each threshold at ``place`` along its gap (0: the fault's line, 1: the
-    healthy line), taken with ``<=`` (``inclusive``) or ``<`` on the fault's side."""
-    def faulty(value, gap, above: bool) -> bool:
-        line = gap.fault + place * (gap.healthy - gap.fault)
-        value, line = (value, line) if above else (-value, -line)
-        return value >= line if inclusive else value > line
-
-    if "q_values" in log:
-        return "small_replay_buffer" if faulty(c_lines.worst_late_td(log), c_lines.LATE_TD, True) else "healthy"
-    if faulty(float(np.mean(c_oracle.entropy_nats(log["logits"]))), c_lines.ENTROPY, False):
-        return "saturated_policy"
-    return "untrained_critic" if faulty(c_lines.late_variance(log), c_lines.LATE_VARIANCE, False) else "healthy"
-
-
-def readme_faithful_variants():
-    return [(place, inclusive) for place in (0.0, 0.5, 1.0) for inclusive in (True, False)]
-
-
 def test_every_readme_faithful_diagnose_labels_each_boundary_log_right_and_none_lies_near_a_line():
     seed = min(load_course(paths.COURSE_FILE, private=False).seeds.public)
     base = {(run.label, run.severity): log for run, log in zip(fresh_plan(seed), unbundle(fresh_logs(seed)))}
@@ -594,7 +576,7 @@ def test_every_readme_faithful_diagnose_labels_every_graded_fresh_run_right():
     """On the public seeds' fresh runs: a run the README decides is labelled right by any threshold inside its gaps."""
     for seed in load_course(paths.COURSE_FILE, private=False).seeds.public:
         for run, log in zip(fresh_plan(seed), unbundle(fresh_logs(seed))):
-            if c_lines.in_a_gap(log):
+            if not c_lines.graded_fresh(log):
                 continue
             assert {readme_faithful_label(log, *v) for v in readme_faithful_variants()} == {run.label}, (seed, run)
 

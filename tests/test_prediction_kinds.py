@@ -73,22 +73,23 @@ def test_the_fresh_runs_count_each_label_right_of_how_many():
                                                 "healthy": [1, 1]}
 
 
-def test_lines_off_the_course_for_a_label_open_the_fresh_runs_of_it():
-    """Diagnose labels every public fresh run right, but a small-buffer log at the lines wrong: its threshold is off
-    the course's line, so a grading seed's small-buffer run may fall between the two: those runs may be lost."""
-    spec = {"opened_by": "C.diagnose_rules"}
-    fresh = Row("C.fresh_runs", "fresh", 4, 4, True, "all 24 fresh runs labelled right", 1.0,
-                by_kind={"small_replay_buffer": [6, 6], "healthy": [12, 12], "saturated_policy": [6, 6]})
-    lines = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=23 / 24,
-                by_kind={"small_replay_buffer": [2, 3], "healthy": [15, 15], "saturated_policy": [6, 6]})
-    found = {"C.fresh_runs": fresh, "C.diagnose_rules": lines}
-    assert (predicted(fresh, spec, found), ceiling(fresh, spec, found)) == (3, 4)
-    assert row_line(fresh, spec, found).endswith(
-        "all 24 fresh runs labelled right; predicted 3/4, or up to 4: C.diagnose_rules finds your lines off the "
-        "course's for small replay buffer, so final grading's runs of that label may fall on the wrong side of them")
-    lines.by_kind["small_replay_buffer"] = [3, 3]
-    assert (predicted(fresh, spec, found), ceiling(fresh, spec, found)) == (4, 4)
-    assert row_line(fresh, spec, found).endswith("all 24 fresh runs labelled right")
+def test_a_kind_wrong_at_the_edges_opens_its_right_runs_and_no_other():
+    """Diagnose labels every public fresh run right, but the small-buffer runs of severity 1 moved to the fresh runs'
+    edge wrong: a grading seed's run of that kind may lie between the two, so those runs may be lost; a kind wrong
+    at its edge and on every public run was counted lost already."""
+    from capstone_check.kinds.c_diagnosis import seeds_apart, spread_note
+
+    spec = {"points": 4, "truth": [["small_replay_buffer", 1]] * 3 + [["healthy", 2]] * 3 + [["healthy", 1]] * 2}
+    right = ["small_replay_buffer"] * 3 + ["healthy"] * 5
+    assert seeds_apart(spec, right) is None
+    assert seeds_apart(spec, right, {("small_replay_buffer", 1)}) == [5 / 8, 1.0]
+    assert spread_note(spec, [5 / 8, 1.0], right, {("small_replay_buffer", 1)}) == (
+        "Predicted 2.5/4, or up to 4: it labels the public small replay buffer (severity 1) runs right but not the "
+        "same runs moved to the edge of where final grading's runs lie")
+    wrong_healthy = ["small_replay_buffer"] * 3 + ["healthy"] * 3 + ["untrained_critic"] * 2
+    assert seeds_apart(spec, wrong_healthy, {("healthy", 1)}) is None
+    fresh = Row("C.fresh_runs", "fresh", 4, 4, True, "all 8 fresh runs labelled right", 1.0, spread=[5 / 8, 1.0])
+    assert (predicted(fresh, {}, {}), ceiling(fresh, {}, {})) == (2.5, 4)
 
 
 def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_row():
@@ -99,7 +100,8 @@ def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_ro
     spec = {"points": 4, "truth": [["saturated_policy", 1]] * 3 + [["healthy", 1]] * 3}
     labels = ["saturated_policy", "healthy", "saturated_policy", "healthy", "healthy", "healthy"]
     assert seeds_apart(spec, labels) == [3 / 6, 6 / 6]
-    assert spread_note(spec, [3 / 6, 1.0]).startswith("Predicted 2/4, or up to 4: your `diagnose` labels some kind")
+    assert spread_note(spec, [3 / 6, 1.0], labels).startswith("Predicted 2/4, or up to 4: your `diagnose` labels some "
+                                                              "kind")
     assert seeds_apart(spec, ["healthy"] * 6) is None  # one kind wrong on every seed: the share here is the prediction
     fresh = Row("C.fresh_runs", "fresh", 4, 3.33, False, "m", 1.0, spread=[0.5, 1.0])
     assert (predicted(fresh, {}, {}), ceiling(fresh, {}, {})) == (2, 4)

@@ -76,4 +76,4 @@ def diagnose_lines() -> list[float]:
 def test_c_readme_states_the_lines_the_grader_builds_and_grades_to():
     assert diagnose_lines() == [lines.ENTROPY.fault, lines.ENTROPY.healthy, lines.LATE_VARIANCE.fault,
                                 lines.LATE_VARIANCE.healthy, lines.LATE_TD.fault, lines.LATE_TD.healthy,
-                                lines.CLEARANCE]
+                                lines.CLEARANCE, *(side for gap in lines.EDGES for side in gap)]

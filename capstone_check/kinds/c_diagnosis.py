@@ -36,33 +36,62 @@ def fresh_runs(student, spec: dict) -> Verdict:
     failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
                 for (truth, severity, label), n in sorted(wrong.items())]
     by_kind = labelled_by_kind([truth for truth, _ in spec["truth"]], labels)
+    off = off_at_the_edges(fn, spec)
+    spread = seeds_apart(spec, labels, off)
+    note = spread_note(spec, spread, labels, off) if spread else ""
     if not failures:
-        return Verdict(1.0, f"all {len(labels)} fresh runs labelled right", by_kind=by_kind)
-    spread = seeds_apart(spec, labels)
-    parts = {"failures": failures, "note": spread_note(spec, spread) if spread else "", "statements": ()}
+        passed = f"all {len(labels)} fresh runs labelled right"
+        return Verdict(1.0, f"{passed}; {note}" if note else passed, by_kind=by_kind, spread=spread)
+    parts = {"failures": failures, "note": note, "statements": ()}
     return with_findings(Verdict(1 - sum(wrong.values()) / len(labels), failing_message(**parts), parts=parts,
                                  by_kind=by_kind, spread=spread), spec, _mistakes(spec, labels))
 
 
-def seeds_apart(spec: dict, labels: list[str]) -> list[float] | None:
-    """Where ``diagnose`` labels some kind of run (label and severity) right on one public seed and wrong on another,
-    the least and most share of runs final grading's seeds may see right: those kinds' runs counted wrong, then
-    right. None where every kind goes one way on every seed (the share here is the prediction)."""
+def off_at_the_edges(fn, spec: dict) -> set[tuple]:
+    """The kinds of run (label and severity) whose logs at the fresh runs' edges ``diagnose`` labels wrong (or cannot
+    label): final grading's runs of those kinds may lie where it goes wrong, whatever the public runs show."""
+    if "edges" not in spec:
+        return set()
+    off = set()
+    for (truth, severity), log in zip(spec["truth"], logs_of(Path(spec["_dir"]) / spec["edges"])):
+        try:
+            right = fn(log) == truth
+        except StudentError:
+            right = False
+        if not right:
+            off.add((truth, severity))
+    return off
+
+
+def seeds_apart(spec: dict, labels: list[str], off=()) -> list[float] | None:
+    """Where final grading's seeds may see a kind of run (label and severity) otherwise than the public seeds do, the
+    least and most share of runs they may see right: a kind ``diagnose`` labels right on one public seed and wrong on
+    another, or right on every public run but wrong at the edges (``off``), counted wrong, then right. None where
+    every kind goes one way (the share here is the prediction)."""
     runs: dict[tuple, list[bool]] = {}
     for (truth, severity), label in zip(spec["truth"], labels):
         runs.setdefault((truth, severity), []).append(label == truth)
-    mixed = sum(len(r) for r in runs.values() if 0 < sum(r) < len(r))
-    if not mixed:
-        return None
-    sure = sum(len(r) for r in runs.values() if all(r))
-    return [sure / len(labels), (sure + mixed) / len(labels)]
+    least = sum(len(r) for kind, r in runs.items() if all(r) and kind not in off)
+    most = sum(len(r) for r in runs.values() if any(r))
+    return None if least == most else [least / len(labels), most / len(labels)]
 
 
-def spread_note(spec: dict, spread: list[float]) -> str:
-    """The row's prediction where the public seeds leave it open, said first."""
+def spread_note(spec: dict, spread: list[float], labels: list[str], off=()) -> str:
+    """The row's prediction where the public seeds leave it open, and why, said first."""
     low, high = (round(spec["points"] * share, 2) for share in spread)
-    return (f"Predicted {low:g}/{spec['points']:g}, or up to {high:g}: your `diagnose` labels some kind of run right "
-            "on one public seed and wrong on another, and final grading labels runs of its own seeds")
+    runs: dict[tuple, list[bool]] = {}
+    for (truth, severity), label in zip(spec["truth"], labels):
+        runs.setdefault((truth, severity), []).append(label == truth)
+    why = []
+    if any(0 < sum(r) < len(r) for r in runs.values()):
+        why.append("your `diagnose` labels some kind of run right on one public seed and wrong on another, and final "
+                   "grading labels runs of its own seeds")
+    edge = sorted(kind for kind in off if kind in runs and all(runs[kind]))
+    if edge:
+        kinds = ", ".join(f"{truth.replace('_', ' ')} (severity {severity})" for truth, severity in edge)
+        why.append(f"it labels the public {kinds} runs right but not the same runs moved to the edge of where "
+                   "final grading's runs lie")
+    return f"Predicted {low:g}/{spec['points']:g}, or up to {high:g}: {'; '.join(why)}"
 
 
 def labelled_by_kind(truths: list[str], labels: list[str]) -> dict:
@@ -97,8 +126,8 @@ def at_the_lines(student, spec: dict) -> Verdict:
     right = sum(label == truth for label, truth in zip(labels, spec["truth"]))
     seeds = spec.get("seeds", 1)
     return with_findings(Verdict(right / len(labels), f"`diagnose` labels {right} of the {len(labels)} logs at the "
-                                 f"course's lines of the public seed{'s' * (seeds > 1)} right",
-                                 by_kind=labelled_by_kind(spec["truth"], labels)), spec, _mistakes(spec, labels))
+                                 f"course's lines of the public seed{'s' * (seeds > 1)} right"), spec,
+                         _mistakes(spec, labels))
 
 
 def own_labels(student, spec: dict) -> Verdict:

@@ -123,9 +123,10 @@ class FreshRuns(Check):
 
 
 def graded_runs(seeds, secret) -> list[bool]:
-    """Per fresh run of ``seeds``, in plan order: whether the README decides its label (its deciding statistic lies
-    outside every gap between two lines); a run the README leaves open is not graded."""
-    return [not lines.in_a_gap(log) for seed in seeds for log in fresh.unbundle(fresh.fresh_logs(seed, secret))]
+    """Per fresh run of ``seeds``, in plan order: whether it is graded, its deciding statistic at or beyond the fresh
+    runs' edges (``lines.graded_fresh``: outside every gap between two lines, and clear of them); a run the README
+    leaves open, or one nearer a line than the students' logs at the edges, is not graded."""
+    return [lines.graded_fresh(log) for seed in seeds for log in fresh.unbundle(fresh.fresh_logs(seed, secret))]
 
 
 def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
@@ -138,7 +139,7 @@ def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
                 for (truth, severity, label), n in sorted(wrong.items())]
     counts = [{"truth": truth, "severity": severity, "label": label, "runs": n}
               for (truth, severity, label), n in sorted(tally.items())]
-    left_out = (f" ({ungraded} more run{'s' * (ungraded > 1)} lay between two of the README's lines, not graded)"
+    left_out = (f" ({ungraded} more run{'s' * (ungraded > 1)} lay near or between the README's lines, not graded)"
                 if ungraded else "")
     if not total:
         return Verdict(1.0, f"no fresh run was graded{left_out}", {"counts": counts})

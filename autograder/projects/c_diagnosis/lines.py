@@ -28,6 +28,21 @@ LATE_TD = Gap(fault=0.08, healthy=0.05)  # the largest late update's mean |TD er
 CLEARANCE = 0.005  # the least distance from a line of every statistic a graded log is built to
 
 
+class Lines(NamedTuple):
+    entropy: Gap
+    variance: Gap
+    td: Gap
+
+
+README_LINES = Lines(ENTROPY, LATE_VARIANCE, LATE_TD)
+# Where the fresh runs final grading labels stop: a fresh run between a README line and its edge here is left out, as
+# one inside a gap is. Every graded run of a label is then at least as far from the lines as the students' kit's logs
+# at the edges (``edges.py``), so a `diagnose` that labels those right labels every graded run of the label right,
+# whichever runs a grading seed draws. Beyond every run of 50 seeds (docs/benchmarks.md, "The fresh runs' edges").
+EDGES = Lines(entropy=Gap(fault=0.09, healthy=0.5), variance=Gap(fault=0.1, healthy=0.45),
+              td=Gap(fault=0.09, healthy=0.045))
+
+
 def late(log: dict) -> np.ndarray:
     return log["update"] >= (log["update"].max() + 1) / 2
 
@@ -44,18 +59,24 @@ def worst_late_td(log: dict) -> float:
                for m in [log["update"] == u])
 
 
-def deciding_statistic(log: dict) -> tuple[Gap, float]:
-    """The statistic whose rule decides ``log``'s label by the README, with that rule's gap: a DQN's worst late
-    update; a policy's mean entropy unless it is healthy, then its critic's late explained variance."""
+def deciding_statistic(log: dict, lines: Lines = README_LINES) -> tuple[Gap, float]:
+    """The statistic whose rule decides ``log``'s label by the README (or by ``lines``), with that rule's gap: a DQN's
+    worst late update; a policy's mean entropy unless it is healthy, then its critic's late explained variance."""
     if "q_values" in log:
-        return LATE_TD, worst_late_td(log)
+        return lines.td, worst_late_td(log)
     entropy = float(np.mean(oracle.entropy_nats(log["logits"])))
-    if entropy < ENTROPY.healthy:
-        return ENTROPY, entropy
-    return LATE_VARIANCE, late_variance(log)
+    if entropy < lines.entropy.healthy:
+        return lines.entropy, entropy
+    return lines.variance, late_variance(log)
 
 
-def in_a_gap(log: dict) -> bool:
+def in_a_gap(log: dict, lines: Lines = README_LINES) -> bool:
     """Whether the README leaves ``log``'s label open: its deciding statistic lies strictly between two lines."""
-    gap, value = deciding_statistic(log)
+    gap, value = deciding_statistic(log, lines)
     return gap.inside(value)
+
+
+def graded_fresh(log: dict) -> bool:
+    """Whether final grading labels a fresh run: its deciding statistic lies at or beyond its side's edge
+    (``EDGES``, which hold every README gap)."""
+    return not in_a_gap(log, EDGES)

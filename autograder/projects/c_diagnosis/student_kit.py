@@ -8,7 +8,7 @@ import numpy as np
 from autograder.findings import computed, of_piece
 from autograder.projects._shared.encode import call, locate, located_call, mistakes_as_values, out_array, out_float
 from capstone_check.located import of_kinds
-from autograder.projects.c_diagnosis import boundary, fresh, lines, oracle, pieces, run_plan
+from autograder.projects.c_diagnosis import boundary, edges, fresh, lines, oracle, pieces, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
 from capstone_check.kinds import c_diagnosis as checker, c_located
 
@@ -99,18 +99,21 @@ def return_drop(ctx) -> dict:
 
 
 def fresh_runs(ctx) -> dict:
-    """The public seeds' fresh runs (trained without a course secret: their order and training seeds are as public
-    as the seeds) and what each is: the same runs ``autograder check`` labels on a course without a secret."""
+    """The public seeds' fresh runs that final grading would grade (trained without a course secret: their order and
+    training seeds are as public as the seeds), what each is, and each moved to the fresh runs' edges (``edges``): the
+    same runs ``autograder check`` labels on a course without a secret, and how far from them final grading's runs of
+    each kind may lie."""
     logs, truth = [], []
     for seed in ctx.seeds:
         for run, log in zip(run_plan.fresh_plan(seed, None), fresh.unbundle(fresh.fresh_logs(seed, None))):
-            if not lines.in_a_gap(log):  # the README leaves its label open: final grading leaves it out too
-                logs.append(log)
+            if lines.graded_fresh(log):  # the README leaves its label open, or it lies near a line: final grading
+                logs.append(log)  # leaves it out too
                 truth.append([run.label, run.severity])
-    arrays = {f"run_{i}/{key}": value for i, log in enumerate(logs) for key, value in log.items()}
+    at_edges = [edges.at_the_edges(label, log) for log, (label, _) in zip(logs, truth)]
     return {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",
-            "opened_by": "C.diagnose_rules",  # lines off the course's for a label: its runs right here may not be
-            "_files": {"C.fresh_runs.npz": arrays}, **labelled_by_mistakes(logs)}
+            "edges": "C.fresh_runs.edges.npz",
+            "_files": {"C.fresh_runs.npz": fresh.bundle(logs), "C.fresh_runs.edges.npz": fresh.bundle(at_edges)},
+            **labelled_by_mistakes(logs)}
 
 
 def at_the_lines(ctx) -> dict:
