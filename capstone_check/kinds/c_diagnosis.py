@@ -15,12 +15,18 @@ from capstone_check.verdict import Verdict, failing_message
 
 
 def logs_of(path: Path) -> list[dict]:
+    runs = by_run(path)
+    return [runs[i] for i in sorted(runs)]
+
+
+def by_run(path: Path) -> dict[int, dict]:
+    """The fields of ``path`` (keys ``run_<i>/<field>``) per run index."""
     with np.load(path, allow_pickle=False) as data:
         runs: dict[int, dict] = {}
         for key in data.files:
             run, field = key.split("/", 1)
             runs.setdefault(int(run.split("_")[1]), {})[field] = data[key]
-    return [runs[i] for i in sorted(runs)]
+    return runs
 
 
 def fresh_runs(student, spec: dict) -> Verdict:
@@ -49,11 +55,15 @@ def fresh_runs(student, spec: dict) -> Verdict:
 
 def off_at_the_edges(fn, spec: dict) -> set[tuple]:
     """The kinds of run (label and severity) whose logs at the fresh runs' edges ``diagnose`` labels wrong (or cannot
-    label): final grading's runs of those kinds may lie where it goes wrong, whatever the public runs show."""
+    label): final grading's runs of those kinds may lie where it goes wrong, whatever the public runs show. A log at
+    the edges is its run's, read afresh (a `diagnose` may have changed the arrays it was given), with the fields the
+    edges' file moves laid over it."""
     if "edges" not in spec:
         return set()
-    off = set()
-    for (truth, severity), log in zip(spec["truth"], logs_of(Path(spec["_dir"]) / spec["edges"])):
+    off, folder = set(), Path(spec["_dir"])
+    moved = by_run(folder / spec["edges"])
+    for i, ((truth, severity), run) in enumerate(zip(spec["truth"], logs_of(folder / spec["logs"]))):
+        log = {**run, **moved.get(i, {})}
         try:
             right = fn(log) == truth
         except StudentError:

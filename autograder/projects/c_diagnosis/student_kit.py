@@ -109,11 +109,16 @@ def fresh_runs(ctx) -> dict:
             if lines.graded_fresh(log):  # the README leaves its label open, or it lies near a line: final grading
                 logs.append(log)  # leaves it out too
                 truth.append([run.label, run.severity])
-    at_edges = [edges.at_the_edges(label, log) for log, (label, _) in zip(logs, truth)]
+    at_edges = [moved_fields(edges.at_the_edges(label, log), log) for log, (label, _) in zip(logs, truth)]
     return {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",
             "edges": "C.fresh_runs.edges.npz",
             "_files": {"C.fresh_runs.npz": fresh.bundle(logs), "C.fresh_runs.edges.npz": fresh.bundle(at_edges)},
             **labelled_by_mistakes(logs)}
+
+
+def moved_fields(moved: dict, log: dict) -> dict:
+    """The fields of a log at the edges that differ from its run's (the checker lays them over the run's log)."""
+    return {key: value for key, value in moved.items() if not np.array_equal(value, log[key])}
 
 
 def at_the_lines(ctx) -> dict:

@@ -115,3 +115,25 @@ def test_a_kind_is_opened_only_where_diagnose_goes_wrong_at_its_edge(tmp_path, c
                "moved to the edge" in verdict.message
     else:
         assert verdict.message == f"all {len(c_spec['truth'])} fresh runs labelled right"
+
+
+def test_a_diagnose_that_changes_the_logs_it_is_given_leaves_the_logs_at_the_edges_as_built(tmp_path, c_spec):
+    """The logs at the edges lay their moved fields over the runs read afresh, not over the arrays the fresh runs'
+    calls were handed (which this `diagnose` zeroes after labelling)."""
+    root = copy_reference(tmp_path, "C_diagnosis")
+    path = root / "C_diagnosis" / "diagnostics.py"
+    path.write_text(path.read_text() + '''
+
+_labelled = diagnose
+
+
+def diagnose(log):
+    label = _labelled(log)
+    for key in ("q_values", "returns"):
+        if key in log:
+            log[key][...] = 0.0
+    return label
+''')
+    with forgotten_after(["diagnostics"]):
+        verdict = fresh_runs(Student(root / "C_diagnosis", ["diagnostics"]), c_spec)
+    assert verdict.fraction == 1 and verdict.spread is None, verdict.message
