@@ -84,8 +84,8 @@ def test_a_kind_wrong_at_the_edges_opens_its_right_runs_and_no_other():
     assert seeds_apart(spec, right) is None
     assert seeds_apart(spec, right, {("small_replay_buffer", 1)}) == [5 / 8, 1.0]
     assert spread_note(spec, [5 / 8, 1.0], right, {("small_replay_buffer", 1)}) == (
-        "Predicted 2.5/4, or up to 4: it labels the public small replay buffer (severity 1) runs right but not the "
-        "same runs moved to the edge of where final grading's runs lie")
+        "Predicted 2.5/4, or up to 4: your `diagnose` is right on the public small replay buffer (severity 1) runs but "
+        "not at the edge of final grading's runs: compare your rules with the README's lines")
     wrong_healthy = ["small_replay_buffer"] * 3 + ["healthy"] * 3 + ["untrained_critic"] * 2
     assert seeds_apart(spec, wrong_healthy, {("healthy", 1)}) is None
     fresh = Row("C.fresh_runs", "fresh", 4, 4, True, "all 8 fresh runs labelled right", 1.0, spread=[5 / 8, 1.0])
@@ -105,3 +105,22 @@ def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_ro
     assert seeds_apart(spec, ["healthy"] * 6) is None  # one kind wrong on every seed: the share here is the prediction
     fresh = Row("C.fresh_runs", "fresh", 4, 3.33, False, "m", 1.0, spread=[0.5, 1.0])
     assert (predicted(fresh, {}, {}), ceiling(fresh, {}, {})) == (2, 4)
+
+
+def test_a_fresh_runs_row_opened_both_ways_for_many_kinds_stays_within_a_failing_rows_length():
+    from capstone_check.kinds.c_diagnosis import seeds_apart, spread_note
+    from capstone_check.verdict import LONGEST, failing_message
+
+    kinds = [(label, severity) for label in ("saturated_policy", "untrained_critic", "small_replay_buffer", "healthy")
+             for severity in (1, 2)]
+    spec = {"points": 4, "truth": [list(kind) for kind in kinds for _ in range(3)]}
+    labels = [truth for truth, _ in spec["truth"]]
+    labels[0] = "healthy"  # saturated runs of severity 1 right on two seeds, wrong on one
+    off = set(kinds[2:])
+    spread = seeds_apart(spec, labels, off)
+    note = spread_note(spec, spread, labels, off)
+    assert spread == [3 / 24, 1] and note.startswith("Predicted 0.5/4, or up to 4: your `diagnose` labels some "
+                                                      "kind of run right on one public seed and wrong on another and "
+                                                      "is right on the public 6 kinds of runs")
+    message = failing_message(["1 saturated policy run (severity 1) labelled healthy"], note)
+    assert len(message) <= LONGEST and message.endswith("labelled healthy"), message

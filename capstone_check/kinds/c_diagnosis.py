@@ -87,21 +87,32 @@ def seeds_apart(spec: dict, labels: list[str], off=()) -> list[float] | None:
 
 
 def spread_note(spec: dict, spread: list[float], labels: list[str], off=()) -> str:
-    """The row's prediction where the public seeds leave it open, and why, said first."""
+    """The row's prediction where the public seeds leave it open, and why, said first (short enough to leave a
+    failing row room for its first failure)."""
     low, high = (round(spec["points"] * share, 2) for share in spread)
     runs: dict[tuple, list[bool]] = {}
     for (truth, severity), label in zip(spec["truth"], labels):
         runs.setdefault((truth, severity), []).append(label == truth)
-    why = []
-    if any(0 < sum(r) < len(r) for r in runs.values()):
-        why.append("your `diagnose` labels some kind of run right on one public seed and wrong on another, and final "
-                   "grading labels runs of its own seeds")
+    mixed = any(0 < sum(r) < len(r) for r in runs.values())
     edge = sorted(kind for kind in off if kind in runs and all(runs[kind]))
+    why = ["labels some kind of run right on one public seed and wrong on another"] if mixed else []
     if edge:
-        kinds = ", ".join(f"{truth.replace('_', ' ')} (severity {severity})" for truth, severity in edge)
-        why.append(f"it labels the public {kinds} runs right but not the same runs moved to the edge of where "
-                   "final grading's runs lie")
-    return f"Predicted {low:g}/{spec['points']:g}, or up to {high:g}: {'; '.join(why)}"
+        why.append(f"is right on the public {kinds_said(edge)} runs but not at the edge of final grading's runs: "
+                   "compare your rules with the README's lines")
+    else:
+        why[-1] += ", and final grading labels runs of its own seeds"
+    return f"Predicted {low:g}/{spec['points']:g}, or up to {high:g}: your `diagnose` {' and '.join(why)}"
+
+
+def kinds_said(kinds: list[tuple]) -> str:
+    """Kinds of run (label, severity) by label: "small replay buffer (severity 1, 2)"; "3 kinds of" past two labels."""
+    severities: dict[str, list[int]] = {}
+    for truth, severity in kinds:
+        severities.setdefault(truth, []).append(severity)
+    if len(severities) > 2:
+        return f"{len(kinds)} kinds of"
+    return " and ".join(f"{truth.replace('_', ' ')} (severity {', '.join(map(str, sorted(found)))})"
+                        for truth, found in severities.items())
 
 
 def labelled_by_kind(truths: list[str], labels: list[str]) -> dict:

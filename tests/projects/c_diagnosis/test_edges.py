@@ -111,8 +111,7 @@ def test_a_kind_is_opened_only_where_diagnose_goes_wrong_at_its_edge(tmp_path, c
     if opened:
         buffers = sum(truth == "small_replay_buffer" for truth, _ in c_spec["truth"])
         assert verdict.spread == pytest.approx([1 - buffers / len(c_spec["truth"]), 1])
-        assert "small replay buffer (severity 1), small replay buffer (severity 2) runs right but not the same runs " \
-               "moved to the edge" in verdict.message
+        assert "is right on the public small replay buffer (severity 1, 2) runs but not at the edge" in verdict.message
     else:
         assert verdict.message == f"all {len(c_spec['truth'])} fresh runs labelled right"
 
