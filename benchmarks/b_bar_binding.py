@@ -45,7 +45,7 @@ def grader_run(bar, setting: str, seed: int) -> dict:
     """The grader's run of ``setting`` on ``seed`` with every update's state before and after, as ``made_updates``
     follows it."""
     n = bar.n_updates
-    recipe = proofs.reference_recipe(bar.hyperparameters.model_dump(), proofs.details_of(setting), n)
+    recipe = bar_runs.grader_recipe(bar.hyperparameters.model_dump(), setting, n)
     entry, made = sampled.recorded_run(recipe, seed, bar.model_dump(), list(range(n)), n)
     shape = (n, bar.n_steps, bar.num_envs)
     actions = np.unpackbits(made["actions"])[:int(np.prod(shape))].reshape(shape)

@@ -23,15 +23,14 @@ from autograder import paths
 from autograder.loader import load_course
 from autograder.projects._shared.ppo.recording import per_update_returns
 from autograder.projects._shared.proof import load, parameters, run
-from autograder.projects.b_ablations import oracle, proofs
+from autograder.projects.b_ablations import bar_runs, oracle, proofs
 from rlkit.cartpole import make_envs
 
 
 def metric(bar: dict, setting: str, seed: int, sign: int) -> float:
     """The course's metric of one run, each update pushed by the bound along (+1) or against (-1) itself, or not."""
     c = bar["hyperparameters"]
-    recipe = proofs.reference_recipe(c if isinstance(c, dict) else c.model_dump(), proofs.details_of(setting),
-                                     bar["n_updates"])
+    recipe = bar_runs.grader_recipe(c if isinstance(c, dict) else c.model_dump(), setting, bar["n_updates"])
     episodes, k = [], [0]
 
     def update(agent, optimizer, batch, rng):

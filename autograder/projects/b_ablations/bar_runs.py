@@ -8,9 +8,12 @@ judge's recipe (``proofs.reference_recipe``) and the course's hyperparameters. T
 machine and kept in the run cache (``autograder.run_cache``): each run's score and, for a sample of its updates, the
 state before and after each (``_shared.ppo.reference_runs``). The sample is the first update and ``remade_updates -
 1`` others drawn from the course secret, the seed and the setting (``sampled_updates``), no two of them adjacent, so
-that no state the child is handed is one it is asked to make. (Rounding apart, as between the reference solution's
-pieces and the judge's, 6e-8 a weight at the first update, grows over 60 updates into another path of the same
-chance: a submission's own runs were each on a path of their own; now every submission is graded on the same.)
+that no state the child is handed is one it is asked to make.
+
+The recipe (``grader_recipe``) takes the policy's log-softmax in the logits' float32 (``PRECISION``), as the reference
+solution does, so that on any machine the grader's runs are the reference solution's own runs there, bit for bit:
+rounding apart (the judge's float64 log-softmax moves a weight by 6e-8 at the first update), a run grows over 60 updates
+into another path of the same chance, and a conclusion's grade would then hang on which of the two the grader took.
 
 B.bar's child is handed the states before the sampled updates of the settings its row grades, never the states after
 nor the scores, and makes those updates again with the folder's pieces (``remade``), the first from the pieces' own
@@ -45,6 +48,7 @@ from rlkit.runproof import load, m_gaps, parameters, v_gaps
 
 KIND = "b-bar-runs"  # the run cache's folder of these runs
 SETTINGS = ["baseline", *DETAILS]
+PRECISION = np.float32  # the log-softmax's in the grader's runs: the reference solution's, whose runs they are
 
 
 def sample_key(secret: str | None) -> str:
@@ -68,6 +72,11 @@ class RunsBar(ReplayBar):
     """What of B.bar's bar its runs depend on."""
 
     remade_updates: int
+
+
+def grader_recipe(c: dict, setting: str, n_updates: int):
+    """The grader's recipe for the run of ``setting``: the judge's, in the reference solution's precision."""
+    return proofs.reference_recipe(c, proofs.details_of(setting), n_updates, PRECISION)
 
 
 def reference(seed: int, bar, key: str | None) -> Path:
@@ -219,9 +228,9 @@ def settles(mine: np.ndarray, i: int, entry: dict, arrays: dict, setting: str, s
     ratio rounds to the other side of the edge does (by up to 1.1e-3 a weight with advantages left unnormalized), as
     the replay of a student's own run settles it."""
     c, details = bar.hyperparameters.model_dump(), proofs.details_of(setting)
-    recipe = proofs.reference_recipe(c, details, bar.n_updates)
-    agent = recipe.init(np.random.default_rng(seed))
-    optimizer, eps = recipe.optimizer(agent), oracle.adam_eps(c, details)
+    judge = grader_recipe(c, setting, bar.n_updates)
+    agent = judge.init(np.random.default_rng(seed))
+    optimizer, eps = judge.optimizer(agent), oracle.adam_eps(c, details)
     size = arrays[f"{setting}.before"].shape[1] // 3
     run = run_of({setting: entry}, arrays, setting, bar)
     one = {**run, "updates": [entry["updates"][i]], "before": run["before"][i:i + 1], "t": [entry["t"][i]],
@@ -229,18 +238,18 @@ def settles(mine: np.ndarray, i: int, entry: dict, arrays: dict, setting: str, s
     landed = []
 
     def learn(segment, rng):
-        batch = recipe.batch(segment, *recipe.advantages(segment))
+        batch = judge.batch(segment, *judge.advantages(segment))
         state = parameters(agent), optimizer.m.copy(), optimizer.v.copy(), optimizer.t, rng.bit_generator.state
-        for flips in alternatives(recipe.update(agent, optimizer, batch, rng)):
+        for flips in alternatives(judge.update(agent, optimizer, batch, rng)):
             load(agent, state[0])
             optimizer.m[...], optimizer.v[...], optimizer.t, rng.bit_generator.state = state[1:]
-            recipe.update(agent, optimizer, batch, rng, flips)
+            judge.update(agent, optimizer, batch, rng, flips)
             if miss(mine, sampled.state(agent, optimizer).astype(float), size, eps, bar) is None:
                 landed.append(flips)
                 return
 
     try:
-        for _ in made_updates(one, bar.model_dump(), seed, agent, optimizer, recipe.lr, learn):
+        for _ in made_updates(one, bar.model_dump(), seed, agent, optimizer, judge.lr, learn):
             pass
     except OtherActions:
         return False
@@ -248,14 +257,14 @@ def settles(mine: np.ndarray, i: int, entry: dict, arrays: dict, setting: str, s
 
 
 def main(seed: int, plain: str, out: str, key: str) -> None:
-    """Trains ``seed``'s runs of every setting under the bar ``plain`` (JSON) with the judge's recipe and writes them
+    """Trains ``seed``'s runs of every setting under the bar ``plain`` (JSON) with the grader's recipe and writes them
     to ``out``; ``key`` (``sample_key``) is read from the standard input."""
     bar = RunsBar.model_validate_json(plain)
     c, n, spec, arrays = bar.hyperparameters.model_dump(), bar.n_updates, {}, {}
     for setting in SETTINGS:
         updates, episodes = sampled_updates(key or None, seed, setting, n, bar.remade_updates), []
-        entry, made = sampled.recorded_run(proofs.reference_recipe(c, proofs.details_of(setting), n), seed,
-                                           bar.model_dump(), updates, n, episodes)
+        entry, made = sampled.recorded_run(grader_recipe(c, setting, n), seed, bar.model_dump(), updates, n,
+                                           episodes)
         spec[setting] = {**entry, "updates": updates,
                          "score": oracle.training_score(per_update_returns(episodes, n))}
         arrays.update({f"{setting}.{name}": array for name, array in made.items()})

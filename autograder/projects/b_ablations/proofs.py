@@ -70,16 +70,16 @@ def student_recipe(student, config, details, n_updates: int) -> Recipe:
                   update=lambda agent, opt, batch, rng: update(agent, opt, batch, config, details, rng))
 
 
-def reference_recipe(c: dict, d: dict, n_updates: int) -> Recipe:
+def reference_recipe(c: dict, d: dict, n_updates: int, dtype=float) -> Recipe:
     """The same loop with the reference's switches ``d`` (``oracle``), for the judge's replay; ratios on the clip's
-    edge settled as in A's (``_shared.ppo.edges``)."""
+    edge settled as in A's (``_shared.ppo.edges``); ``dtype``: the log-softmax's (``oracle.log_policy_and_ratio``)."""
     def advantages(s):
         return oracle.advantages(s.rewards, s.values, s.terminated, s.truncated, c["gamma"], c["lam"], d)
 
     def update(agent, optimizer, batch, rng, flips=frozenset()):  # returns the terms met on the clip's edge
-        edges = Edges(flips)
+        edges = Edges(flips, dtype)
         ppo.ppo_update(agent, optimizer, batch, c, rng, {key: d[key] for key in ppo.BASE_DETAILS},
-                       surrogate=edges.surrogate)
+                       surrogate=edges.surrogate, dtype=dtype)
         return edges.seen
 
     return Recipe(init=lambda rng: oracle.init_agent(rng, c["hidden"], d),

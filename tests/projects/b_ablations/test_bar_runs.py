@@ -1,5 +1,6 @@
-"""B.bar's runs are the grader's own (``bar_runs``): trained once with the judge's recipe, they score the row,
-and the folder's pieces must make a secret sample of their updates again. On unusual, unsorted seeds and a short
+"""B.bar's runs are the grader's own (``bar_runs``): trained once with the judge's recipe in the reference solution's
+precision (its runs, bit for bit), they score the row, and the folder's pieces must make a secret sample of their
+updates again. On unusual, unsorted seeds and a short
 budget: the sample's shape, what the child is and is not handed, the reference landing on every setting, planted bugs
 and forgeries departing, malformed re-makes refused, and the cache trained once."""
 
@@ -13,9 +14,13 @@ import pytest
 from autograder import paths, run_cache
 from autograder.checks import Malformed
 from autograder.plan import planned
-from autograder.projects._shared.proof import decode, encode
-from autograder.projects.b_ablations import bar_runs
+from autograder.projects._shared.ppo.hyperparameters import course_config
+from autograder.projects._shared.proof import decode, encode, run
+from autograder.projects.b_ablations import bar_runs, proofs
+from autograder.projects.b_ablations.switches import student_details
 from capstone_check.student import Student, StudentError
+from rlkit.cartpole import make_envs
+from rlkit.runproof import parameters
 from tests.support.grading import mutate
 
 FOLDER = paths.SOLUTIONS / "B_ablations"
@@ -190,19 +195,49 @@ def test_the_runs_are_trained_once_and_again_when_damaged(cache, bar):
     assert bar_runs.reference(SEEDS[0], bar, KEY) == path and bar_runs.loaded(path)[0]["baseline"]["updates"][0] == 0
 
 
-@pytest.mark.slow  # the course's full runs of one seed
-def test_an_update_whose_ratio_rounds_to_the_other_side_of_the_clip_is_settled(cache, course):
-    """Found grading the reference on seeds [4711, 815, 2026] with a secret: the reference solution's pieces make
-    update 29 of the run without advantage normalization on seed 2026 1.1e-3 a weight from the grader's run, a term's
-    ratio rounding to the other side of the clip's edge. The judge makes that update again with the term on the other
-    side, lands on the pieces' update, and credits the run."""
-    bar, seed, setting = planned(course, "B", "B.bar", "grading").context.bar, 2026, "normalize_advantages"
-    key = bar_runs.sample_key("round-private-secret-9f3e1a77")
-    made = bar_runs.remade(Student(FOLDER, MODULES), bar_runs.child_inputs(seed, bar, key), [setting], seed, bar)
-    spec, arrays = bar_runs.loaded(bar_runs.reference(seed, bar, key))
-    entry, size = spec[setting], arrays[f"{setting}.before"].shape[1] // 3
-    i = entry["updates"].index(28)
-    mine = decode(made[setting]["after"], arrays[f"{setting}.after"].shape)[i].astype(float)
-    eps = 1e-5  # the course's Adam epsilon, which this setting keeps
-    assert bar_runs.miss(mine, arrays[f"{setting}.after"][i].astype(float), size, eps, bar)[0] == "parameters"
-    assert bar_runs.departed_at(made[setting], entry, arrays, setting, seed, bar) is None
+def test_an_update_whose_ratio_rounds_to_the_other_side_of_the_clip_is_settled(cache, course, tmp_path):
+    """Pieces that take the log-softmax in float64, as the judge's replays do, are correct; on seed 0 a term of the
+    first update of the orthogonal_init run has a ratio within rounding of the clip's edge, and their update lands
+    6.3e-4 a weight from the grader's run, which takes it in float32. The judge makes that update again with the term
+    on the other side, lands on the pieces' update, and credits the run."""
+    bar = planned(course, "B", "B.bar", "grading").context.bar.model_copy(update={"n_updates": 2})  # update 1 alone
+    seed, setting = 0, "orthogonal_init"
+    folder = folder_with(tmp_path, "logp_all = log_softmax(logits)\n", "logp_all = log_softmax(logits.astype(float))\n",
+                         "ppo.py")
+    made = bar_runs.remade(Student(folder, MODULES), bar_runs.child_inputs(seed, bar, KEY), [setting], seed, bar)
+    spec, arrays = bar_runs.loaded(bar_runs.reference(seed, bar, KEY))
+    mine = decode(made[setting]["after"], arrays[f"{setting}.after"].shape)[0].astype(float)
+    size, eps = arrays[f"{setting}.before"].shape[1] // 3, 1e-5  # the course's Adam epsilon, which this setting keeps
+    missed = bar_runs.miss(mine, arrays[f"{setting}.after"][0].astype(float), size, eps, bar)
+    assert missed[0] == "parameters" and 1e-4 < missed[1] < 1e-2
+    assert bar_runs.departed_at(made[setting], spec[setting], arrays, setting, seed, bar) is None
+    assert departures(folder, bar, [setting], [seed]) == {}
+
+
+def test_the_grader_s_runs_are_the_reference_solution_s_bit_for_bit(bar):
+    """The grader's recipe takes the log-softmax in the logits' float32, as the reference solution does: its runs
+    are that solution's own on this machine, every parameter after every update equal, under every setting; the
+    judge's float64 takes another path from the first update."""
+    student, c = Student(FOLDER, MODULES), bar.hyperparameters.model_dump()
+    config = course_config(student, bar.hyperparameters)
+    for seed in SEEDS:
+        for setting in bar_runs.SETTINGS:
+            solution = proofs.student_recipe(student, config, student_details(student, proofs.details_of(setting)),
+                                             bar.n_updates)
+            grader = trained(bar_runs.grader_recipe(c, setting, bar.n_updates), seed, bar)
+            assert np.array_equal(trained(solution, seed, bar), grader), (seed, setting)
+    judge = proofs.reference_recipe(c, proofs.details_of("baseline"), bar.n_updates)
+    solution = proofs.student_recipe(student, config, student_details(student, proofs.details_of("baseline")),
+                                     bar.n_updates)
+    assert not np.array_equal(trained(judge, SEEDS[0], bar)[0], trained(solution, SEEDS[0], bar)[0])
+
+
+def trained(recipe, seed: int, bar) -> np.ndarray:
+    """The parameters after each update of the run of ``recipe`` on ``seed``."""
+    envs, after = make_envs(bar.num_envs), []
+    try:
+        run(envs, seed, bar.n_updates, bar.n_steps, recipe, after=lambda k, agent, segment: after.append(
+            parameters(agent).copy()))
+    finally:
+        envs.close()
+    return np.array(after)

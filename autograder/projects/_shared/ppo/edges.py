@@ -21,15 +21,16 @@ MOST = 6  # an update that met more terms on the edge is not replayed again (hon
 
 class Edges:
     """The replay's surrogate: the reference's, with the terms in ``flips`` (call, row) taken on the other side of
-    the clip; ``seen`` lists the (call, row) of every term on the edge, in order."""
+    the clip; ``seen`` lists the (call, row) of every term on the edge, in order; ``dtype`` is the log-softmax's
+    (``oracle.log_policy_and_ratio``)."""
 
-    def __init__(self, flips=frozenset()):
-        self.flips, self.seen, self.calls = frozenset(flips), [], 0
+    def __init__(self, flips=frozenset(), dtype=float):
+        self.flips, self.seen, self.calls, self.dtype = frozenset(flips), [], 0, dtype
 
     def surrogate(self, logits, actions, logp_old, advantages, eps):
         """``oracle.clipped_surrogate``; a flipped term's gradient row becomes rho A (onehot(a) - pi) / B minus
         what it was (that row when live, 0 when clipped)."""
-        logp, rho = parts = oracle.log_policy_and_ratio(logits, actions, logp_old)
+        logp, rho = parts = oracle.log_policy_and_ratio(logits, actions, logp_old, self.dtype)
         objective, grad = oracle.clipped_surrogate(logits, actions, logp_old, advantages, eps, parts)
         edge = np.where(advantages > 0, 1 + eps, 1 - eps)
         for i in np.flatnonzero((np.abs(rho - edge) <= EDGE * edge) & (advantages != 0)):

@@ -1,6 +1,8 @@
 """The grader's own PPO arithmetic, written from the equations, independent of any submission: Project A's pieces,
 the update with Project B's switches, and what Project C's agents train with."""
 
+from functools import partial
+
 import numpy as np
 
 from rlkit.categorical import log_softmax
@@ -41,23 +43,26 @@ def gae(rewards, values, terminated, truncated, gamma, lam):
     return advantages
 
 
-def log_policy_and_ratio(logits, actions, logp_old):
-    """(log pi(.|s_i) per row, in float64, and rho_i = pi(a_i|s_i) / pi_old(a_i|s_i) as exp of the log difference)."""
-    logp = log_softmax(logits.astype(float))
+def log_policy_and_ratio(logits, actions, logp_old, dtype=float):
+    """(log pi(.|s_i) per row, in ``dtype``, and rho_i = pi(a_i|s_i) / pi_old(a_i|s_i) as exp of the log difference).
+    The grader takes log pi in float64; B.bar's runs take it in the logits' float32, as the reference solution does
+    (``b_ablations.bar_runs``)."""
+    logp = log_softmax(logits.astype(dtype))
     return logp, np.exp(logp[np.arange(len(actions)), actions] - logp_old)
 
 
 def onehot_minus_policy(logp, actions):
-    """onehot(a_i) - pi(.|s_i) per row: d log pi(a_i|s_i) / d logits_i (1 - p at the action is 1 + (-p), exactly)."""
-    out = -np.exp(logp)
+    """onehot(a_i) - pi(.|s_i) per row, in float64: d log pi(a_i|s_i) / d logits_i (1 - p at the action is 1 + (-p),
+    exactly)."""
+    out = -np.exp(logp).astype(float, copy=False)
     out[np.arange(len(actions)), actions] += 1.0
     return out
 
 
-def clipped_surrogate(logits, actions, logp_old, advantages, eps, parts=None):
+def clipped_surrogate(logits, actions, logp_old, advantages, eps, parts=None, dtype=float):
     """The clipped objective and its gradient with respect to the logits; ``parts`` are ``log_policy_and_ratio``'s,
     when the caller has them already."""
-    logp, rho = parts or log_policy_and_ratio(logits, actions, logp_old)
+    logp, rho = parts or log_policy_and_ratio(logits, actions, logp_old, dtype)
     objective = np.mean(np.minimum(rho * advantages, np.clip(rho, 1 - eps, 1 + eps) * advantages))
     live = ~(((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps)))
     return objective, (live * rho * advantages)[:, None] * onehot_minus_policy(logp, actions) / len(actions)
@@ -72,8 +77,8 @@ def value_loss(values, returns):
     return 0.5 * np.mean((values - returns) ** 2), (values - returns) / len(values)
 
 
-def entropy_bonus(logits):
-    logp = log_softmax(logits.astype(float))
+def entropy_bonus(logits, dtype=float):
+    logp = log_softmax(logits.astype(dtype))
     H = -(np.exp(logp) * logp).sum(1)
     return H.mean(), -np.exp(logp) * (logp + H[:, None]) / len(logits)
 
@@ -93,11 +98,12 @@ BASE_DETAILS = {"normalize_advantages": True, "clip_value_loss": False, "clip_gr
 ENTROPY_COEF = 0.01  # Project B's ent_coef when the entropy bonus is switched on
 
 
-def ppo_update(agent, optimizer, batch, c, rng, details=None, surrogate=None):
+def ppo_update(agent, optimizer, batch, c, rng, details=None, surrogate=None, dtype=float):
     """The minibatch-epoch update, in the README's order of random draws; updates ``agent`` in place.
 
     ``details`` (Project B) may switch the update's details away from Project A's choices, ``BASE_DETAILS``;
-    ``surrogate`` replaces ``clipped_surrogate`` (the replay's, which settles ratios on the clip's edge)."""
+    ``surrogate`` replaces ``clipped_surrogate`` (the replay's, which settles ratios on the clip's edge); ``dtype`` is
+    the log-softmax's (``log_policy_and_ratio``)."""
     d = {**BASE_DETAILS, **(details or {})}
     B = len(batch["actions"])
     size = B // c["minibatches"]
@@ -111,10 +117,10 @@ def ppo_update(agent, optimizer, batch, c, rng, details=None, surrogate=None):
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             logits, a_cache = mlp_forward(agent["actor"], batch["obs"][i])
             values, c_cache = mlp_forward(agent["critic"], batch["obs"][i])
-            d_logits = -(surrogate or clipped_surrogate)(logits, batch["actions"][i], batch["logp"][i], adv,
-                                                        c["clip_eps"])[1]
+            d_logits = -(surrogate or partial(clipped_surrogate, dtype=dtype))(
+                logits, batch["actions"][i], batch["logp"][i], adv, c["clip_eps"])[1]
             if ent_coef:  # skipped at 0: the same d_logits, and a replay of every update costs less
-                d_logits -= ent_coef * entropy_bonus(logits)[1]
+                d_logits -= ent_coef * entropy_bonus(logits, dtype)[1]
             if d["clip_value_loss"]:
                 v = clipped_value_loss(values[:, 0].astype(float), batch["values"][i], batch["returns"][i],
                                        c.get("value_clip_eps", c["clip_eps"]))  # apart only in a known mistake
