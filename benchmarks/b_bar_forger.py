@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.b_bar_forger [--settings baseline,multiple_epochs] [--seeds 7,8,9]
 
-Per (setting, seed), trains the reference's run (``proofs.reference_recipe``) three times with course.yml's B.bar
+Per (setting, seed), trains the grader's run (``bar_runs.grader_recipe``) three times with course.yml's B.bar
 budget and hyperparameters: honestly; with every weight, after each update k, moved by the most the bound admits an
 update (``replay_tolerance`` + 9.21 ``moment_tolerance`` lr_k, docs/design-notes.md) against that update's own move;
 and along it. Prints the course's metric (mean training return over the updates) of each. An upper bound on what a
@@ -23,7 +23,7 @@ from autograder import paths
 from autograder.loader import load_course
 from autograder.projects._shared.ppo.recording import per_update_returns
 from autograder.projects._shared.proof import load, parameters, run
-from autograder.projects.b_ablations import bar_runs, oracle, proofs
+from autograder.projects.b_ablations import bar_runs, oracle
 from rlkit.cartpole import make_envs
 
 
