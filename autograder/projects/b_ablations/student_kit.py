@@ -135,14 +135,15 @@ KINDS = {"b_defaults": checker.defaults, "b_switches": checker.switches, "b_summ
 
 SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": summary}
 # What final grading adds that this kit cannot check (it holds no reference to replay a run against), the rows it
-# credits them on and the public evidence each is predicted from. The runs are trained by the student's `train` and
-# switches; the statistics (B.summary) score nothing there: the table's scores were written by whatever code made
-# results.json, which final grading compares with its replay, and the bar is measured on the grader's own replay
-# (benchmarks/kit_prediction.py measured summary bugs whose folders keep B.table and B.bar).
+# credits them on and the public evidence each is predicted from. The table's runs are trained by the student's `train`
+# and switches, the bar's by the grader; the statistics (B.summary) score nothing there: the table's scores were
+# written by whatever code made results.json, which final grading compares with its replay, and the bar is measured
+# on the grader's own runs (benchmarks/kit_prediction.py measured summary bugs whose folders keep B.table and B.bar).
 FINAL_GRADING = {
     "B.table": {"adds": "left to final grading, which replays the runs of your runs.npz update by update against the "
                         "reference (not in this kit) and credits the table only if they follow from pieces that pass",
                 "probe": table_evidence},
-    "B.bar": {"adds": "left to final grading, which re-runs your ablation with its own seeds, replays every update "
-                      "against the reference (not in this kit) and credits the bar only if the runs follow from "
-                      "pieces that pass", "probe": bar_evidence}}
+    "B.bar": {"adds": "left to final grading, which measures the bar on its own runs of the details you ablate, on "
+                      "seeds you do not see (the reference's runs, not in this kit), and credits it only if your "
+                      "pieces make a secret sample of those runs' updates, as pieces that pass",
+              "probe": bar_evidence}}
