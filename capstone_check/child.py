@@ -43,8 +43,9 @@ def run(request: dict) -> dict:
         if request.get("seed") is not None:  # one seed of a per-seed check: its row, decided by the parent
             return {"status": "ok", "row": per_seed(spec, "row")(student, spec, request["seed"])}
         verdict = runner_of(spec)(student, spec)
-    except StudentError as exc:
-        return {"status": "student_error", "kind": exc.kind, "fraction": 0.0, "message": str(exc)}
+    except StudentError as exc:  # with what the prediction reads of it, where the check found that much
+        return {"status": "student_error", "kind": exc.kind, "fraction": 0.0, "message": str(exc),
+                **({"basis": exc.basis} if getattr(exc, "basis", None) is not None else {})}
     except MemoryError:
         return {"status": "student_error", "kind": "memory", "fraction": 0.0, "message": "ran out of memory"}
     except BaseException as exc:  # noqa: BLE001 - said as the student's when it passed through their files

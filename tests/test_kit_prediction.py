@@ -395,6 +395,33 @@ def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(b_expected
     assert verdict.fraction < 1 and verdict.basis == basis, verdict.message
 
 
+@pytest.mark.parametrize("old, new, basis", [
+    ("mlp_init_gaussian(sizes + [N_ACTIONS], rng)", "mlp_init_gaussian(rng, sizes + [N_ACTIONS])",
+     {"B.table": True, "B.bar": False}),  # raises only where orthogonal_init is flipped, which B.bar's runs flip
+    ("    if details.orthogonal_init:", "    raise ValueError('no init')\n    if details.orthogonal_init:",
+     {"B.table": False, "B.bar": False}),
+])
+def test_a_switch_that_raises_counts_against_b_s_runs_only_if_they_flip_it(b_kit, b_expected, tmp_path, old, new,
+                                                                           basis):
+    """A Gaussian init with its arguments swapped raises only where orthogonal_init is flipped: B.switches is lost on
+    that raise, as final grading loses it, and the runs of B.table (the baseline and multiple_epochs) never meet it
+    (final grading credited that folder's table). An init that raises everywhere reaches every run. The child hands
+    the basis back beside the raise."""
+    from capstone_check.child import run
+    from capstone_check.kinds.b_ablations import switches
+    from capstone_check.student import StudentError
+
+    folder = b_folder(tmp_path)
+    (folder / "details.py").write_text(mutate((folder / "details.py").read_text(), old, new))
+    with pytest.raises(StudentError) as raised:
+        b_verdict(switches, folder, b_expected["modules"], b_expected["checks"]["B.switches"])
+    assert "init_agent" in str(raised.value) and raised.value.basis == basis
+    with forgotten_after(b_expected["modules"]):
+        result = run({"expected": str(b_kit / "capstone_check" / "expected" / "B.json"), "check": "B.switches",
+                      "folder": str(folder), "modules": b_expected["modules"]})
+    assert result["status"] == "student_error" and result["basis"] == basis and result["message"] == str(raised.value)
+
+
 # ---------------------------------------------------- what B's rows left to final grading are predicted from
 
 

@@ -110,19 +110,36 @@ def _grader_adam(agent, c: dict):
 
 
 def switches(student, spec: dict) -> Verdict:
-    got = {label: _outputs(student, spec, d) for label, d in spec["settings"]}
-    want, failures, wrong = decode(spec["want"]), [], set()
-    for name, kind in spec["kinds"].items():
-        problem = _switch_problem(spec, got, want, name, kind)
-        if problem:
-            failures.append(f"{name}: {problem}")
-            wrong.add("baseline" if problem.endswith(BASELINE_DIFFERS) else name)
+    got, raised = outputs_by_setting(student, spec)
+    want = decode(spec["want"])
+    problems = {name: _switch_problem(spec, got, want, name, kind) for name, kind in spec["kinds"].items()
+                if not raised.keys() & {name, "baseline"}}
+    failures = [f"{name}: {problem}" for name, problem in problems.items() if problem]
+    wrong = set(raised) | {"baseline" if problem.endswith(BASELINE_DIFFERS) else name
+                           for name, problem in problems.items() if problem}
+    # per row that grades runs: whether the switches its runs flip (and the baseline) all pass, none of them raising
+    basis = {cid: flipped is not None and not raised.keys() & flipped and (
+                 not wrong & flipped or not fails_in_the_courses_runs(student, spec, flipped))
+             for cid, flipped in flipped_in_runs(student).items()} if wrong else None
+    if raised:  # the row is lost, as final grading loses it, on the first setting that raised
+        first = next(iter(raised.values()))
+        first.basis = basis
+        raise first
     verdict = Verdict.of(failures, len(spec["kinds"]), "all nine switches do what the reference's do, and only that")
-    if failures:  # per row that grades runs: whether the switches its runs flip (and the baseline) all pass
-        verdict.basis = {cid: flipped is not None and (not wrong & flipped or
-                                                       not fails_in_the_courses_runs(student, spec, flipped))
-                         for cid, flipped in flipped_in_runs(student).items()}
+    verdict.basis = basis
     return with_findings(verdict, spec, _ignored(spec, got) + recognised_parts(spec, got))
+
+
+def outputs_by_setting(student, spec: dict) -> tuple[dict, dict]:
+    """({setting: the pieces' outputs under it}, {setting: the StudentError it raised}), every setting tried in the
+    spec's order: a raise under one setting reaches only the runs that flip it."""
+    got, raised = {}, {}
+    for label, details in spec["settings"]:
+        try:
+            got[label] = _outputs(student, spec, details)
+        except StudentError as exc:
+            raised[label] = exc
+    return got, raised
 
 
 def fails_in_the_courses_runs(student, spec: dict, flipped: set[str]) -> bool:
