@@ -49,10 +49,10 @@ def traced_update(seed: int, monkeypatch) -> tuple[list[float], list[float]]:
         norms.append(norm)
         return grads, norm
 
-    def surrogate_traced(logits, actions, logp_old, adv, eps):
+    def surrogate_traced(logits, actions, logp_old, adv, eps, **precision):
         rho = np.exp(log_softmax(logits)[np.arange(len(actions)), actions] - logp_old)
         clipped.append(float(np.mean(((adv > 0) & (rho > 1 + eps)) | ((adv < 0) & (rho < 1 - eps)))))
-        return surrogate(logits, actions, logp_old, adv, eps)
+        return surrogate(logits, actions, logp_old, adv, eps, **precision)
 
     monkeypatch.setattr(a_oracle, "clip_by_global_norm", clip_traced)
     monkeypatch.setattr(a_oracle, "clipped_surrogate", surrogate_traced)
