@@ -37,12 +37,13 @@ def check(project: str, folder: Path | None, checks: list[str] | None = None, wr
     if where is None or not Path(where).is_dir():
         raise CheckerError(f"no {data['folder']} folder here or above {Path.cwd()}; run `capstone-check start "
                            f"{project}` to make one, or pass --folder")
-    write(f"Project {project} ({data['title']}): public checks on {Path(where).resolve()}, seeds {data['seeds']}")
+    where = Path(where).resolve()  # each check's child works in a folder of its own, where a relative path is lost
+    write(f"Project {project} ({data['title']}): public checks on {where}, seeds {data['seeds']}")
     say_limits_once(data.get("memory_mb"), write)
     specs = data["checks"]
     wanted = [c for c in specs if checks is None or c in checks]
     rows, held = {}, []
-    for row in run_project(project, Path(where), checks):
+    for row in run_project(project, where, checks):
         rows[row.check] = row
         held.append(row)
         settled = [r for r in held if not prediction.waiting(specs[r.check], rows, wanted)]

@@ -338,6 +338,15 @@ def _rows(output: str) -> dict[str, str]:
             if len(words) > 2 and words[0][:2] in ("A.", "B.", "C.", "D.")}
 
 
+def test_a_folder_named_relative_to_the_working_directory_is_checked(bundle, tmp_path):
+    """`capstone-check C --folder C_diagnosis` from the folder above: every check's child works elsewhere, so the
+    name is resolved before it reaches them."""
+    copy_reference(tmp_path, "C_diagnosis")
+    done = _run([sys.executable, "-m", "capstone_check", "C", "--folder", "C_diagnosis", "--checks",
+                 "C.return_drop,C.fresh_runs"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(bundle)})
+    assert _rows(done.stdout) == {"C.return_drop": "pass", "C.fresh_runs": "pass"}, done.stdout
+
+
 def test_without_posix_modules_fork_or_bubblewrap_the_students_checker_checks_all_four_projects(
         students_python, windows_like, bundle):
     """The installed `capstone-check`, on the reference and on the stubs: every check the bundle runs passes on the
