@@ -156,6 +156,9 @@ class BetaSweep(Check):
         hedge_at_zero_min: float = Field(description="least hedge probability at beta = 0 (the loophole wins)")
         suppressed_from: float = Field(description="the beta from which the hedge must be suppressed")
         hedge_suppressed_max: float = Field(description="largest hedge probability at beta >= suppressed_from")
+        growth_tolerance: float = Field(default=1e-4, ge=0, description="largest rise of the hedge probability from "
+                                        "one beta to the next not counted as growing: the noise of a hedge held "
+                                        "near 0")
 
     class Details(VerdictDetails):
         betas: list[float] = Field(description="the KL weights beta, as the bar lists them")
@@ -178,9 +181,10 @@ class BetaSweep(Check):
         if beyond(hedge[:, high], bar.hedge_suppressed_max):
             failures.append(f"above the threshold 1/4 (beta >= {bar.suppressed_from}) the hedge should be at most "
                             f"{bar.hedge_suppressed_max}; measured up to {hedge[:, high].max():.3f}")
-        if np.any(np.diff(hedge, axis=1) > 0):
-            failures.append("the hedge probability should not grow with beta; it did on "
-                            f"{int(np.any(np.diff(hedge, axis=1) > 0, axis=1).sum())} of {len(hedge)} runs")
+        grows = np.diff(hedge, axis=1) > bar.growth_tolerance
+        if np.any(grows):
+            failures.append(f"the hedge probability should not grow with beta (by more than {bar.growth_tolerance:g}); "
+                            f"it did on {int(np.any(grows, axis=1).sum())} of {len(hedge)} runs")
         return Verdict.of(failures, 3, "the hedge wins at beta = 0 and is suppressed above 1/4",
                           betas=bar.betas, mean_rows=rows.mean(0).tolist())
 

@@ -1,0 +1,31 @@
+"""D.beta_sweep's "the hedge not growing with beta": a rise within the bar's ``growth_tolerance`` is the noise of a
+hedge held near 0, not growth; a rise the size a wrong step makes still fails it."""
+
+from __future__ import annotations
+
+from tests.support.grading import copy_reference, grade_checks, mutate, write_submission
+from tests.support.mutants import ALL
+from tests.support.mutations import generate
+
+# A standardized weight over (r - mean) + std: the hedge falls to 0 from beta = 0.1 on, where float rounding leaves it
+# 2e-16 and 7e-16 higher at the last beta than the one before on seeds 7 and 8.
+HELD_AT_ZERO = "D.group_standardized_weight.swap_name.L63C16.1"
+
+
+def test_a_hedge_held_at_zero_does_not_grow_by_its_rounding(tmp_path, course):
+    mutant = next(m for m in generate("D") if m.id == HELD_AT_ZERO)
+    root = write_submission(copy_reference(tmp_path, "D_grpo"), mutant.source, "D_grpo", mutant.module)
+    check = grade_checks(root, course, ["D.beta_sweep"])["D.beta_sweep"]
+    assert "grow with beta" not in check["message"], check["message"]
+    assert check["score"] == 1.33  # the loophole still loses at beta = 0: the weight is wrong
+
+
+def test_a_step_that_sets_theta_to_its_change_still_grows_the_hedge_on_grading_seed_103(tmp_path, course):
+    """The step's hedge rises by 7.7e-4 from beta = 0.3 to 0.5 on seed 103: growth, as before the tolerance."""
+    planted = next(m for m in ALL if m.name == "a step that sets theta to its change")
+    root = copy_reference(tmp_path, "D_grpo")
+    path = root / "D_grpo" / planted.module
+    path.write_text(mutate(path.read_text(), planted.old, planted.new))
+    check = grade_checks(root, course, ["D.beta_sweep"], seed_set="grading")["D.beta_sweep"]
+    assert "should not grow with beta (by more than 0.0001); it did on 1 of 3 runs" in check["message"]
+    assert check["score"] == 0
