@@ -59,12 +59,12 @@ def right(row) -> bool:
 
 
 def whole(row, spec: dict, most: bool = False) -> float:
-    """What the row earns when everything it builds on holds: its score here (the least, or with ``most`` the most,
-    its seeds' spread allows: ``Verdict.spread``), or what its public evidence foresees."""
-    if row.final_only:
-        return foreseen(row, spec)
+    """What the row earns when everything it builds on holds: the least (or with ``most`` the most) its seeds' spread
+    allows (``Verdict.spread``), else its score here or what its public evidence foresees."""
     spread = getattr(row, "spread", None)
-    return row.score if not spread else round(row.points * spread[int(most)], 2)
+    if spread:
+        return round(row.points * spread[int(most)], 2)
+    return foreseen(row, spec) if row.final_only else row.score
 
 
 def remakes(row) -> bool | None:
@@ -188,9 +188,8 @@ def said(row, spec: dict, rows: dict) -> str:
         return f"{text}{evidence} (predicted {span(row, spec, rows)}: {why})"
     if not spec["builds_on"]:
         return f"{text}{evidence} (predicted {foreseen(row, spec):g}/{points})"
-    worth = f"{whole(row, spec):g}"
     they = "it passes" if len(spec["builds_on"]) == 1 else "they pass"
-    return f"{text}: {they} here{aside(spec, rows, row.check)}{evidence} (predicted {worth}/{points})"
+    return f"{text}: {they} here{aside(spec, rows, row.check)}{evidence} (predicted {span(row, spec, rows)})"
 
 
 def remade_said(row, spec: dict, rows: dict, text: str) -> str:

@@ -109,7 +109,7 @@ def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
     if spec["kind"] == "final_only":  # its probe's result: listed as left to final grading, predicted from it
         return Row(check, spec["name"], spec["points"], 0.0, False, FINAL_ONLY, seconds, final_only=True,
                    foreseen=fraction, evidence=result["message"], raised=result.get("status") == "student_error",
-                   by_kind=result.get("by_kind"), remade=result.get("remade"))
+                   by_kind=result.get("by_kind"), remade=result.get("remade"), spread=result.get("spread"))
     if spec["credit"] == "all_or_nothing" and fraction < 1.0:
         fraction = 0.0
     return Row(check, spec["name"], spec["points"], round(spec["points"] * fraction, 2), fraction >= 1.0,

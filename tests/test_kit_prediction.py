@@ -121,6 +121,21 @@ def test_a_row_left_to_final_grading_is_predicted_from_its_public_evidence_as_it
         in row_line(row, rules, lost)
 
 
+def test_a_row_left_to_final_grading_whose_public_seeds_go_both_ways_is_predicted_as_a_range():
+    """Final grading builds C.diagnose_rules' logs from one seed of its own: with one public seed's logs all right and
+    another's not, that seed may go either way, so the row predicts 0 to 2 (where one number, 0, fell below final
+    grading's 2 on a wrong entropy whose labels at the lines slip on two public seeds only)."""
+    rules = {"adds": "left to final grading, as checked by", "builds_on": ("C.fresh_runs",),
+             "credit": "all_or_nothing"}
+    fresh = {"C.fresh_runs": Row("C.fresh_runs", "fresh", 4, 4, True, "all right", 1.0)}
+    row = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=22 / 24,
+              evidence="`diagnose` labels 22 of the 24 logs right", spread=[0.0, 1.0])
+    assert (predicted(row, rules, fresh), ceiling(row, rules, fresh)) == (0, 2)
+    assert row_line(row, rules, fresh).endswith("(predicted 0/2, or up to 2)")
+    lost = {"C.fresh_runs": Row("C.fresh_runs", "fresh", 4, 3.83, False, "1 run labelled wrong", 1.0)}
+    assert (predicted(row, rules, lost), ceiling(row, rules, lost)) == (0, 2)
+
+
 def test_agreeing_with_a_diagnosis_that_fails_a_public_check_is_no_evidence_the_labels_are_right():
     """C.own_labels counts how many of the student's labels are their `diagnose`'s: while `diagnose` and what it
     reads pass, that is the prediction; once one of the rows it trusts fails (or its evidence falls short), the
@@ -324,6 +339,8 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
         student = Student(root / "C_diagnosis", ["diagnostics"])
         verdict = {"c_at_the_lines": at_the_lines, "c_own_labels": own_labels}[probe["kind"]](student, probe)
     assert (verdict.fraction == 1.0) == (mutant is None), verdict.message
+    mixed = check == "C.diagnose_rules" and mutant == "TD errors averaged with their sign"
+    assert verdict.spread == ([0.0, 1.0] if mixed else None), verdict.message
 
 
 @pytest.mark.parametrize("mutant, said", [

@@ -142,13 +142,21 @@ def _labelled(student, logs: list[dict], labels: list[str], what: str) -> list[s
 
 
 def at_the_lines(student, spec: dict) -> Verdict:
-    """The public seeds' logs at the course's lines, labelled by ``diagnose``: how many are right (by count alone)."""
+    """The public seeds' logs at the course's lines, labelled by ``diagnose``: how many are right (by count alone).
+    Final grading builds its logs from one seed of its own: where some public seed's logs are all right and another's
+    are not, that seed's may go either way (``Verdict.spread``, the row being all or nothing)."""
     labels = _labelled(student, logs_of(Path(spec["_dir"]) / spec["logs"]), spec["labels"], "log at the lines")
-    right = sum(label == truth for label, truth in zip(labels, spec["truth"]))
-    seeds = spec.get("seeds", 1)
-    return with_findings(Verdict(right / len(labels), f"`diagnose` labels {right} of the {len(labels)} logs at the "
-                                 f"course's lines of the public seed{'s' * (seeds > 1)} right"), spec,
-                         _mistakes(spec, labels))
+    hits = [label == truth for label, truth in zip(labels, spec["truth"])]
+    seeds, right = spec.get("seeds", 1), sum(hits)
+    said = f"`diagnose` labels {right} of the {len(labels)} logs at the course's lines of the public seed" \
+           f"{'s' * (seeds > 1)} right"
+    whole_seeds = sum(all(part) for part in np.array_split(hits, seeds))
+    spread = [0.0, 1.0] if 0 < whole_seeds < seeds else None
+    if spread:
+        said += (f"; every log of {whole_seeds} of the {seeds} seeds is right, and final grading builds its logs from "
+                 "one seed of its own")
+    verdict = Verdict(right / len(labels), said, spread=spread)
+    return with_findings(verdict, spec, _mistakes(spec, labels))
 
 
 def own_labels(student, spec: dict) -> Verdict:
