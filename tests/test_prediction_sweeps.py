@@ -59,7 +59,8 @@ def test_a_passing_sweep_with_a_narrow_criterion_says_it_passed_then_the_range()
 
 def test_the_risk_is_real_another_seed_of_the_same_step_breaks_the_criterion():
     verdict = beta_sweep_verdict(SPEC, sweep([*THETA_DROPPED[:2], THETA_DROPPED_103]))
-    assert verdict.fraction == 0 and "should not grow with beta (by more than 0.0001); it did on 1 of 3 runs" in verdict.message
+    assert verdict.fraction == 0
+    assert "should not grow with beta (by more than 0.0001); it did on 1 of 3 runs" in verdict.message
 
 
 def test_the_reference_passes_every_criterion_with_room_and_is_predicted_one_number():
