@@ -197,8 +197,22 @@ def main() -> None:
     report(results)
 
 
+def one_number(results: list[dict]) -> str:
+    """What the ranges would give said as one number each, at their least or at their most: the check says a range
+    only where one number would fall short of final grading on some cases or go above it on others."""
+    said = []
+    for end, key in (("least", "predicted"), ("most", "most")):
+        told = [r.get(key, r["predicted"]) for r in results]
+        equal = sum(t == r["final"] for t, r in zip(told, results))
+        above = sum(t > r["final"] for t, r in zip(told, results))
+        said.append(f"at its {end}, {equal} of {len(results)} equal ({100 * equal / len(results):.1f} %), "
+                    f"{above} above, {len(results) - equal - above} below")
+    return f"Each range said as one number: {'; '.join(said)}."
+
+
 def report(results: list[dict]) -> None:
     print(table(results))
+    print(one_number(results))
     for r in results:
         if verdict(r) in ("over", "under"):
             most = r.get("most", r["predicted"])
