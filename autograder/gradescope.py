@@ -19,6 +19,7 @@ from pathlib import Path
 
 from autograder import paths
 from autograder.kit import KitError
+from autograder.kit_packages import DISTRIBUTION, grading_packages
 from autograder.report.model import Report
 from autograder.report.table import score_text
 
@@ -53,7 +54,6 @@ export AUTOGRADER_CACHE="${AUTOGRADER_CACHE:-$root/cache}"  # what setup.sh made
 exec "${AUTOGRADER_PYTHON:-/autograder/venv/bin/python}" -m autograder.gradescope "$root"
 """
 
-DISTRIBUTION = "rl-capstone-kit"
 ASSIGNMENT = "assignment.json"  # in the zip: the projects this Gradescope assignment grades (--projects)
 
 
@@ -70,11 +70,10 @@ def core_requirements() -> list[str]:
 
 
 def _kit_files() -> list[tuple[Path, str]]:
-    """The kit's runtime packages as the zip holds them: code only, never the bundled course (its solutions)."""
-    import rlkit
-
+    """The kit's packages that grading imports (``kit_packages``), as the zip holds them: code only, never the bundled
+    course (its solutions)."""
     files = []
-    for package in (paths.PACKAGE, Path(rlkit.__file__).resolve().parent):
+    for package in grading_packages():
         for path in sorted(package.rglob("*")):
             relative = path.relative_to(package)
             if path.is_file() and "__pycache__" not in relative.parts and relative.parts[0] != "bundled":

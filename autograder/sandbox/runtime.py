@@ -1,8 +1,8 @@
 """The code a check's child imports: a copy of the kit's runtime packages, staged once per process and reused.
 
-The child imports ``autograder``, ``capstone_check`` (whose ``student`` module the checks use) and ``rlkit`` from this
-copy, never from the kit's own folder, so neither sys.path, the environment, the working directory nor
-``autograder.__file__`` leads to ``solutions/`` or the private overlay.
+The child imports the kit's packages that grading imports (``autograder``, ``capstone_check``, ``rlkit``: read from
+the code by ``kit_packages``) from this copy, never from the kit's own folder, so neither sys.path, the environment,
+the working directory nor ``autograder.__file__`` leads to ``solutions/`` or the private overlay.
 The copy leaves out every project's ``oracle.py`` (the reference implementations the judges compare with): in the
 child an oracle is a stub whose functions refuse to run, so student code cannot call or print the reference.
 A check's ``collect`` therefore must not use its oracle; grading the reference in the tests would fail if one did.
@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import autograder
-import capstone_check
-import rlkit
+from autograder.kit_packages import grading_packages
 
 ORACLE_STUB = '''"""The reference implementations are not available to code running in the sandbox."""
 
@@ -62,13 +61,9 @@ _held: list[_Copy] = []  # the copy in use last; earlier ones are removed at exi
 _lock = threading.Lock()
 
 
-def _packages() -> list[Path]:
-    return [Path(package.__file__).parent for package in (autograder, capstone_check, rlkit)]
-
-
 def _source() -> tuple:
     """The kit's runtime files as they are now: what a copy staged from them must still match."""
-    return tuple((str(path), stat.st_size, stat.st_mtime_ns) for package in _packages()
+    return tuple((str(path), stat.st_size, stat.st_mtime_ns) for package in grading_packages()
                  for path in sorted(package.rglob("*.py")) for stat in [path.stat()])
 
 
@@ -80,10 +75,9 @@ def _digest(root: Path) -> str:
 
 
 def _stage() -> Path:
-    """A new folder holding ``autograder/`` (oracles stubbed), ``capstone_check/`` and ``rlkit/``, readable by any
-    uid."""
+    """A new folder holding the kit's packages (``autograder/`` with its oracles stubbed), readable by any uid."""
     root = Path(tempfile.mkdtemp(prefix="autograder-runtime-"))
-    for source in _packages():
+    for source in grading_packages():
         shutil.copytree(source, root / source.name, ignore=_left_out(source))
     for oracle in Path(autograder.__file__).parent.rglob("oracle.py"):
         stub = root / "autograder" / oracle.relative_to(Path(autograder.__file__).parent)
