@@ -7,13 +7,11 @@ instructor's machine."""
 
 import subprocess
 import sysconfig
-from importlib import metadata
-from pathlib import Path
 
 import pytest
 import yaml
-from packaging.requirements import Requirement
 
+from tests.support.alone import kit_requirements, link_distributions
 from tests.support.grading import copy_reference, quick_course_data
 from test_install import KIT, run, venv_with_the_wheel
 
@@ -22,39 +20,12 @@ pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 EXTRAS_ONLY = ["nbformat", "nbgrader", "ipykernel", "distributed", "pytest"]
 
 
-def required_distributions(name: str) -> set[str]:
-    """``name`` and every distribution it needs, without extras, as installed here."""
-    wanted, seen = [name], set()
-    while wanted:
-        dist = metadata.distribution(wanted.pop())
-        key = dist.metadata["Name"].lower()
-        if key in seen:
-            continue
-        seen.add(key)
-        for line in dist.requires or []:
-            requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                wanted.append(requirement.name)
-    return seen
-
-
-def link_distributions(names: set[str], site: Path) -> None:
-    """Each distribution's top-level folders and files (its code and its metadata) linked into ``site``."""
-    for name in names - {"rl-capstone-kit"}:
-        dist = metadata.distribution(name)
-        for top in {f.parts[0] for f in dist.files or [] if f.parts[0] != ".."}:
-            source = Path(dist.locate_file(top))
-            if source.exists() and not (site / top).exists():
-                (site / top).symlink_to(source)
-
-
 @pytest.fixture(scope="module")
 def bare(tmp_path_factory):
     if not (KIT / "setup.py").is_file():
         pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
     base = tmp_path_factory.mktemp("bare")
-    venv, _ = venv_with_the_wheel(base, lambda site: link_distributions(required_distributions("rl-capstone-kit"),
-                                                                       site))
+    venv, _ = venv_with_the_wheel(base, lambda site: link_distributions(kit_requirements(), site))
     python = venv / "bin" / "python"
     course = base / "course"
     command = [str(venv / "bin" / "autograder")]
