@@ -1,5 +1,6 @@
 """What a row says when a run it grades did not follow from the student's pieces (the proof of learning's verdict),
-said once every check of the project is judged, and every message cut to its length, once.
+said once every check of the project is judged. Every message is cut to its length once, after the report is
+redacted (``secrecy.redacted``), so a grading seed split by the cut cannot slip past the redaction.
 
 A departed row's message has three parts: the verdict, the next step, then what the grader saw, led by ``SAW``. Once
 every check is judged, grading may replace the first two (``with_failing_pieces``): when a piece the row builds on
@@ -119,14 +120,6 @@ def with_failing_pieces(entries: list, builds_on: dict[str, tuple[str, ...]]) ->
         pieces = [cid for cid in builds_on.get(entry.id, ()) if cid in failing]
         if pieces:
             entry.message = led_by_pieces(entry, pieces)
-
-
-def said_once(entries: list, builds_on: dict[str, tuple[str, ...]], limit: int) -> None:
-    """One project's judged entries as the report says them: failing rows led by their failing pieces, then every
-    message cut to ``limit`` characters."""
-    with_failing_pieces(entries, builds_on)
-    for entry in entries:
-        entry.message = cut(entry.message, limit)
 
 
 def cut(message: str, limit: int) -> str:

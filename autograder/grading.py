@@ -18,7 +18,7 @@ from autograder.sandbox.within_budget import within_budget
 from autograder.submission_budget import OutOfBudget, SubmissionBudget
 from autograder.checks import Context, Malformed, Verdict, declared
 from autograder.config import Course, SeedSet
-from autograder.departures import cut, said_once
+from autograder.departures import cut, with_failing_pieces
 from autograder.grading_run import GradingRun
 from autograder.plan import PlannedCheck, missing_folder, plan, project_folder
 from autograder.projects import PROJECTS
@@ -221,7 +221,7 @@ def grade(path: str | Path, course: Course, seed_set: SeedSet = "grading", proje
     hidden = Hidden.of(course, seed_set)
     figures = {pid: [(redact_text(caption, hidden), image) for caption, image in shown]
                for pid, shown in figures_for(report).items()}
-    return Graded(redacted(report, hidden), figures)
+    return Graded(redacted(report, hidden, course.limits.message_chars), figures)
 
 
 def seeds_are_private(course: Course, seed_set: SeedSet) -> bool:
@@ -233,7 +233,8 @@ def seeds_are_private(course: Course, seed_set: SeedSet) -> bool:
 
 def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedCheck], outcomes,
             blinded: bool = False, grading: GradingRun | None = None) -> Report:
-    """The report of every planned check, before redaction; a project's left-out files are noted once for it.
+    """The report of every planned check, before redaction and before its messages are cut (``secrecy.redacted``
+    does both, in that order); a project's left-out files are noted once for it.
     ``blinded``: every check run on the grading seeds is shown as ``secrecy.blind`` says."""
     report = Report(str(path), seed_set)
     for item, outcome in zip(checks, outcomes):
@@ -242,7 +243,7 @@ def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedC
         report.projects.setdefault(item.project, ProjectResult()).checks.append(
             _judged_uncut(item, outcome, course, missing, blind_here, grading))
     for pid, section in report.projects.items():
-        said_once(section.checks, {item.check_id: item.check.builds_on for item in checks}, course.limits.message_chars)
+        with_failing_pieces(section.checks, {item.check_id: item.check.builds_on for item in checks})
         folder = project_folder(path, pid)
         left_out = staging.stage(folder, None) if folder else []
         section.notes = [f"left out of the graded copy of {PROJECTS[pid].folder}/: {n}" for n in left_out]
@@ -261,7 +262,8 @@ def judged(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing
 
 def _judged_uncut(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing: str = "",
                   blinded: bool = False, grading: GradingRun | None = None) -> CheckResult:
-    """``judged`` before its message is cut: a report names departures in it first (``departures.said_once``)."""
+    """``judged`` before its message is cut: a report leads failing rows by their failing pieces first
+    (``departures.with_failing_pieces``), and cuts after redaction (``secrecy.redacted``)."""
     check, verdict = item.check, None
     if outcome is not None and outcome.status == Status.OK:
         try:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from autograder.departures import SAW, first_departure
+from autograder.departures import SAW, cut, first_departure
 from autograder.findings import Finding, Located
 from autograder.report.model import CheckResult, ProjectResult, Report
 from autograder.status import Status
@@ -62,18 +62,20 @@ def redact(value, hidden: Hidden):
     return value
 
 
-def redacted(report: Report, hidden: Hidden) -> Report:
+def redacted(report: Report, hidden: Hidden, limit: int | None = None) -> Report:
     """``report`` with every hidden value struck from each string it holds: names, messages, details, findings and
-    notes (``outcome`` is derived from the numbers, which are left alone)."""
+    notes (``outcome`` is derived from the numbers, which are left alone); then, with ``limit``, each message cut to
+    that many characters. The cut comes last: cut first, a seed split by it would no longer match the redaction."""
     return Report(redact(report.submission, hidden), redact(report.seeds, hidden),
-                  {redact(pid, hidden): ProjectResult([_redacted_check(check, hidden) for check in section.checks],
-                                                      redact(section.notes, hidden))
+                  {redact(pid, hidden): ProjectResult([_redacted_check(check, hidden, limit)
+                                                       for check in section.checks], redact(section.notes, hidden))
                    for pid, section in report.projects.items()})
 
 
-def _redacted_check(check: CheckResult, hidden: Hidden) -> CheckResult:
+def _redacted_check(check: CheckResult, hidden: Hidden, limit: int | None) -> CheckResult:
+    message = redact(check.message, hidden)
     return replace(check, id=redact(check.id, hidden), name=redact(check.name, hidden),
-                   message=redact(check.message, hidden), details=redact(check.details, hidden),
+                   message=message if limit is None else cut(message, limit), details=redact(check.details, hidden),
                    findings=[Finding(**redact(finding.model_dump(), hidden)) for finding in check.findings],
                    located=[Located(**redact(statement.model_dump(), hidden)) for statement in check.located])
 

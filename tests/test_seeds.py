@@ -92,6 +92,21 @@ def test_redaction_strikes_whole_seeds_and_the_secret_only():
                                                   f"not 1{SEEDS[0]} nor 0.{SEEDS[2]}"]}
 
 
+@pytest.mark.parametrize("before", [2, 3])  # the cut falls inside the seed: after its second or third digit
+def test_a_seed_split_by_the_message_cut_is_still_struck(before):
+    """Messages are cut to their length after the redaction: cut first, a seed's leading digits would stand alone
+    before the cut's note, matching no whole seed."""
+    from autograder.report.model import CheckResult, ProjectResult, Report
+    from autograder.secrecy import redacted
+
+    limit, seed = 40, str(SEEDS[0])
+    message = "x" * (limit - before) + seed + " and more"
+    report = Report("s", "grading", {"D": ProjectResult([CheckResult("D.weights", "w", 0.0, 2.0, False, message)])})
+    said = redacted(report, Hidden(tuple(SEEDS), SECRET), limit).projects["D"].checks[0].message
+    assert seed[:before] not in said.replace("x", "") and said.startswith("x" * (limit - before) + SEED_MARK[:before])
+    assert "(cut:" in said
+
+
 # ------------------------------------------------------------------------------------------------ the reference
 
 
