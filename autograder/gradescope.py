@@ -201,7 +201,8 @@ def prepare(root: Path) -> int:
         print(f"ERROR: this autograder cannot grade as built: {problem}", file=sys.stderr)
         raise SystemExit(1)
     made = prepare_course(course, projects=assigned(course))
-    print(f"prepared {made} inputs for grading in {os.environ.get('AUTOGRADER_CACHE', 'the user cache')}")
+    where = os.environ.get("AUTOGRADER_CACHE", "the user cache")
+    print(f"prepared {made} input{'s' if made != 1 else ''} for grading in {where}")
     return made
 
 
