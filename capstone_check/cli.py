@@ -4,14 +4,18 @@ folder (found from the working directory); ``capstone-check start <project>`` co
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
+import threading
+import time
 from pathlib import Path
 
 from capstone_check import prediction
 from capstone_check.runner import CheckerError, expected, projects, run_project, say_limits_once
 
 PROJECT_FILES = Path(__file__).parent / "projects"
+MARK = 4  # the width of a row's status: pass, part, fail, ---- ("at risk: ..." is wider)
 
 
 def find_folder(folder_name: str, start: Path) -> Path | None:
@@ -28,10 +32,20 @@ def score(value: float) -> str:
     return f"{value:g}"
 
 
-def check(project: str, folder: Path | None, checks: list[str] | None = None, write=print) -> float:
-    """Run one project's checks, printing each row once it and the rows it builds on have finished (those left to
-    final grading last); then the total here and the total final grading is predicted to give. Returns the points
-    earned here."""
+def watched() -> bool:
+    """Whether a person watches the output at a terminal (not a pipe, a log file, a notebook or CI): only there is
+    the table redrawn as rows finish."""
+    stream = sys.stdout
+    return (hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("CI")
+            and os.environ.get("TERM") != "dumb")
+
+
+def check(project: str, folder: Path | None, checks: list[str] | None = None, write=print,
+          live: bool | None = None, stream=None) -> float:
+    """Run one project's checks and print one table of them, a row per check in the course's order, then what was
+    earned here, what is left to final grading and what final grading is predicted to give. At a terminal (``live``,
+    by default when a person watches) the table fills in as the checks finish, redrawn in place; elsewhere it is
+    printed once, when all have finished, so a log holds each row once. Returns the points earned here."""
     data = expected(project)
     where = folder or find_folder(data["folder"], Path.cwd())
     if where is None or not Path(where).is_dir():
@@ -42,49 +56,164 @@ def check(project: str, folder: Path | None, checks: list[str] | None = None, wr
     say_limits_once(data.get("memory_mb"), write)
     specs = data["checks"]
     wanted = [c for c in specs if checks is None or c in checks]
-    rows, held = {}, []
-    for row in run_project(project, where, checks):
-        rows[row.check] = row
-        held.append(row)
-        settled = [r for r in held if not prediction.waiting(specs[r.check], rows, wanted)]
-        for done in sorted(settled, key=lambda r: r.final_only):
-            held.remove(done)
-            write(row_line(done, specs[done.check], rows))
-    for row in held:
-        write(row_line(row, specs[row.check], rows))
-    for line in total_lines(project, [rows[c] for c in wanted], specs, rows):
+    rows: dict = {}
+    started = time.monotonic()
+    screen = Screen(lambda: filling(wanted, specs, dict(rows), started), stream) \
+        if (watched() if live is None else live) else None
+    if screen is None:
+        write(f"Running {len(wanted)} check{'s' * (len(wanted) != 1)}; the table follows when all have finished.")
+    try:
+        for row in run_project(project, where, checks):
+            rows[row.check] = row
+            if screen is not None:
+                screen.redraw()
+    finally:
+        if screen is not None:
+            screen.stop()
+    for line in table(project, wanted, specs, rows):
         write(line)
     return sum(row.score for row in rows.values() if not row.final_only)
 
 
-def row_line(row, spec: dict, rows: dict) -> str:
-    mark = "----" if row.final_only else "pass" if row.passed else ("part" if row.score > 0 else "fail")
+def table(project: str, wanted: list[str], specs: dict, rows: dict) -> list[str]:
+    """The final table: every row in the course's order (course.yml's, which the expected values keep), its statuses
+    aligned, then the footer."""
+    listed = [rows[c] for c in wanted if c in rows]
+    width = max([MARK, *(len(status(row, specs[row.check], rows)) for row in listed)])
+    return [row_line(row, specs[row.check], rows, width) for row in listed] + total_lines(project, listed, specs, rows)
+
+
+def filling(wanted: list[str], specs: dict, rows: dict, started: float) -> list[str]:
+    """The table as it fills in: the rows that have finished (and every row they build on), the others said to be
+    running or waiting; last, how many have finished."""
+    lines = []
+    for cid in wanted:
+        spec = specs[cid]
+        if cid not in rows:
+            lines.append(f"  {cid:<22} {'':>4}/{score(spec['points']):<3} {'....':<{MARK}}  running")
+        elif prediction.waiting(spec, rows, wanted):
+            pending = [c for c in (*spec.get("builds_on", ()), *spec.get("trusts", ())) if c in wanted and c not in
+                       rows]
+            row = rows[cid]
+            earned = "-" if row.final_only else score(row.score)
+            lines.append(f"  {cid:<22} {earned:>4}/{score(row.points):<3} {'....':<{MARK}}  finished; its prediction "
+                         f"waits for {prediction.names(pending)}")
+        else:
+            lines.append(row_line(rows[cid], spec, rows))
+    lines.append(f"  {sum(c in rows for c in wanted)} of {len(wanted)} checks finished, "
+                 f"{time.monotonic() - started:.0f} s")
+    return lines
+
+
+class Screen:
+    """The table redrawn in place on a terminal while the checks run, a line per row cut to the terminal's width (so
+    that it is redrawn whole), and erased when they have all finished: the final table is then printed once. Drawn
+    with rich's Live where rich is installed, else with the terminal's own cursor moves."""
+
+    TICK = 0.5  # seconds between redraws of the time
+
+    def __init__(self, lines, stream=None):
+        self.lines, self.lock, self.done = lines, threading.Lock(), threading.Event()
+        self.stream = stream or sys.stdout
+        self.live, self.height = None, 0
+        try:
+            from rich.console import Console
+            from rich.live import Live
+        except ImportError:
+            if os.name == "nt":  # a Windows console without rich may not understand cursor moves: no live table
+                self.done.set()
+                return
+        else:
+            self.live = Live(console=Console(file=self.stream, force_terminal=True), auto_refresh=False, transient=True,
+                             redirect_stdout=False, redirect_stderr=False)
+            self.live.start()
+        self.ticker = threading.Thread(target=self._tick, daemon=True)
+        self.ticker.start()
+
+    def _tick(self):
+        while not self.done.wait(self.TICK):
+            self.redraw()
+
+    def _fitted(self) -> list[str]:
+        width, height = shutil.get_terminal_size()
+        lines = self.lines()
+        return [line if len(line) < width else line[:max(width - 2, 1)] + "…" for line in lines][-max(height - 1, 1):]
+
+    def redraw(self) -> None:
+        with self.lock:
+            if self.done.is_set():
+                return
+            lines = self._fitted()
+            if self.live is not None:
+                from rich.text import Text
+                self.live.update(Text("\n".join(lines), no_wrap=True, overflow="ellipsis"), refresh=True)
+                return
+            up = f"\x1b[{self.height}F" if self.height else ""
+            self.stream.write(up + "\x1b[J" + "".join(f"{line}\n" for line in lines))
+            self.stream.flush()
+            self.height = len(lines)
+
+    def stop(self) -> None:
+        with self.lock:
+            if self.done.is_set():
+                return
+            self.done.set()
+            if self.live is not None:
+                self.live.stop()
+            elif self.height:
+                self.stream.write(f"\x1b[{self.height}F\x1b[J")
+                self.stream.flush()
+
+
+def status(row, spec: dict, rows: dict) -> str:
+    """One status that never contradicts the row's prediction: ``----`` (left to final grading), ``pass``, ``part``
+    or ``fail``; a row that earns more here than final grading is predicted to give it is ``at risk``, with that
+    prediction."""
+    if row.final_only:
+        return "----"
+    low = prediction.predicted(row, spec, rows)
+    if low is not None and low < row.score:
+        high = prediction.ceiling(row, spec, rows)
+        most = f" to {score(high)}" if high is not None and high != low else ""
+        return f"at risk: {score(low)}{most}/{score(row.points)} predicted"
+    return "pass" if row.passed else ("part" if row.score > 0 else "fail")
+
+
+def row_line(row, spec: dict, rows: dict, width: int = MARK) -> str:
+    mark = status(row, spec, rows)
     earned = "-" if row.final_only else score(row.score)
     message = prediction.said(row, spec, rows)
     if not row.final_only and message.startswith(prediction.LOST):  # the next step first, what was seen here after
         message = f"{message}. Here: {row.message}"
     elif not row.final_only:
         message = f"{row.message}; {message}" if message else row.message
-    return f"  {row.check:<22} {earned:>4}/{score(row.points):<3} {mark}  {message or row.message}"
+    return f"  {row.check:<22} {earned:>4}/{score(row.points):<3} {mark:<{width}}  {message or row.message}"
 
 
 def total_lines(project: str, listed: list, specs: dict, rows: dict) -> list[str]:
-    """The points earned here of those checkable here, and what final grading is predicted to give of them all."""
+    """The footer, three things apart: the points earned here of those checkable here, the points left to final
+    grading (rows marked ----, and a note on them only where there are such rows), and what final grading is
+    predicted to give of them all."""
     here = [row for row in listed if not row.final_only]
     earned, checkable = round(sum(r.score for r in here), 2), sum(r.points for r in here)
     points, left = sum(r.points for r in listed), sum(r.points for r in listed if r.final_only)
-    lines = [f"  {project} total: {score(earned)}/{score(checkable)} on the public seeds ({score(checkable)} of "
-             f"{score(points)} points checkable here)."]
+    lines = [f"  {project} total: {score(earned)}/{score(checkable)} earned here, on the public seeds "
+             f"({score(checkable)} of {score(points)} points checkable here).",
+             f"  Left to final grading: {score(left)} of the {score(points)} points"
+             + (" (the rows marked ----, not run here)." if left else "; every row was checked here.")]
     guesses = [prediction.predicted(row, specs[row.check], rows) for row in listed]
-    if None not in guesses:
-        low = round(sum(guesses), 2)
-        high = round(sum(prediction.ceiling(row, specs[row.check], rows) for row in listed), 2)
-        lines.append(f"  Predicted at final grading: {score(low)}/{score(points)}"
-                     + (f" at least, {score(high)}/{score(points)} at most (the rows that say \"or up to\" are those "
-                        "this run cannot tell)" if high != low else "")
-                     + (f", counting the {score(left)} points of rows marked ---- as far as this run can tell (whole, "
-                        "or as their evidence here says, where everything they build on passes)" if left else "")
-                     + ". Final grading runs the same checks with seeds you do not see.")
+    if None in guesses:
+        lines.append(f"  Predicted at final grading: not known from this run; run every check of {project} to see.")
+        return lines
+    low = round(sum(guesses), 2)
+    high = round(sum(prediction.ceiling(row, specs[row.check], rows) for row in listed), 2)
+    lines.append(f"  Predicted at final grading: {score(low)}/{score(points)}"
+                 + (f" at least, {score(high)}/{score(points)} at most (the rows that say \"or up to\" are those this "
+                    "run cannot tell)" if high != low else "") + ".")
+    if left:
+        lines.append(f"  The prediction counts the {score(left)} points of rows marked ---- as far as this run can "
+                     "tell: whole, or as their evidence here says, where everything they build on passes.")
+    lines.append("  Final grading runs the same checks with seeds you do not see.")
     return lines
 
 

@@ -93,20 +93,57 @@ COMPARE = {"close": close, "defined": close_where_defined, "absolute": within_ab
            "exact_or_close": exact_or_close}
 
 
+SHORT = 4  # decimals a number of an array is printed with
+PRECISE = 10  # digits where four decimals would print a number rounder than it is: a failing value is more than 1e-9
+# from its expected one (the checks' tightest tolerance), which ten digits show
+
+
+def _hidden(array: np.ndarray) -> bool:
+    """Whether four decimals would print an entry of ``array`` as a rounder number than it is (1.0000000038 as 1.,
+    1.10000983 as 1.1): the expected value beside it may be that round number."""
+    with np.errstate(invalid="ignore"):
+        short = np.round(array, SHORT)
+        return bool(np.any((array != short) & (np.round(array, SHORT - 1) == short)))
+
+
 def fmt(value) -> str:
-    """A number or a small array as a message prints it; an array of more than 8 numbers by its shape alone."""
+    """A number or a small array as a message prints it; an array of more than 8 numbers by its shape alone. A number
+    is printed with ten significant digits (as short as it is exact), an array with four decimals, or ten where four
+    would print an entry rounder than it is; where a pair of arrays still prints alike, ``difference`` says how
+    they differ."""
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         return repr(value)[:120]
     if array.size > 8:
         return f"an array of shape {array.shape}"
-    return np.array2string(array, precision=4, suppress_small=True, max_line_width=120)
+    if array.ndim == 0:
+        return f"{float(array):.{PRECISE}g}"
+    precision = PRECISE if _hidden(array) else SHORT
+    return np.array2string(array, precision=precision, suppress_small=True, max_line_width=120)
 
 
 def difference(got, want) -> str:
+    """How far ``got`` is from ``want``: the largest absolute difference, or in words where the two print alike."""
     try:
-        gaps = np.abs(np.asarray(got, float) - np.asarray(want, float))
-        return f"max |difference| {np.nanmax(gaps) if np.any(~np.isnan(gaps)) else float('nan'):.3g}"
+        got, want = np.asarray(got, float), np.asarray(want, float)
+        gaps = np.abs(got - want)
     except (TypeError, ValueError):
         return "of another shape"
+    largest = np.nanmax(gaps) if np.any(~np.isnan(gaps)) else float("nan")
+    if got.shape == want.shape and got.size <= 8 and largest > 0 and fmt(got) == fmt(want):
+        return f"equal to the digits printed, but {off_by(gaps)}"
+    return f"max |difference| {largest:.3g}"
+
+
+def off_by(gaps: np.ndarray) -> str:
+    """Absolute differences said in words: "off by 3.8e-09 in every entry", "off by up to 2e-08 in 1 of 4 entries"."""
+    gaps = np.ravel(gaps)
+    off = gaps[gaps > 0]  # NaN where both are undefined is no difference
+    if gaps.size == 1:
+        return f"off by {off.max():.2g}"
+    if off.size < gaps.size:
+        return f"off by up to {off.max():.2g} in {off.size} of {gaps.size} entries"
+    if off.max() <= 1.5 * off.min():
+        return f"off by {off.max():.2g} in every entry"
+    return f"off by {off.min():.2g} to {off.max():.2g} in every entry"

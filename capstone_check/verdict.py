@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from capstone_check.located import after_lead, sentence
 
 RECOGNISED = "mistake recognised: "  # what a known mistake's sentence follows in a failed check's message
-SHOWN_FAILURES = 3  # failures a message shows, the rest counted ("and 2 more")
+SHOWN_FAILURES = 3  # failures a message shows, the rest counted ("and 2 more failing cases")
 SHOWN_WHEN_LOCATED = 1  # in a message led by where the output departs, which says the rest: one example
 LONGEST = 300  # characters of a failing row's message (a smallest failing case, said last, aside)
 
@@ -38,23 +38,34 @@ def shown_failures(failures: list[str], note: str = "", located: bool = False, r
                    named: bool = False) -> str:
     """The ``note`` (a hint, said first) and the first failures as a message says them: the first always, then
     others while the whole stays within ``room`` characters, up to three (one in a message ``located``: led by where
-    the output departs, which says the rest); those left out counted ("and 2 more"). A hint, or a mistake ``named``
-    after them, that leaves no room for the first failure is said with their count alone: it says what they show."""
-    more = f"; and {len(failures) - 1} more" if len(failures) > 1 else ""
+    the output departs, which says the rest); those left out counted with their noun ("and 2 more failing cases").
+    A hint, or a mistake ``named`` after them, that leaves no room for the first failure is said with their count
+    alone: it says what they show."""
+    more = more_failing(len(failures) - 1)
     if (note or named) and len("; ".join([note, failures[0]] if note else failures[:1]) + more) > room:
-        count = f"{len(failures)} failing case{'s' * (len(failures) != 1)}"
+        count = failing_cases(len(failures))
         return f"{note}; {count}" if note else count
     at_most = SHOWN_WHEN_LOCATED if located else SHOWN_FAILURES
     kept, said = failures[:1], clauses(note) | clauses(failures[0])
     for failure in failures[1:]:
         longer = "; ".join([note, *kept, failure] if note else [*kept, failure])
-        if len(kept) == at_most or len(longer) + len(f"; and {len(failures) - len(kept) - 1} more") > room:
+        if len(kept) == at_most or len(longer) + len(more_failing(len(failures) - len(kept) - 1)) > room:
             break
         if not clauses(failure) & said:  # one that says a shown failure's thing again, numbers aside, is counted
             kept.append(failure)
             said |= clauses(failure)
     shown = "; ".join(([note] if note else []) + kept)
-    return shown + (f"; and {len(failures) - len(kept)} more" if len(failures) > len(kept) else "")
+    return shown + more_failing(len(failures) - len(kept))
+
+
+def failing_cases(count: int) -> str:
+    """``count`` failing cases, said with their noun: "1 failing case", "3 failing cases"."""
+    return f"{count} failing case{'s' * (count != 1)}"
+
+
+def more_failing(count: int) -> str:
+    """The failures a message leaves out, counted with their noun ("; and 3 more failing cases"); '' for none."""
+    return f"; and {count} more failing case{'s' * (count != 1)}" if count > 0 else ""
 
 
 @dataclass

@@ -86,7 +86,7 @@ def test_a_verdict_is_the_share_of_sub_tests_passed_and_names_the_first_failures
     assert Verdict.of([], 4, "all good").fraction == 1.0
     verdict = Verdict.of(["a", "b", "c", "d", "e"], 10, "all good", note="hint")
     assert math.isclose(verdict.fraction, 0.5)
-    assert verdict.message == "hint; a; b; c; and 2 more"
+    assert verdict.message == "hint; a; b; c; and 2 more failing cases"
     assert Verdict.of(["x"] * 12, 10, "").fraction == 0.0  # never below zero
 
 
@@ -94,7 +94,7 @@ def test_a_failing_message_shows_what_fits_its_length_and_counts_the_rest():
     long = [f"case {i}: " + "x" * 120 for i in range(5)]
     message = Verdict.of(long, 5, "").message
     assert message.startswith("case 0") and "case 1" in message and "case 2" not in message
-    assert message.endswith("; and 3 more") and len(message) <= LONGEST
+    assert message.endswith("; and 3 more failing cases") and len(message) <= LONGEST
     huge = ["y" * 400]
     assert Verdict.of(huge, 1, "").message == huge[0]  # the first failure is always shown
     hinted = Verdict.of(long, 5, "", note="hint: " + "z" * 200).message

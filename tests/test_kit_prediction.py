@@ -48,7 +48,7 @@ def test_a_run_that_reaches_the_bar_on_a_failing_piece_is_predicted_zero_and_say
     found = rows(gae_passes=False)
     assert predicted(found["A.bar"], SPECS["A.bar"], found) == 0.0
     line = row_line(found["A.bar"], SPECS["A.bar"], found)
-    assert "6/6   pass" in line and "median return 500" in line
+    assert "6/6   at risk: 0 to 6/6 predicted" in line and "median return 500" in line
     assert ("Predicted 0/6, or up to 6 if the runs final grading checks never reach what fails: this row builds on "
             "A.gae, which fails here. Fix A.gae first.") in line
     assert line.index("Fix A.gae first") < line.index("median return 500")
@@ -76,20 +76,22 @@ def test_when_every_piece_passes_the_run_and_the_final_only_row_are_predicted_wh
 
 def test_the_total_counts_what_is_checkable_here_and_predicts_the_whole():
     found = rows(gae_passes=False)
-    first, second = total_lines("A", list(found.values()), SPECS, found)
-    assert first == "  A total: 7/10 on the public seeds (10 of 15 points checkable here)."
-    assert second.startswith("  Predicted at final grading: 1/15 at least, 12/15 at most (the rows that say \"or up "
-                             "to\" are those this run cannot tell), counting the 5 points of rows marked ----")
+    first, left, third, marked = total_lines("A", list(found.values()), SPECS, found)[:4]
+    assert first == "  A total: 7/10 earned here, on the public seeds (10 of 15 points checkable here)."
+    assert left == "  Left to final grading: 5 of the 15 points (the rows marked ----, not run here)."
+    assert third == ("  Predicted at final grading: 1/15 at least, 12/15 at most (the rows that say \"or up to\" are "
+                     "those this run cannot tell).")
+    assert marked.startswith("  The prediction counts the 5 points of rows marked ----")
     found = rows(gae_passes=True)
-    assert total_lines("A", list(found.values()), SPECS, found)[1].startswith(
-        "  Predicted at final grading: 15/15, counting")
+    assert total_lines("A", list(found.values()), SPECS, found)[2] == "  Predicted at final grading: 15/15."
 
 
 def test_a_row_whose_pieces_were_not_run_makes_no_prediction():
     found = {"A.bar": rows(True)["A.bar"]}
     assert predicted(found["A.bar"], SPECS["A.bar"], found) is None
     assert "run every check of A to see whether they do" in said(found["A.bar"], SPECS["A.bar"], found)
-    assert len(total_lines("A", [found["A.bar"]], SPECS, found)) == 1
+    assert total_lines("A", [found["A.bar"]], SPECS, found)[2] == ("  Predicted at final grading: not known from this "
+                                                                   "run; run every check of A to see.")
 
 
 def test_a_row_left_to_final_grading_that_builds_on_nothing_is_predicted_whole_and_says_what_it_assumes():
@@ -174,8 +176,9 @@ def test_a_run_whose_edge_case_piece_fails_may_or_may_not_be_credited_and_leads_
     found = {**rows(gae_passes=True), "A.clip": Row("A.clip", "clip", 3, 0, False, "beyond the clip", 1.0)}
     assert (predicted(found["A.bar"], spec, found), ceiling(found["A.bar"], spec, found)) == (0, 6)
     line = row_line(found["A.bar"], spec, found)
-    assert ("6/6   pass  Predicted 0/6, or up to 6: A.clip fails here, and this run cannot tell whether your training "
-            "reaches what fails. Fix A.clip first. Why: final grading also replays") in line, line
+    assert ("6/6   at risk: 0 to 6/6 predicted  Predicted 0/6, or up to 6: A.clip fails here, and this run cannot "
+            "tell whether your training reaches what fails. Fix A.clip first. Why: final grading also replays"
+            ) in line, line
     assert line.endswith("Here: median return 500")
     found["A.bar"] = Row("A.bar", "bar", 6, 2, False, "median return 300", 9.0)
     assert (predicted(found["A.bar"], spec, found), ceiling(found["A.bar"], spec, found)) == (0, 2)
