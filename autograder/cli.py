@@ -198,7 +198,7 @@ def parser() -> argparse.ArgumentParser:
     for project in PROJECTS.values():  # a project's own commands (C: c-logs)
         if project.commands:
             module, function = project.commands.split(":")
-            getattr(import_module(module), function)(commands, course_option)
+            getattr(import_module(module), function)(commands, course_option, course_of)
     return top
 
 

@@ -9,16 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 
 from autograder import paths
-
-err = Console(stderr=True, soft_wrap=True)
-
-
-class UsageError(Exception):
-    """Bad arguments or an unreadable path: exit code 2 with the message."""
+from autograder.console import UsageError, err  # noqa: F401 - every command takes them from here or from console
 
 
 def course_file_of(args, fallback: bool = False) -> Path:

@@ -233,8 +233,7 @@ def seeds_are_private(course: Course, seed_set: SeedSet) -> bool:
 
 def _report(path: Path, course: Course, seed_set: SeedSet, checks: list[PlannedCheck], outcomes,
             blinded: bool = False, grading: GradingRun | None = None) -> Report:
-    """The report of every planned check, before redaction and before its messages are cut (``secrecy.redacted``
-    does both, in that order); a project's left-out files are noted once for it.
+    """Every planned check's entry, uncut (``secrecy.redacted`` cuts); a project's left-out files noted once.
     ``blinded``: every check run on the grading seeds is shown as ``secrecy.blind`` says."""
     report = Report(str(path), seed_set)
     for item, outcome in zip(checks, outcomes):
@@ -262,8 +261,7 @@ def judged(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing
 
 def _judged_uncut(item: PlannedCheck, outcome: ChildRun | None, course: Course, missing: str = "",
                   blinded: bool = False, grading: GradingRun | None = None) -> CheckResult:
-    """``judged`` before its message is cut: a report leads failing rows by their failing pieces first
-    (``departures.with_failing_pieces``), and cuts after redaction (``secrecy.redacted``)."""
+    """``judged`` before its message is cut (a report cuts after ``departures.with_failing_pieces`` and redaction)."""
     check, verdict = item.check, None
     if outcome is not None and outcome.status == Status.OK:
         try:

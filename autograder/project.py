@@ -22,8 +22,9 @@ class Project:
     ``knows_student``: the checks judge with the student's id and the course secret (C's own logs); other projects'
     checks are never told either.
     ``commands``: ``module:function`` of the project's own CLI commands (C's ``c-logs``): ``function(subparsers,
-    course_option)`` adds them. Named, not imported, so that the registry never imports what a command imports (the
-    course's loader, which imports the registry).
+    course_option, course_of)`` adds them, ``course_of(args)`` loading the course as every command does. Named, not
+    imported, and handed the loader's work, so that neither the registry nor a project imports the course's loader,
+    which imports the registry.
     ``needs_secret``: ``needs_secret(project_config)`` says, in a sentence, why a course configured so cannot grade
     the project without the course secret (C's per-student logs), or None when it can.
     ``students_kit``: the students' checker runs the project's public checks, as its package's ``student_kit`` module

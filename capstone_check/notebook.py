@@ -8,6 +8,7 @@ a check cell runs the kit's own check instead, so the staff run the same noteboo
 
 from __future__ import annotations
 
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from capstone_check.prediction import names
@@ -37,12 +38,16 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
     return row.score
 
 
+KIT_ENTRY = ("capstone_check.kit", "grade_cell")  # the full kit's own check cell, as its package metadata names it
+
+
 def kits_check(check_id: str, folder: str | Path) -> float:
     """The check cell in the full kit, whose copy of this package holds no expected values: the kit's own check of
-    ``check_id`` on the public seeds (``autograder.notebook``)."""
+    ``check_id`` on the public seeds, found by its entry point (``KIT_ENTRY``), never imported by name."""
+    group, name = KIT_ENTRY
     try:
-        from autograder.notebook import grade_cell as kits_grade_cell
-    except ImportError:
+        kits_grade_cell = next(iter(entry_points(group=group, name=name))).load()
+    except (StopIteration, ImportError):  # no kit installed, or one whose package is gone
         raise CheckerError("this checker holds no expected values and no kit is installed beside it: install the "
                            "students' kit your course hands out") from None
     return kits_grade_cell(check_id, folder=folder)

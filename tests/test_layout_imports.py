@@ -5,10 +5,10 @@ wherever the name can be read from the call (a constant, or ``f"{__name__}.{...}
 
 Its layers are derived from the tree, not declared: each module of a root folder, and each package in it, is a unit
 (``autograder.config``, ``autograder.projects``, ``capstone_check.kinds``, ``benchmarks.grade``); a unit's layer
-is how far it stands above the units it imports, once the named back-arrows are taken away. A back-arrow is an import
-of one unit by another that closes a circle among units, among the root folders or among the units of one depth
-(each unit of it may import the next, though no module imports itself back); the few there are are named in
-``BACK_ARROWS`` with the reason each stays, there are at most three, and docs/architecture.md names each."""
+is how far it stands above the units it imports. No import of one unit by another closes a circle, among the root
+folders or among the units of one depth (where a circle could pass between units though no module imports itself
+back), and no such import is excused: a checker that reaches the full kit does so by an entry point, and a project's
+own command is handed how to load the course rather than importing the loader."""
 
 import ast
 import subprocess
@@ -33,13 +33,6 @@ IMPORTS_BY_NAME = {  # a module whose import by name the source cannot name -> t
     "capstone_check.child": ("capstone_check.calls capstone_check.kinds.*", "in a check's child, the checker's "
                              "function its row names"),
 }
-BACK_ARROWS = {  # (unit, the unit it imports, closing a circle) -> why it stays
-    ("capstone_check", "autograder"): "in the full kit, whose checker holds no expected values, a notebook's check "
-                                      "cell runs the kit's own check; the students' bundle has no grader to import",
-    ("autograder.projects", "autograder.command_common"): "a project's own commands (C's c-logs) live in its folder "
-                                                          "and load the course as every command does",
-}
-MOST_BACK_ARROWS = 3
 
 
 def module_name(path: Path) -> str:
@@ -189,10 +182,6 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def without(graph: dict[str, set[str]], arrows) -> dict[str, set[str]]:
-    return {node: {target for target in targets if (node, target) not in arrows} for node, targets in graph.items()}
-
-
 def layers(graph: dict[str, set[str]]) -> dict[str, int]:
     """Unit -> its layer in a graph without circles: 0 for a unit that imports no other, else one above the highest
     it imports."""
@@ -213,40 +202,23 @@ def test_the_import_graph_has_no_circle():
 
 
 @pytest.mark.parametrize("depth", [1, 2])
-def test_the_units_import_downward_but_for_the_named_back_arrows(depth):
-    """The root folders (depth 1) and the units in them (depth 2) import round in no circle once the back-arrows are
-    taken away."""
-    units = unit_graph(import_graph(), depth)
-    assert circles(without(units, BACK_ARROWS)) == []
-    assert len(BACK_ARROWS) <= MOST_BACK_ARROWS
-
-
-def test_each_named_back_arrow_is_one_and_closes_a_circle():
-    for unit, target in BACK_ARROWS:
-        units = unit_graph(import_graph(), len(unit.split(".")))
-        assert target in units[unit], f"{unit} no longer imports {target}: take it out of BACK_ARROWS"
-        rest = without(units, set(BACK_ARROWS) - {(unit, target)})
-        assert any({unit, target} <= set(circle) for circle in circles(rest)), f"{unit} → {target} closes no circle"
+def test_the_units_import_downward_with_no_exception(depth):
+    """The root folders (depth 1) and the units in them (depth 2) import round in no circle, and none is excused."""
+    assert circles(unit_graph(import_graph(), depth)) == []
 
 
 def test_the_layers_come_from_the_tree():
-    """Every unit has a layer, and an import (back-arrows aside) always points to a lower one."""
-    units = without(unit_graph(import_graph()), BACK_ARROWS)
+    """Every unit has a layer, and an import always points to a lower one."""
+    units = unit_graph(import_graph())
     layer = layers(units)
     assert set(layer) >= {unit_of(module) for module in MODULES}
     assert all(layer[target] < layer[unit] for unit, targets in units.items() for target in targets)
 
 
-def test_a_back_arrow_is_found():
+def test_a_circle_among_units_is_found_where_no_module_imports_itself_back():
     planted = {"a.config": {"a.paths"}, "a.paths": set(), "a.grading": {"a.config"}, "a.config.x": {"a.grading"}}
-    units = unit_graph(planted)
-    assert circles(units) == [["a.config", "a.grading"]]
-    assert circles(without(units, {("a.config", "a.grading")})) == []
-
-
-def test_the_back_arrows_are_the_ones_the_architecture_names():
-    drawn = (paths.KIT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    assert all(f"`{unit}` → `{target}`" in drawn for unit, target in BACK_ARROWS)
+    assert circles(planted) == []
+    assert circles(unit_graph(planted)) == [["a.config", "a.grading"]]
 
 
 def test_a_circle_is_found():

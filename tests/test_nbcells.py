@@ -80,9 +80,21 @@ def test_a_checker_without_expected_values_or_a_kit_beside_it_says_what_to_insta
     from capstone_check.notebook import grade_cell
     from capstone_check.runner import CheckerError
 
-    monkeypatch.setitem(sys.modules, "autograder.notebook", None)
+    monkeypatch.setitem(sys.modules, "autograder.notebook", None)  # an entry point whose module is gone
     with pytest.raises(CheckerError, match="install the students' kit"):
         grade_cell("D.kl_penalty", folder=paths.SOLUTIONS / "D_grpo")
+    monkeypatch.setattr("capstone_check.notebook.entry_points", lambda **named: ())  # no kit installed at all
+    with pytest.raises(CheckerError, match="install the students' kit"):
+        grade_cell("D.kl_penalty", folder=paths.SOLUTIONS / "D_grpo")
+
+
+def test_a_check_cell_in_the_full_kit_finds_the_kits_check_by_its_entry_point(monkeypatch, capsys):
+    from capstone_check import notebook
+
+    assert not notebook.EXPECTED.is_dir()  # the full kit's checker: no recorded values, so the kit's own check runs
+    assert notebook.grade_cell("D.kl_penalty", folder=paths.SOLUTIONS / "D_grpo") == 1.0
+    source = (paths.KIT_ROOT / "capstone_check" / "notebook.py").read_text()
+    assert "import autograder" not in source and "from autograder" not in source
 
 
 def test_feedback_outputs_lose_the_grading_seeds_and_the_secret(tmp_path, monkeypatch):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 
-def add_commands(commands, course_option) -> None:
-    """Register ``c-logs`` on the CLI's subparsers (the CLI asks each project for its commands)."""
+def add_commands(commands, course_option, course_of) -> None:
+    """Register ``c-logs`` on the CLI's subparsers (the CLI asks each project for its commands, handing it how every
+    command loads its course: ``course_of(args)``)."""
     lg = commands.add_parser("c-logs", help="Project C: write each student's three logs (or the example set)")
     lg.add_argument("students", nargs="*", help="student ids (nbgrader's ids, or Gradescope emails)")
     lg.add_argument("--roster", help="a file with one student id per line")
@@ -15,7 +17,7 @@ def add_commands(commands, course_option) -> None:
     course_option(lg)
     lg.add_argument("--private", help="private overlay with the course secret")
     lg.add_argument("--jobs", type=int, help="sets written in parallel (default 1)")
-    lg.set_defaults(run=write_logs)
+    lg.set_defaults(run=functools.partial(write_logs, course_of=course_of))
 
 
 def _roster(args) -> list[str]:
@@ -26,17 +28,18 @@ def _roster(args) -> list[str]:
     return students
 
 
-def write_logs(args) -> int:
+def write_logs(args, course_of) -> int:
     from concurrent.futures import ProcessPoolExecutor  # training is numpy in Python loops: processes, not threads
 
-    from autograder.command_common import UsageError, course_file_of, course_of, err
+    from autograder import paths
+    from autograder.console import UsageError, err
     from autograder.progress import progress_bar
     from autograder.projects.c_diagnosis import run_plan
 
     course = course_of(args)
     if "C" not in course.projects or "C.own_labels" not in course.projects["C"].checks:
         raise UsageError("this course does not grade C.own_labels, whose bar says how the logs are made: "
-                         f"add it to {course_file_of(args)}")
+                         f"add it to {paths.course_file(getattr(args, 'course', None))}")
     bar = course.projects["C"].checks["C.own_labels"].bar
     students = _roster(args)
     if not students and not args.example:
