@@ -1,4 +1,8 @@
-"""The Gradescope autograder: the zip holds what Gradescope runs, and results.json is valid whatever the upload."""
+"""The Gradescope autograder: the zip holds what Gradescope runs, and results.json is valid whatever the upload.
+
+The zip is tried as Gradescope runs it: unpacked into a folder laid out like /autograder, with a venv that holds only
+the distributions its requirements.txt names (``image_python``), never the test session's Python, where the whole kit
+is installed and would hide a package the zip lacks."""
 
 import json
 import os
@@ -17,6 +21,7 @@ from autograder.cli import main
 from autograder.loader import load_course
 from autograder.gradescope import build_zip, run
 from autograder.sandbox import user
+from tests.support.alone import new_venv, reachable_folder, required_distributions
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
@@ -53,17 +58,6 @@ def test_the_zip_holds_setup_run_and_the_kit_but_no_solutions(tmp_path):
         assert "-m autograder.gradescope" in archive.read("run_autograder").decode()
 
 
-def test_run_autograder_itself_grades_a_folder_laid_out_like_gradescopes(tmp_path):
-    with zipfile.ZipFile(build_zip(tmp_path / "plain.zip")) as archive:
-        script = tmp_path / "run_autograder"
-        script.write_bytes(archive.read("run_autograder"))
-    root = gradescope_root(tmp_path, {"D_grpo/grpo.py": "def nothing(:\n"})
-    env = {**os.environ, "AUTOGRADER_PYTHON": sys.executable, "AUTOGRADER_ROOT": str(root)}
-    done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    results = results_of(root)
-    assert results["score"] == 0 and "does not compile" in results["tests"][0]["output"]
-
 def unpacked(zip_path: Path, root: Path) -> Path:
     """The zip unpacked as Gradescope does, into root/source; root is laid out like /autograder."""
     with zipfile.ZipFile(zip_path) as archive:
@@ -72,43 +66,132 @@ def unpacked(zip_path: Path, root: Path) -> Path:
     return root
 
 
-def prepared(root: Path) -> subprocess.CompletedProcess:
-    """setup.sh's prepare step, run from the unpacked zip."""
+@pytest.fixture(scope="module")
+def image_python():
+    """The Python of a venv made as setup.sh makes /autograder/venv: the zip's requirements.txt and what they need,
+    and nothing of the kit (linked from the test environment, so no index is reached)."""
+    base = reachable_folder("gradescope-image-")
+    with zipfile.ZipFile(build_zip(base / "requirements.zip")) as archive:
+        requirements = archive.read("requirements.txt").decode().split("\n")
+    python, _ = new_venv(base, required_distributions([line for line in requirements if line.strip()]))
+    yield python
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def prepared(root: Path, python: Path) -> subprocess.CompletedProcess:
+    """setup.sh's prepare step, run from the unpacked zip with the image's Python."""
     env = {**os.environ, "PYTHONPATH": str(root / "source"), "AUTOGRADER_CACHE": str(root / "cache")}
     env.pop("AUTOGRADER_PRIVATE", None)
-    return subprocess.run([sys.executable, "-m", "autograder.gradescope", "--prepare", str(root)], env=env,
-                          capture_output=True, text=True, timeout=300, cwd=root)
+    return subprocess.run([str(python), "-m", "autograder.gradescope", "--prepare", str(root)], env=env,
+                          capture_output=True, text=True, timeout=600, cwd=root)
 
 
-def run_autograder(root: Path) -> dict:
-    env = {**os.environ, "AUTOGRADER_PYTHON": sys.executable, "AUTOGRADER_ROOT": str(root)}
+def run_autograder(root: Path, python: Path) -> dict:
+    env = {**os.environ, "AUTOGRADER_PYTHON": str(python), "AUTOGRADER_ROOT": str(root)}
     for name in ("AUTOGRADER_CACHE", "AUTOGRADER_PRIVATE", "PYTHONPATH"):  # run_autograder sets what it needs
         env.pop(name, None)
     done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True,
-                          timeout=300, cwd=root)
+                          timeout=900, cwd=root)
     assert done.returncode == 0, done.stderr
     return results_of(root)
 
 
-@pytest.mark.skipif(os.geteuid() == 0 and not user.dropping(load_course(private=False).limits.sandbox_uids),
-                    reason="run as root from a venv the sandbox uids cannot run, the prepare step refuses by design "
-                           "(student code would run as root)")
-def test_the_image_prepares_c_fresh_runs_once_and_every_submission_reads_them(tmp_path):
-    """setup.sh's prepare step trains Project C's fresh runs for the grading seeds into /autograder/cache; the
-    run_autograder of every submission then grades C with them, training nothing again."""
-    overlay = tmp_path / "private.yml"
-    overlay.write_text(f"seeds: {{grading: {load_course(private=False).seeds.grading}}}\nsecret: s3cret\n")
-    root = unpacked(build_zip(tmp_path / "ag.zip", overlay, projects=["C"]), tmp_path / "autograder")
-    setup = (root / "source" / "setup.sh").read_text()
-    assert "AUTOGRADER_CACHE=/autograder/cache" in setup and "--prepare /autograder" in setup
-    shutil.copytree(paths.SOLUTIONS / "C_diagnosis", root / "submission" / "C_diagnosis")
-    assert prepared(root).returncode == 0
+def test_run_autograder_itself_grades_a_folder_laid_out_like_gradescopes(tmp_path, image_python):
+    root = unpacked(build_zip(tmp_path / "plain.zip", projects=["D"]), tmp_path / "autograder")
+    (root / "submission" / "D_grpo").mkdir()
+    (root / "submission" / "D_grpo" / "grpo.py").write_text("def nothing(:\n")
+    results = run_autograder(root, image_python)
+    assert results["score"] == 0 and "does not compile" in results["tests"][0]["output"]
+
+
+GRADING_SEEDS = [815, 4711, 2026]  # unsorted, and none of the course's placeholders
+
+
+@pytest.fixture(scope="module")
+def image(tmp_path_factory, image_python):
+    """The zip of every project, with an overlay of grading seeds and a secret, unpacked as Gradescope does and
+    prepared by setup.sh's step with the image's Python."""
+    if os.geteuid() == 0 and not user.dropping(load_course(private=False).limits.sandbox_uids):
+        pytest.skip("run as root from a venv the sandbox uids cannot run, the prepare step refuses by design "
+                    "(student code would run as root)")
+    base = tmp_path_factory.mktemp("image")
+    overlay = base / "private.yml"
+    overlay.write_text(f"seeds: {{grading: {GRADING_SEEDS}}}\nsecret: s3cret\n")
+    root = unpacked(build_zip(base / "ag.zip", overlay), base / "autograder")
+    done = prepared(root, image_python)
     made = {p: p.stat().st_mtime_ns for p in (root / "cache").rglob("*.npz")}
-    assert len([p for p in made if p.name.startswith("runs_")]) == 3  # one bundle per grading seed
-    assert len([p for p in made if p.name.startswith("boundary_")]) == 1  # C.diagnose_rules': the smallest seed's
-    fresh_runs = next(t for t in run_autograder(root)["tests"] if t["name"].startswith("C.fresh_runs"))
-    assert fresh_runs["score"] > 0 and "not your fault" not in fresh_runs["output"], fresh_runs["output"]
-    assert {p: p.stat().st_mtime_ns for p in (root / "cache").rglob("*.npz")} == made
+    return {"root": root, "overlay": overlay, "prepared": done, "made": made, "python": image_python}
+
+
+def uploaded(root: Path, source: Path, folders=("A_ppo", "B_ablations", "C_diagnosis", "D_grpo")) -> Path:
+    """root/submission made afresh, holding ``folders`` of ``source`` (files only, notebooks left out)."""
+    shutil.rmtree(root / "submission", ignore_errors=True)
+    (root / "submission").mkdir()
+    for folder in folders:
+        shutil.copytree(source / folder, root / "submission" / folder,
+                        ignore=shutil.ignore_patterns("*.ipynb", "__pycache__", "*.png"))
+    return root / "submission"
+
+
+def graded_by_the_command(image: dict, tmp_path: Path) -> dict[str, float]:
+    """`autograder grade` on the same upload, course, overlay and seeds, reading the image's run cache:
+    each check's score by the name results.json gives it."""
+    root = image["root"]
+    command = Path(sys.executable).parent / "autograder"
+    env = {**os.environ, "AUTOGRADER_CACHE": str(root / "cache")}
+    env.pop("AUTOGRADER_PRIVATE", None)
+    done = subprocess.run([str(command), "grade", str(root / "submission"), "--seeds", "grading", "--course",
+                           str(root / "source" / "course.yml"), "--private", str(image["overlay"]), "--json",
+                           str(tmp_path / "report.json")], env=env, capture_output=True, text=True,
+                          timeout=900, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    return {f"{c['id']}: {c['name']}": c["score"] for project in report["projects"].values()
+            for c in project["checks"]}
+
+
+def test_the_image_builds_from_the_zip_alone_and_prepares_the_grading_runs_once(image):
+    """setup.sh's prepare step, in a venv holding only requirements.txt's packages, imports everything grading needs
+    from the zip, and trains the runs of the grading seeds (C's fresh runs, B.bar's) into /autograder/cache."""
+    assert image["prepared"].returncode == 0, image["prepared"].stderr
+    setup = (image["root"] / "source" / "setup.sh").read_text()
+    assert "AUTOGRADER_CACHE=/autograder/cache" in setup and "--prepare /autograder" in setup
+    made = {kind: sorted(p.name.split("_")[0] for p in image["made"] if p.parent.name == kind)
+            for kind in ("c-fresh-runs", "b-bar-runs")}
+    assert made["c-fresh-runs"] == ["boundary", "runs", "runs", "runs"]  # a bundle per grading seed, C.diagnose_rules'
+    assert made["b-bar-runs"] == ["runs"] * 6  # B.bar's runs of each grading seed (and the children's copy of each)
+
+
+def test_the_image_grades_every_reference_as_autograder_grade_does(image, tmp_path):
+    """Every submission reads what the prepare step made, training nothing again; the scores are the command's."""
+    root = image["root"]
+    uploaded(root, paths.SOLUTIONS)
+    results = run_autograder(root, image["python"])
+    assert results["score"] == 78 and all(t["status"] == "passed" for t in results["tests"]), results["output"]
+    assert {p: p.stat().st_mtime_ns for p in (root / "cache").rglob("*.npz")} == image["made"]
+    assert {t["name"]: t["score"] for t in results["tests"]} == graded_by_the_command(image, tmp_path)
+    text = json.dumps(results)
+    assert not any(str(seed) in text for seed in GRADING_SEEDS) and "s3cret" not in text
+
+
+def test_the_image_gives_every_stub_the_score_autograder_grade_gives(image, tmp_path):
+    root = image["root"]
+    uploaded(root, paths.ASSIGNMENTS)
+    results = run_autograder(root, image["python"])
+    assert results["tests"] and {t["name"][0] for t in results["tests"]} == set("ABCD")
+    assert sum(t["score"] for t in results["tests"] if t["name"].startswith("D.")) == 0
+    assert {t["name"]: t["score"] for t in results["tests"]} == graded_by_the_command(image, tmp_path)
+
+
+def test_the_image_turns_a_crashing_upload_into_a_valid_zero(image):
+    root = image["root"]
+    submission = uploaded(root, paths.SOLUTIONS, folders=("A_ppo", "D_grpo"))
+    (submission / "D_grpo" / "grpo.py").write_text("import sys\nsys.exit(3)\n")
+    (submission / "A_ppo" / "ppo.py").write_text("raise MemoryError('all of it')\n")
+    results = run_autograder(root, image["python"])
+    assert results["score"] == 0 and results["tests"] and all(t["status"] == "failed" for t in results["tests"])
+    assert "importing grpo.py called sys.exit(3)" in next(t for t in results["tests"]
+                                                          if t["name"].startswith("D."))["output"]
 
 
 def test_a_zip_without_the_secret_that_c_needs_is_refused_at_build(tmp_path, capsys):
@@ -123,9 +206,9 @@ def test_a_zip_without_the_secret_that_c_needs_is_refused_at_build(tmp_path, cap
                  "D"]) == 0
 
 
-def test_an_image_without_the_secret_that_c_needs_fails_to_build_and_says_why(tmp_path):
+def test_an_image_without_the_secret_that_c_needs_fails_to_build_and_says_why(tmp_path, image_python):
     root = unpacked(build_zip(tmp_path / "ag.zip"), tmp_path / "autograder")  # built around the CLI's refusal
-    done = prepared(root)
+    done = prepared(root, image_python)
     assert done.returncode == 1 and "ERROR" in done.stderr and "secret" in done.stderr
     assert not list((root / "cache").rglob("runs_*.npz")), "nothing prepared for an image that cannot grade"
 
@@ -144,16 +227,16 @@ def test_an_image_whose_sandbox_uids_cannot_run_its_python_is_refused(monkeypatc
     assert "\npython3 -m venv" not in gradescope.SETUP
 
 
-def test_an_assignment_grades_its_own_projects_and_no_other(tmp_path):
+def test_an_assignment_grades_its_own_projects_and_no_other(tmp_path, image_python):
     """Built with --projects D, the autograder grades D alone: a C file in the upload is not graded, and an upload
     without D says what it expected."""
     root = unpacked(build_zip(tmp_path / "ag.zip", projects=["D"]), tmp_path / "autograder")
     (root / "submission" / "diagnostics.py").write_text("def diagnose(log):\n    return 'healthy'\n")
-    results = run_autograder(root)
+    results = run_autograder(root, image_python)
     assert results["score"] == 0 and not results["tests"]
     assert "expected a project folder (D_grpo/) or a project's module (grpo.py)" in results["output"]
     (root / "submission" / "grpo.py").write_text("def nothing(:\n")
-    results = run_autograder(root)
+    results = run_autograder(root, image_python)
     assert results["tests"] and all(t["name"].startswith("D.") for t in results["tests"])
     assert "Graded projects: D." in results["output"]
 
