@@ -33,11 +33,11 @@ def score(value: float) -> str:
 
 
 def watched() -> bool:
-    """Whether a person watches the output at a terminal (not a pipe, a log file, a notebook or CI): only there is
-    the table redrawn as rows finish."""
+    """Whether a person watches the output at a terminal (not a pipe, a log file, a notebook or CI) that can redraw:
+    only there is the table redrawn as rows finish."""
     stream = sys.stdout
     return (hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("CI")
-            and os.environ.get("TERM") != "dumb")
+            and os.environ.get("TERM") != "dumb" and cursor_moves())
 
 
 def check(project: str, folder: Path | None, checks: list[str] | None = None, write=print,
@@ -106,27 +106,15 @@ def filling(wanted: list[str], specs: dict, rows: dict, started: float) -> list[
 
 
 class Screen:
-    """The table redrawn in place on a terminal while the checks run, a line per row cut to the terminal's width (so
-    that it is redrawn whole), and erased when they have all finished: the final table is then printed once. Drawn
-    with rich's Live where rich is installed, else with the terminal's own cursor moves."""
+    """The table redrawn in place on a terminal while the checks run, with the terminal's own cursor moves (the
+    students' wheel depends on no library that draws), and erased when they have all finished: the final table is
+    then printed once. Each line is cut to the terminal's width, so that the table is redrawn whole."""
 
     TICK = 0.5  # seconds between redraws of the time
 
     def __init__(self, lines, stream=None):
         self.lines, self.lock, self.done = lines, threading.Lock(), threading.Event()
-        self.stream = stream or sys.stdout
-        self.live, self.height = None, 0
-        try:
-            from rich.console import Console
-            from rich.live import Live
-        except ImportError:
-            if os.name == "nt":  # a Windows console without rich may not understand cursor moves: no live table
-                self.done.set()
-                return
-        else:
-            self.live = Live(console=Console(file=self.stream, force_terminal=True), auto_refresh=False, transient=True,
-                             redirect_stdout=False, redirect_stderr=False)
-            self.live.start()
+        self.stream, self.height = stream or sys.stdout, 0
         self.ticker = threading.Thread(target=self._tick, daemon=True)
         self.ticker.start()
 
@@ -136,33 +124,43 @@ class Screen:
 
     def _fitted(self) -> list[str]:
         width, height = shutil.get_terminal_size()
-        lines = self.lines()
-        return [line if len(line) < width else line[:max(width - 2, 1)] + "…" for line in lines][-max(height - 1, 1):]
+        lines = [line if len(line) < width else line[:max(width - 4, 1)] + "..." for line in self.lines()]
+        return lines[-max(height - 1, 1):]
+
+    def _erase(self) -> str:
+        return f"\r\x1b[{self.height}A\x1b[J" if self.height else "\x1b[?25l"  # (the cursor hidden while drawing)
 
     def redraw(self) -> None:
         with self.lock:
             if self.done.is_set():
                 return
             lines = self._fitted()
-            if self.live is not None:
-                from rich.text import Text
-                self.live.update(Text("\n".join(lines), no_wrap=True, overflow="ellipsis"), refresh=True)
-                return
-            up = f"\x1b[{self.height}F" if self.height else ""
-            self.stream.write(up + "\x1b[J" + "".join(f"{line}\n" for line in lines))
+            self.stream.write(self._erase() + "".join(f"{line}\n" for line in lines))
             self.stream.flush()
             self.height = len(lines)
 
     def stop(self) -> None:
         with self.lock:
-            if self.done.is_set():
-                return
-            self.done.set()
-            if self.live is not None:
-                self.live.stop()
-            elif self.height:
-                self.stream.write(f"\x1b[{self.height}F\x1b[J")
+            if not self.done.is_set():
+                self.done.set()
+                self.stream.write(self._erase() + "\x1b[?25h")
                 self.stream.flush()
+
+
+def cursor_moves() -> bool:
+    """Whether the terminal follows cursor moves: every terminal but an old Windows console, where they are turned on
+    if they can be."""
+    if os.name != "nt":
+        return True
+    try:
+        import ctypes
+
+        kernel = ctypes.windll.kernel32
+        handle, mode = kernel.GetStdHandle(-11), ctypes.c_ulong()  # standard output
+        return bool(kernel.GetConsoleMode(handle, ctypes.byref(mode)) and
+                    kernel.SetConsoleMode(handle, mode.value | 0x0004))  # ENABLE_VIRTUAL_TERMINAL_PROCESSING
+    except (AttributeError, OSError):
+        return False
 
 
 def status(row, spec: dict, rows: dict) -> str:
