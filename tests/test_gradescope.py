@@ -194,6 +194,42 @@ def test_the_image_turns_a_crashing_upload_into_a_valid_zero(image):
                                                           if t["name"].startswith("D."))["output"]
 
 
+GUIDE_BLOCK = re.compile(r"^<!-- tested in: tests/test_gradescope.py -->\n```bash\n(.*?)^```$", re.M | re.S)
+VENV_LINE = "/usr/bin/python3 -m venv try/venv && try/venv/bin/pip install -q -r try/source/requirements.txt"
+
+
+def test_the_instructor_guides_try_out_of_the_zip_runs_as_written(tmp_path):
+    """Every line of the guide's block runs as written in a course folder `autograder init` made, but the venv's:
+    its packages are linked in from this environment (no index is reached), as ``image_python`` does."""
+    guide = (paths.KIT_ROOT / "docs" / "instructor-guide.md").read_text(encoding="utf-8")
+    lines = [line for line in GUIDE_BLOCK.search(guide).group(1).splitlines() if line.strip()]
+    assert VENV_LINE in lines
+    course = reachable_folder("gradescope-walk-")
+    try:
+        bin_dir = Path(sys.executable).parent
+        assert main(["init", str(course / "course")]) == 0
+        folder = course / "course"
+        (folder / "course.private.yml").write_text("seeds: {grading: [2026, 4711, 815]}\nsecret: walk-secret\n")
+        env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+        for name in ("AUTOGRADER_CACHE", "AUTOGRADER_PRIVATE", "AUTOGRADER_PYTHON", "AUTOGRADER_ROOT", "PYTHONPATH"):
+            env.pop(name, None)
+        at = lines.index(VENV_LINE)
+        for before_the_venv, part in ((True, lines[:at]), (False, lines[at + 1:])):
+            if not before_the_venv:
+                requirements = (folder / "try" / "source" / "requirements.txt").read_text().split("\n")
+                new_venv(folder / "try", required_distributions([line for line in requirements if line.strip()]))
+            done = subprocess.run(["bash", "-euo", "pipefail", "-c", "\n".join(part)], cwd=folder, env=env,
+                                  capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, done.stderr
+        written = (folder / "try" / "results" / "results.json").read_text()
+        assert done.stdout.rstrip().endswith(written.rstrip())  # the block's last line shows it
+        results = json.loads(written)
+        jsonschema.validate(results, SCHEMA)
+        assert results["score"] == 20 and len(results["tests"]) == 9
+    finally:
+        shutil.rmtree(course, ignore_errors=True)
+
+
 def test_a_zip_without_the_secret_that_c_needs_is_refused_at_build(tmp_path, capsys):
     """C's logs are per student: without the course secret Gradescope would score correct labels 1/3."""
     seeds_only = tmp_path / "private.yml"
