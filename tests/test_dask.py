@@ -1,11 +1,17 @@
 """grade-all on a real Dask cluster: a scheduler and two workers started here as processes of their own, a class graded
-on it while its workers are killed, the grades compared with a local run's; and the scheduler going away mid-run."""
+on it while its workers are killed, the grades compared with a local run's; and the scheduler going away mid-run.
+
+The scheduler, the workers and every `autograder` run come from a new venv holding what `pip install '.[dask]'`
+installs: the kit's wheel (never the checkout) and the distributions the dask extra requires, linked from the test
+environment without reaching an index. The submitting `autograder` runs from it too: a worker refuses a task from a
+process whose kit code differs, and the wheel's kit holds the bundled course, which the checkout's does not."""
 
 from __future__ import annotations
 
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +23,9 @@ import yaml
 
 from autograder import paths
 from autograder.cli import main
+from tests.support.alone import install_the_rest, kit_requirements, link_distributions, reachable_folder
 from tests.support.grading import mutate, quick_course_data
+from test_install import KIT, venv_with_the_wheel
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
@@ -33,33 +41,49 @@ CLASS = {
     "eve": mutate(REFERENCE, PRICE_BODY, "    while True:\n        pass\n"),  # hangs in one check
     "zed": REFERENCE,  # graded right, but the test kills every worker that grades it
 }
-BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def kit():
+    """The venv of `pip install '.[dask]'`: its scripts (dask, autograder) and its site-packages. In a folder every
+    uid may pass through, so a worker's sandbox drops student code to a uid of its own, as from an instructor's venv."""
+    if not (KIT / "setup.py").is_file():
+        pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
+    base = reachable_folder("dask-kit-")
+    names = kit_requirements(("dask",))
+    venv, site = venv_with_the_wheel(base, lambda site: (link_distributions(names, site),
+                                                         install_the_rest(names, base / "venv", site)))
+    yield {"bin": venv / "bin", "site": site}
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def dask_env(**config) -> dict:
     env = dict(os.environ)
+    env.pop("PYTHONPATH", None)  # the venv's own packages only
     env.update({f"DASK_DISTRIBUTED__{key.upper()}": str(value) for key, value in config.items()})
     return env
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(tmp_path_factory, kit):
     """A scheduler that gives up on a task after a second worker died under it (allowed-failures 1) and hands one
-    student at a time to each one-thread worker; two workers, each under its nanny (which restarts it)."""
+    student at a time to each one-thread worker; two workers, each under its nanny (which restarts it); all run from
+    the kit's venv, in a folder of their own."""
     folder = tmp_path_factory.mktemp("cluster")
     file = folder / "scheduler.json"
     env = dask_env(scheduler__allowed_failures=1, scheduler__worker_saturation="1.0")
     # each log is opened for the process that writes it, and stays open for as long as that process runs (SIM115)
-    started = [subprocess.Popen([BIN / "dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                 "--scheduler-file", file], env=env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=open(folder / "scheduler.log", "w"))]  # noqa: SIM115
+    started = [subprocess.Popen([kit["bin"] / "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                 "--no-dashboard", "--scheduler-file", file], env=env, cwd=folder,
+                                start_new_session=True, stdout=subprocess.DEVNULL,
+                                stderr=open(folder / "scheduler.log", "w"))]  # noqa: SIM115
     deadline = time.monotonic() + 60
     while not file.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     for name in ("w1", "w2"):
-        started.append(subprocess.Popen([BIN / "dask", "worker", "--scheduler-file", file, "--nthreads", "1",
+        started.append(subprocess.Popen([kit["bin"] / "dask", "worker", "--scheduler-file", file, "--nthreads", "1",
                                          "--no-dashboard", "--name", name, "--host", "127.0.0.1"],
-                                        env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                                        env=env, cwd=folder, start_new_session=True, stdout=subprocess.DEVNULL,
                                         stderr=open(folder / f"{name}.log", "w")))  # noqa: SIM115
     address = json.loads(file.read_text())["address"]
     with distributed.Client(address, timeout=30, set_as_default=False) as client:
@@ -108,17 +132,30 @@ def kill_the_worker_grading(client, student: str, deadline: float, killed: list)
     raise AssertionError(f"{student}'s task never reached a worker")
 
 
-def test_a_class_on_a_cluster_whose_workers_are_killed_gets_the_local_grades(cluster, course_file, tmp_path):
+def test_the_scheduler_and_the_workers_run_the_kit_installed_from_its_wheel(cluster, kit):
+    address, _ = cluster
+    with distributed.Client(address, timeout=30, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=60)
+        # a function made here travels by value, so the worker runs it with its own Python and imports its own kit
+        workers = client.run(lambda: (sys.executable, __import__("autograder").__file__))
+        scheduler = client.run_on_scheduler(lambda: sys.executable)
+    assert len(workers) == 2 and scheduler == str(kit["bin"] / "python")
+    for executable, package in workers.values():
+        assert executable == str(kit["bin"] / "python")
+        assert package == str(kit["site"] / "autograder" / "__init__.py")  # the wheel's install, not the checkout
+
+
+def test_a_class_on_a_cluster_whose_workers_are_killed_gets_the_local_grades(cluster, kit, course_file, tmp_path):
     address, _ = cluster
     root = make_class(tmp_path / "class", CLASS)
     local, remote = tmp_path / "local", tmp_path / "remote"
     common = ["--course", str(course_file), "--seeds", "public", "--projects", "D"]
-    alone = subprocess.run([BIN / "autograder", "grade-all", root, "--out", local, "--jobs", "2", *common],
+    alone = subprocess.run([kit["bin"] / "autograder", "grade-all", root, "--out", local, "--jobs", "2", *common],
                            capture_output=True, text=True, env=without_dask(tmp_path))
     assert alone.returncode == 0, alone.stderr  # --jobs needs no Dask
 
-    run = subprocess.Popen([BIN / "autograder", "grade-all", root, "--out", remote, "--scheduler", address, *common],
-                           stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen([kit["bin"] / "autograder", "grade-all", root, "--out", remote, "--scheduler", address,
+                            *common], stderr=subprocess.PIPE, text=True, env=dask_env())
     killed = []
     with distributed.Client(address, timeout=30, set_as_default=False) as client:
         deadline = time.monotonic() + 90
@@ -146,21 +183,22 @@ def test_a_class_on_a_cluster_whose_workers_are_killed_gets_the_local_grades(clu
     assert (remote / "summary.html").exists() and "5 students" in stderr
 
     # a rerun on the cluster resumes: only the crashed student is graded again (and the scheduler lets it finish)
-    rerun = subprocess.run([BIN / "autograder", "grade-all", root, "--out", remote, "--scheduler", address, *common],
-                           capture_output=True, text=True, timeout=120)
+    rerun = subprocess.run([kit["bin"] / "autograder", "grade-all", root, "--out", remote, "--scheduler", address,
+                            *common], capture_output=True, text=True, timeout=120, env=dask_env())
     assert rerun.returncode == 0, rerun.stderr
     rows = rows_of(remote)
     assert rows["zed"]["status"] == "graded" and rows["zed"]["total"] == "5"
     assert all(rows[s]["status"].startswith("unchanged") for s in here)
 
 
-def test_the_scheduler_going_away_stops_the_run_and_keeps_what_is_done(cluster, course_file, tmp_path):
+def test_the_scheduler_going_away_stops_the_run_and_keeps_what_is_done(cluster, kit, course_file, tmp_path):
     address, started = cluster
     root = make_class(tmp_path / "class", {"ada": REFERENCE, "eve": CLASS["eve"], "fox": CLASS["eve"],
                                            "gil": CLASS["eve"]})
     out = tmp_path / "out"
-    run = subprocess.Popen([BIN / "autograder", "grade-all", root, "--out", out, "--scheduler", address,
-                            "--course", course_file, "--seeds", "public"], stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen([kit["bin"] / "autograder", "grade-all", root, "--out", out, "--scheduler", address,
+                            "--course", course_file, "--seeds", "public"], stderr=subprocess.PIPE, text=True,
+                           env=dask_env())
     deadline = time.monotonic() + 60
     while "ada" not in rows_of(out) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -184,9 +222,9 @@ def without_dask(tmp_path) -> dict:
     return {**os.environ, "PYTHONPATH": str(blocker)}
 
 
-def test_without_dask_a_scheduler_is_refused_with_what_to_install(tmp_path, course_file):
+def test_without_dask_a_scheduler_is_refused_with_what_to_install(kit, tmp_path, course_file):
     root = make_class(tmp_path / "class", {"ada": REFERENCE})
-    refused = subprocess.run([BIN / "autograder", "grade-all", root, "--out", tmp_path / "a", "--scheduler",
+    refused = subprocess.run([kit["bin"] / "autograder", "grade-all", root, "--out", tmp_path / "a", "--scheduler",
                               "tcp://127.0.0.1:1", "--course", course_file], capture_output=True, text=True,
                              env=without_dask(tmp_path))
     assert refused.returncode == 2, refused.stderr

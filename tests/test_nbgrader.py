@@ -1,9 +1,13 @@
 """The kit as an nbgrader course, all four projects: after a release (``autograder release`` for A and C, nbgrader's
-own ``generate_assignment`` for B and D) real nbgrader commands (run from the virtual environment without activating
-it) in a temporary course folder give the same scores as ``autograder grade``, keep the students' modules, copy
-nothing the reference made into a student's folder, raise no checksum alarm on untouched check cells, bring back a
-deleted cell, and never print the grading seeds. Four students attack the check cells from their notebook, their
-module or their folder; none of it changes a score or the seeds graded with."""
+own ``generate_assignment`` for B and D) real nbgrader commands (run from a virtual environment without activating
+it) in a course folder made by ``autograder init`` give the same scores as ``autograder grade``, keep the students'
+modules, copy nothing the reference made into a student's folder, raise no checksum alarm on untouched check cells,
+bring back a deleted cell, and never print the grading seeds. Four students attack the check cells from their
+notebook, their module or their folder; none of it changes a score or the seeds graded with.
+
+That environment holds what ``pip install '.[nbgrader]'`` installs: the kit's wheel (never the checkout, so the course's
+nbgrader_config.py and every grading import the installed kit) and the distributions the nbgrader extra requires,
+ipykernel's kernelspec among them, linked from the test environment without reaching an index."""
 
 import csv
 import json
@@ -22,7 +26,9 @@ from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.nbcells import TAG
 from autograder.projects import PROJECTS
-from autograder.release import for_students, made_by_students, release, strip_solutions
+from autograder.release import for_students, made_by_students, strip_solutions
+from tests.support.alone import install_the_rest, kit_requirements, link_distributions, reachable_folder
+from test_install import KIT, venv_with_the_wheel
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
@@ -74,13 +80,33 @@ ATTACKERS = {"ivan", "judy", "oscar", "peggy"}
 NBGRADER_RELEASES = ("B_ablations", "D_grpo")  # released by nbgrader's own command, the others by `autograder release`
 
 
-def nbgrader(course_root: Path, *args: str) -> str:
-    """``.venv/bin/nbgrader`` run as an instructor would, with the virtual environment not activated."""
-    venv_bin = Path(sys.executable).parent
-    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if Path(p) != venv_bin)
-    done = subprocess.run([str(venv_bin / "nbgrader"), *args], cwd=course_root, env={**os.environ, "PATH": path},
-                          capture_output=True, text=True, timeout=1500)
-    assert done.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+@pytest.fixture(scope="module")
+def kit():
+    """The venv of ``pip install '.[nbgrader]'``: its scripts (nbgrader, alembic, autograder) and the environment an
+    instructor runs them in, the venv not activated (neither it nor the test session's on PATH). In a folder every uid
+    may pass through, so the sandbox drops student code to a uid of its own, as from an instructor's venv."""
+    if not (KIT / "setup.py").is_file():
+        pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
+    base = reachable_folder("nbgrader-kit-")
+    names = kit_requirements(("nbgrader",))
+    venv, site = venv_with_the_wheel(base, lambda site: (link_distributions(names, site),
+                                                         install_the_rest(names, base / "venv", site)))
+    bins = {venv / "bin", Path(sys.executable).parent}
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if Path(p) not in bins)
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PATH": path}
+    yield {"bin": venv / "bin", "site": site, "env": env}
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def nbgrader(kit: dict, course_root: Path, *args: str) -> str:
+    """The venv's ``bin/nbgrader`` run as an instructor would, with the virtual environment not activated."""
+    return from_the_venv(kit, "nbgrader", course_root, *args)
+
+
+def from_the_venv(kit: dict, command: str, cwd: Path, *args: str) -> str:
+    done = subprocess.run([str(kit["bin"] / command), *args], cwd=cwd, env=kit["env"], capture_output=True, text=True,
+                          timeout=1500)
+    assert done.returncode == 0, f"{command} {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout + done.stderr
 
 
@@ -125,20 +151,18 @@ def submit_attackers(root: Path, echoing: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def course_root(tmp_path_factory):
+def course_root(tmp_path_factory, kit):
     root = tmp_path_factory.mktemp("course")
-    shutil.copy(paths.KIT_ROOT / "nbgrader_config.py", root)
-    shutil.copy(paths.COURSE_FILE, root)  # a course folder is the one holding course.yml
+    from_the_venv(kit, "autograder", root, "init", str(root))  # course.yml, nbgrader_config.py, the reference, stubs
+    shutil.rmtree(root / "assignments")  # the release below makes it (nbgrader skips a folder it finds released)
     projects = sorted({project for project, _ in STUDENTS})
-    for project in projects:
-        shutil.copytree(paths.SOLUTIONS / PROJECTS[project].folder, root / "solutions" / PROJECTS[project].folder)
     # the overlay where the README puts it, beside course.yml; the grading process finds it there itself
     (root / paths.PRIVATE_NAME).write_text(f"seeds: {{grading: {SECRET_SEEDS}}}\nsecret: {SECRET}\n")
     logs = {}
     for folder in NBGRADER_RELEASES:
-        logs[f"generate_assignment {folder}"] = nbgrader(root, "generate_assignment", folder)
-    release([PROJECTS[p].folder for p in projects if PROJECTS[p].folder not in NBGRADER_RELEASES],
-            solutions=root / "solutions", assignments=root / "assignments")  # registers each in the gradebook
+        logs[f"generate_assignment {folder}"] = nbgrader(kit, root, "generate_assignment", folder)
+    from_the_venv(kit, "autograder", root, "release",  # registers each in the gradebook
+              *[PROJECTS[p].folder for p in projects if PROJECTS[p].folder not in NBGRADER_RELEASES])
     echoing = root / "echoing" / "ppo.py"
     echoing.parent.mkdir()
     echoing.write_text((paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text().replace(
@@ -150,9 +174,9 @@ def course_root(tmp_path_factory):
     submit(root, "carol", "D_grpo", paths.SOLUTIONS / "D_grpo" / "grpo.py",
            edit_notebook=lambda nb: graded_cells_only(nb, drop="check-D-weights"))
     for project in projects:
-        logs[f"autograde {project}"] = nbgrader(root, "autograde", PROJECTS[project].folder, "--create")
-        logs[f"generate_feedback {project}"] = nbgrader(root, "generate_feedback", PROJECTS[project].folder)
-    nbgrader(root, "export", "--to", str(root / "grades.csv"))
+        logs[f"autograde {project}"] = nbgrader(kit, root, "autograde", PROJECTS[project].folder, "--create")
+        logs[f"generate_feedback {project}"] = nbgrader(kit, root, "generate_feedback", PROJECTS[project].folder)
+    nbgrader(kit, root, "export", "--to", str(root / "grades.csv"))
     (root / "nbgrader-logs.json").write_text(json.dumps(logs))
     return root
 
@@ -167,6 +191,13 @@ def cell_scores(course_root: Path, student: str, folder: str) -> dict[str, float
 
 def feedback(course_root: Path, student: str, folder: str) -> str:
     return (course_root / "feedback" / student / folder / f"{folder}.html").read_text()
+
+
+def test_nbgrader_runs_with_the_kit_installed_from_its_wheel(kit, course_root):
+    probe = "import autograder, nbgrader, sys; print(sys.executable); print(autograder.__file__)"
+    assert from_the_venv(kit, "python", course_root, "-c", probe).split() == [
+        str(kit["bin"] / "python"), str(kit["site"] / "autograder" / "__init__.py")]  # not the checkout
+    assert (kit["bin"] / "nbgrader").read_text().startswith(f"#!{kit['bin'] / 'python'}\n")
 
 
 @pytest.mark.parametrize("project, student", [s for s in STUDENTS if s[1] not in ATTACKERS])

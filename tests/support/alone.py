@@ -24,22 +24,25 @@ KIT_DISTRIBUTION = "rl-capstone-kit"
 
 def required_distributions(requirements: list[str], extras: tuple[str, ...] = ()) -> set[str]:
     """The distributions ``requirements`` name (lines as in requirements.txt or a package's metadata, markers
-    evaluated with ``extras`` for these lines only) and every distribution they need, without extras, as installed
-    here."""
+    evaluated with ``extras`` for these lines only) and every distribution they need, with the extras each
+    requirement names (nbconvert's ``bleach[css]`` brings tinycss2, as pip installs it), as installed here."""
     wanted = [Requirement(line) for line in requirements]
-    wanted = [r.name for r in wanted if r.marker is None or any(r.marker.evaluate({"extra": e}) for e in
-                                                                  (*extras, ""))]
-    seen = set()
+    wanted = [(r.name, tuple(r.extras)) for r in wanted
+              if r.marker is None or any(r.marker.evaluate({"extra": e}) for e in (*extras, ""))]
+    seen, done = set(), set()  # distributions, and (distribution, extra) pairs whose requirements are followed
     while wanted:
-        dist = metadata.distribution(wanted.pop())
+        name, named = wanted.pop()
+        dist = metadata.distribution(name)
         key = dist.metadata["Name"].lower()
-        if key in seen:
-            continue
+        todo = [extra for extra in ("", *named) if (key, extra) not in done]
         seen.add(key)
+        done.update((key, extra) for extra in todo)
+        if not todo:
+            continue
         for line in dist.requires or []:
             requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                wanted.append(requirement.name)
+            if requirement.marker is None or any(requirement.marker.evaluate({"extra": e}) for e in todo):
+                wanted.append((requirement.name, tuple(requirement.extras)))
     return seen
 
 
@@ -88,3 +91,48 @@ def new_venv(base: Path, distributions: set[str]) -> tuple[Path, Path]:
                                check=True, capture_output=True, text=True).stdout.strip())
     link_distributions(distributions, site)
     return python, site
+
+
+def install_the_rest(names: set[str], venv: Path, site: Path) -> None:
+    """What pip puts into a venv besides the folders ``link_distributions`` links into its ``site``, for each
+    distribution: the bytecode it compiles at install (linked: the sources are the same files, so it stays valid; the
+    sandbox mounts the venv read-only, where every child would compile its imports again), its data files (a
+    kernelspec, nbconvert's templates, Jupyter's configuration, under share/ and etc/), linked in at the same place in
+    ``venv``, and its console scripts (nbgrader, alembic, dask), written anew to run the venv's Python: the test
+    environment's own scripts name the test environment's Python."""
+    scripts = venv / "bin"
+    for name in sorted(names - {KIT_DISTRIBUTION}):
+        dist = metadata.distribution(name)
+        for pyc, target in _bytecode(dist, site):
+            if target.parent.parent.is_dir() and not target.exists():
+                target.parent.mkdir(exist_ok=True)
+                _link_or_copy(str(pyc), str(target))
+        for file in dist.files or []:
+            target = Path(os.path.normpath(site / file))
+            if file.parts[0] != ".." or not target.is_relative_to(venv) or target.is_relative_to(scripts):
+                continue
+            source = Path(dist.locate_file(file))
+            if source.is_file() and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _link_or_copy(str(source), str(target))
+        for entry in dist.entry_points:
+            script = scripts / entry.name
+            if entry.group in ("console_scripts", "gui_scripts") and not script.exists():
+                script.write_text(f"#!{scripts / 'python'}\nimport sys\nfrom {entry.module} import "
+                                  f"{entry.attr.split('.')[0]}\nif __name__ == '__main__':\n"
+                                  f"    sys.exit({entry.attr}())\n")
+                script.chmod(0o755)
+
+
+def _bytecode(dist, site: Path) -> list[tuple[Path, Path]]:
+    """Each compiled module of ``dist`` for this interpreter, and where it goes in ``site``."""
+    tag, pairs = sys.implementation.cache_tag, []
+    for top in sorted({f.parts[0] for f in dist.files or [] if f.parts[0] != ".."}):
+        source = Path(dist.locate_file(top))
+        if source.is_dir():
+            pairs += [(pyc, site / pyc.relative_to(source.parent)) for cache in source.rglob("__pycache__")
+                      for pyc in cache.glob(f"*.{tag}*.pyc")]
+        elif source.suffix == ".py":
+            pairs += [(pyc, site / "__pycache__" / pyc.name)
+                      for pyc in (source.parent / "__pycache__").glob(f"{source.stem}.{tag}*.pyc")]
+    return pairs
