@@ -258,6 +258,71 @@ def test_an_update_that_raises_says_at_which_step_it_departed_in_final_grading_a
 
 
 
+@pytest.mark.parametrize("name, said", [
+    ("approx_kl adds log rho", "ppo_update's 'approx_kl' is "),
+    ("approx_kl summed over the minibatch", "ppo_update's 'approx_kl' is "),
+    ("statistics summed over the update's last epoch", "ppo_update's 'approx_kl' is "),
+    ("statistics' log rho adds the old log-probability", "ppo_update's 'approx_kl' is "),
+    ("clip fraction as a count", "ppo_update's 'clip_fraction' is "),
+    ("statistics averaged over the wrong axis (raises where minibatches != 4)", "ppo_update's 'approx_kl' is ")])
+def test_a_statistic_that_departs_costs_a_update_and_is_named_with_its_smallest_case(tmp_path, course, bundle, name,
+                                                                                      said):
+    """Networks right, statistics wrong: A.update is lost in final grading and in the students' checker, each row
+    naming the statistic and ending with the smallest rung of the ladder that departs (a rung that raises said so)."""
+    from capstone_check.located import SMALLEST
+    from tests.support.student_bundle import kit_message, kit_result
+
+    mutant = next(m for m in ALL if m.name == name)
+    reference = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text()
+    root = copy_reference(tmp_path, mutant.folder)
+    write_submission(root, mutate(reference, mutant.old, mutant.new), mutant.folder, mutant.module)
+    row = grade_checks(root, course, checks=["A.update"])["A.update"]
+    assert row["score"] == 0 and row["message"].startswith(said), row["message"]
+    assert f". {SMALLEST}ppo_update on " in row["message"], row["message"]
+    assert [f["id"] for f in row["findings"]] == [mutant.finding]
+    message, spec = kit_message(bundle, root, "A", "A.update")
+    assert kit_result(bundle, root, "A", "A.update")["fraction"] < 1
+    assert message.startswith(said) and f". {SMALLEST}ppo_update on " in message, message
+    assert f"mistake recognised: {spec['findings'][mutant.finding]}" in message, message
+    assert message.split(SMALLEST)[1] == row["message"].split(SMALLEST)[1]
+
+
+def test_a_statistic_missing_from_what_ppo_update_returns_is_named(tmp_path, course, bundle):
+    from tests.support.student_bundle import kit_message
+
+    reference = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
+    root = copy_reference(tmp_path, "A_ppo")
+    write_submission(root, mutate(reference, '"entropy": H, ', ""), "A_ppo", "ppo.py")
+    row = grade_checks(root, course, checks=["A.update"])["A.update"]
+    assert row["score"] == 0 and row["message"].startswith("ppo_update's statistics have no 'entropy'"), row
+    assert kit_message(bundle, root, "A", "A.update")[0].startswith("ppo_update's statistics have no 'entropy'")
+
+
+RETURNS = "    return {\"approx_kl\": kl, "
+
+
+def test_an_update_that_raises_after_its_last_step_fails_a_update_and_says_where_it_raised(tmp_path, course, bundle):
+    """Every step made, and the networks right, then the update raises: the call that raised fails A.update, whatever
+    it had changed before, and the row names the exception and its line (in the students' checker too); on grading
+    seeds the row says the exception without quoting what the code said."""
+    from tests.support.student_bundle import kit_message, kit_result
+
+    reference = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()
+    root = copy_reference(tmp_path, "A_ppo")
+    raising = "    raise ValueError('too many values to unpack, said by the student')\n"
+    write_submission(root, mutate(reference, RETURNS, raising + RETURNS), "A_ppo", "ppo.py")
+    row = grade_checks(root, course, checks=["A.update"])["A.update"]
+    assert row["score"] == 0 and row["details"]["status"] == "student_error", row
+    assert "`ppo_update` raised ValueError" in row["message"] and "(ppo.py, line" in row["message"], row["message"]
+    assert kit_result(bundle, root, "A", "A.update")["fraction"] < 1
+    assert "`ppo_update` raised ValueError" in kit_message(bundle, root, "A", "A.update")[0]
+    (tmp_path / "private.yml").write_text("seeds: {grading: [4000000001, 55]}\n")
+    private = load_course(paths.COURSE_FILE, private=tmp_path / "private.yml")
+    blind = grade_checks(root, private, checks=["A.update"], seed_set="grading")["A.update"]
+    assert blind["score"] == 0 and "raised ValueError" in blind["message"], blind["message"]
+    assert "said by the student" not in blind["message"], blind["message"]
+
+
 @pytest.mark.parametrize("line, reached", [
     ("            adv = batch[\"advantages\"][idx]\n", False),
     ("            v_loss, d_values = value_loss(values[:, 0], batch[\"returns\"][idx])\n", True)])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from capstone_check.kinds import a_statistics
 from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, raised_course, update_course, update_raised
 from capstone_check.calls import flat, same_numbers, recognised, with_findings
 from capstone_check.located import after_lead, located, sentence
@@ -165,13 +166,15 @@ def first_difference(got, want, tolerance) -> str | None:
     return None
 
 
-def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict, RecordingAdam]:
+def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict, RecordingAdam, dict]:
     """Where the student's ppo_update on the recorded case, configured with ``values``, departs from ``want``, the
-    networks' parameters it left and the optimizer that recorded its steps."""
+    networks' parameters it left, the optimizer that recorded its steps and the statistics it returned (``read``).
+    A call that raises fails, whatever it had changed before raising."""
     agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
     optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=spec["lr"])
     try:
-        student.fn("ppo_update")(agent, optimizer, batch_, config(student, values), np.random.default_rng(spec["seed"]))
+        returned = student.fn("ppo_update")(agent, optimizer, batch_, config(student, values),
+                                            np.random.default_rng(spec["seed"]))
     except StudentError as exc:
         exc.partial = {"steps": optimizer.after, "taken": optimizer.taken}
         raise
@@ -181,25 +184,37 @@ def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict, R
         where = first_difference(got[net], want[net], spec["tol"])
         if where:
             failures.append(f"the {net} differs at {where}")
-    return failures, got, optimizer
+    return failures, got, optimizer, a_statistics.read(returned)
 
 
 def update(student, spec: dict) -> Verdict:
     try:
-        failures, got, optimizer = updated(student, spec, spec["config"], decode(spec["want"]))
+        failures, got, optimizer, statistics = updated(student, spec, spec["config"], decode(spec["want"]))
     except StudentError as exc:  # led, as final grading leads it, by where the update had departed when it raised
         said = raised_course(exc.partial, [np.asarray(s, dtype=float) for s in decode(spec["steps"])], spec["tol"],
                              spec["minibatches"]) if "steps" in spec else []
         raise StudentError(after_lead(sentence(said), str(exc)), exc.kind, exc.exception) from None
     said = where_updated(spec, got, failures, optimizer)
-    verdict = Verdict.of(failures, 2, "both networks match the reference after the update",
+    departed = a_statistics.failures(statistics, spec["statistics"]["want"], spec["tol"]) if "statistics" in spec \
+        else []
+    verdict = Verdict.of(failures + departed, 3, "both networks match the reference after the update",
                          located=said)
-    if failures and "trained" in spec:  # the same update, configured as the course's runs are
-        try:
+    if failures and "trained" in spec:  # the same update, configured as the course's runs are: its statistics are
+        try:  # the log's alone, so a run's updates hold or not by the networks
             verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))[0]
         except StudentError:
             verdict.basis = False
-    with_findings(verdict, spec, recognised(spec, got) if failures else [])
+    elif departed:
+        verdict.basis = True
+    numbers = [statistics.get(key) for key in a_statistics.STATISTICS]
+    found = recognised(spec, got) if failures else []
+    if departed and all(isinstance(number, float) for number in numbers):  # a mistake of the statistics: its four
+        found += recognised(spec, numbers)  # numbers, recorded at release
+    with_findings(verdict, spec, found)
+    if departed:
+        got_rungs = a_statistics.on_rungs(student.fn("ppo_update"), lambda values: config(student, values))
+        case = a_statistics.smallest(got_rungs, spec["statistics"]["rungs"], spec["tol"])
+        verdict.message += f". {case}" if case else ""
     return verdict
 
 

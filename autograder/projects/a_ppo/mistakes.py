@@ -52,7 +52,34 @@ def entropy(logits, sign=1.0, per_sample=True):
     return H.mean(), -sign * p * (logp + H[:, None]) / (len(logits) if per_sample else 1)
 
 
+def statistics(records, eps, kl_sign=-1.0, kl_over=np.mean, old_sign=-1.0, clipped_over=np.mean, epoch_over=np.mean,
+               by_minibatch=False):
+    """ppo_update's four statistics (approx_kl, clip_fraction, entropy, value_loss) from the last epoch's minibatch
+    records (``oracle.MinibatchRecord``), with one of their parts changed: log rho's sign in the approximate KL, what
+    the KL and the clip fraction take over a minibatch, the old log-probability's sign in log rho, what is taken over
+    the epoch's minibatches, or each minibatch's four statistics averaged together."""
+    rows = []
+    for record in records:
+        log_rho = record.logp_new + old_sign * record.logp_old
+        rows.append((kl_over(np.expm1(log_rho) + kl_sign * log_rho), clipped_over(np.abs(np.expm1(log_rho)) > eps),
+                     record.entropy, record.value_loss))
+    if by_minibatch:
+        means = [float(np.mean(row)) for row in rows]
+        return means if len(means) == 4 else None
+    return [float(value) for value in epoch_over(np.array(rows, dtype=float), axis=0)]
+
+
+def explained(predicted, target, guarded=True, inverted=False):
+    """1 - Var(target - predicted) / Var(target) with one of its parts changed: no NaN for a constant target, or the
+    ratio upside down."""
+    spread, residual = np.var(target), np.var(target - predicted)
+    if guarded and spread == 0:
+        return float("nan")
+    return float(1 - (spread / residual if inverted else residual / spread))
+
+
 GAE, CLIP, VE, UPDATE = "A.gae", "A.clip_gradient", "A.value_entropy", "A.update"
+STATISTICS = "ppo_update.statistics"  # the piece the statistics' mistakes are matched on (A.update's judge)
 MISTAKES = catalogue(
     Mistake("A.gae.no-terminal-mask", GAE, "your TD error bootstraps from V(s_{t+1}) even after a termination", "gae",
             lambda r, v, te, tr, g, lam: gae(r, v, te, tr, g, lam, delta_done=np.zeros_like(te))),
@@ -94,6 +121,12 @@ MISTAKES = catalogue(
             "entropy_bonus", lambda z: entropy(z, sign=-1.0)),
     Mistake("A.value_entropy.entropy-gradient-not-averaged", VE, "your entropy's gradient is not divided by the "
             "batch size, while the entropy is averaged", "entropy_bonus", lambda z: entropy(z, per_sample=False)),
+    Mistake("A.value_entropy.explained-variance-unguarded", VE, "your explained_variance divides by Var(target) even "
+            "when it is 0, instead of returning NaN for a constant target", "explained_variance",
+            lambda p, t: explained(p, t, guarded=False)),
+    Mistake("A.value_entropy.explained-variance-inverted", VE, "your explained_variance has its ratio upside down: "
+            "Var(target - predicted) belongs on top", "explained_variance",
+            lambda p, t: explained(p, t, inverted=True)),
     # the update's mistakes: (Project B's details switched, config values changed) of the oracle's update
     Mistake("A.update.advantages-not-normalized", UPDATE, "your update does not normalize the advantages per "
             "minibatch", None, ({"normalize_advantages": False}, {})),
@@ -109,4 +142,20 @@ MISTAKES = catalogue(
             ({}, {"vf_coef": 1.0})),
     Mistake("A.update.one-epoch", UPDATE, "your update makes a single pass over the batch whatever config.epochs "
             "says", None, ({"multiple_epochs": False}, {})),
+    # the statistics' mistakes: the networks are right, the four numbers ppo_update returns are not
+    Mistake("A.update.kl-adds-log-ratio", UPDATE, "your approx_kl adds log rho to rho - 1 instead of subtracting it",
+            STATISTICS, lambda records, eps: statistics(records, eps, kl_sign=1.0)),
+    Mistake("A.update.kl-summed", UPDATE, "your approx_kl sums (rho - 1) - log rho over each minibatch instead of "
+            "averaging it", STATISTICS, lambda records, eps: statistics(records, eps, kl_over=np.sum)),
+    Mistake("A.update.statistics-summed", UPDATE, "your statistics sum the last epoch's minibatches instead of "
+            "averaging them", STATISTICS, lambda records, eps: statistics(records, eps, epoch_over=np.sum)),
+    Mistake("A.update.statistics-old-log-prob-added", UPDATE, "your statistics take log rho as the new "
+            "log-probability plus the old one instead of minus it", STATISTICS,
+            lambda records, eps: statistics(records, eps, old_sign=1.0)),
+    Mistake("A.update.clip-fraction-counted", UPDATE, "your clip_fraction counts the samples beyond the clip instead "
+            "of taking their share of the minibatch", STATISTICS,
+            lambda records, eps: statistics(records, eps, clipped_over=np.sum)),
+    Mistake("A.update.statistics-mixed", UPDATE, "your statistics average each minibatch's four numbers together "
+            "(over the wrong axis) instead of each statistic over the minibatches", STATISTICS,
+            lambda records, eps: statistics(records, eps, by_minibatch=True)),
 )

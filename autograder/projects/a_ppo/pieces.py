@@ -1,18 +1,19 @@
-"""Project A's checks of single pieces, on inputs the grader makes from its seed and judges with the oracle."""
+"""Project A's checks of single pieces, on inputs the grader makes from its seed and judges with the oracle:
+A.value_entropy grades explained_variance beside value_loss and entropy_bonus, the critic's other piece."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from autograder.checks import Check, Malformed, ToleranceBar, Verdict, pairs
-from autograder.comparisons import close, difference
+from autograder.comparisons import close, close_where_defined, difference
 from autograder.findings import matched, of_piece
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
 from capstone_check.kinds import a_located
 from capstone_check.located import located, smallest_case
-from capstone_check.student import StudentError, as_array, describe
+from capstone_check.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
 from rlkit.nn import mlp_forward, mlp_init
@@ -203,6 +204,35 @@ def surrogate_features(logits, actions, logp_old, advantages, eps) -> dict:
     return a_located.sample_features(np.exp(log_prob(logits, actions) - logp_old), advantages, eps)
 
 
+CONSTANT_TARGET = "a constant target"
+
+
+def variance_cases(seed: int):
+    """(kind, predicted, target) for ``explained_variance``: a critic of some skill, a perfect one, a constant one,
+    and a constant target (Var(target) = 0, where the README asks for NaN) with predictions that vary, so that a
+    division left unguarded gives inf, not NaN."""
+    rng = np.random.default_rng([seed, 15])
+    target = rng.normal(0, 3, int(rng.integers(20, 60)))
+    yield "a critic of some skill", 0.7 * target + rng.normal(0, 1, len(target)), target
+    yield "a perfect critic", target.copy(), target
+    yield "a constant critic", np.full(len(target), float(rng.normal())), target
+    yield CONSTANT_TARGET, rng.normal(0, 1, 16), np.full(16, 2.5)  # 2.5 sums exactly: Var is 0, not rounding's
+
+
+def variance_failures(cases, got: list, tol: float) -> list[str]:
+    """The first departing case of each kind (a constant target, or any other), as failures."""
+    failed = {}
+    for (kind, predicted, target), value in pairs(cases, got, "explained variance cases"):
+        want = oracle.explained_variance(predicted, target)
+        label = kind if kind == CONSTANT_TARGET else "variance"
+        if label in failed or close_where_defined(value, want, tol):
+            continue
+        failed[label] = (f"explained_variance ({kind}): expected NaN, as Var(target) = 0, found {value:.6g}"
+                         if kind == CONSTANT_TARGET else f"explained_variance ({kind}): expected 1 - Var(target - "
+                         f"predicted) / Var(target) = {want:.6g}, found {value:.6g}")
+    return list(failed.values())
+
+
 class ValueEntropy(Check):
     id = "A.value_entropy"
     name = "Value loss and entropy bonus, with their gradients"
@@ -215,7 +245,10 @@ class ValueEntropy(Check):
         logits = np.vstack([rng.normal(0, 2, (30, N_ACTIONS)), [[60.0, -60.0], [0.0, 0.0]]])
         v = pair(student.fn("value_loss")(values, returns), [(), (40,)], "value_loss")
         h = pair(student.fn("entropy_bonus")(logits), [(), logits.shape], "entropy_bonus")
-        return {"value": v, "entropy": h}
+        fn = student.fn("explained_variance")
+        explained = [as_float(fn(predicted.copy(), target.copy()), f"explained_variance ({kind})", nan=True)
+                     for kind, predicted, target in variance_cases(ctx.seed)]
+        return {"value": v, "entropy": h, "explained_variance": explained}
 
     def judge(self, data, ctx):
         rng = np.random.default_rng(ctx.seed)
@@ -231,11 +264,15 @@ class ValueEntropy(Check):
         if not (close(data["entropy"][0], H, ctx.bar.tolerance) and close(data["entropy"][1], dH, ctx.bar.tolerance)):
             failures.append(f"entropy_bonus: expected H = {H:.6g} nats and dH/dz = -pi (log pi + H) / B, found H = "
                             f"{data['entropy'][0]:.6g} (rows include a near one-hot and a uniform policy)")
+        cases = list(variance_cases(ctx.seed))
+        failures += variance_failures(cases, data["explained_variance"], ctx.bar.tolerance)
         findings = (matched(of_piece(MISTAKES, "value_loss"), [(values, returns)], [data["value"]])
-                    + matched(of_piece(MISTAKES, "entropy_bonus"), [(logits,)], [data["entropy"]]))
+                    + matched(of_piece(MISTAKES, "entropy_bonus"), [(logits,)], [data["entropy"]])
+                    + matched(of_piece(MISTAKES, "explained_variance"), [case[1:] for case in cases],
+                              data["explained_variance"]))
         said = (located([(data["value"][1], grad)], ctx.bar.tolerance, self.id, a_located.VALUE_SUBJECT)
                 + located([(data["entropy"][1], dH)], ctx.bar.tolerance, self.id, a_located.ENTROPY_SUBJECT,
                           a_located.ROW_FEATURES, [a_located.entropy_row_features(logits)])
                 + located([(data["value"][0], loss)], ctx.bar.tolerance, self.id, a_located.VALUE_LOSS_SUBJECT)
                 + located([(data["entropy"][0], H)], ctx.bar.tolerance, self.id, a_located.ENTROPY_VALUE_SUBJECT))
-        return Verdict.of(failures, 2, "both values and both gradients match", findings=findings, located=said)
+        return Verdict.of(failures, 4, "both values and both gradients match", findings=findings, located=said)

@@ -107,7 +107,13 @@ def value_entropy(ctx) -> dict:
              located_call(call("entropy_bonus", [logits], {"pair": [out_array(H, tol), out_array(dH, tol)]},
                                "entropy_bonus: expected the mean entropy and dH/dz = -pi (log pi + H) / B", "entropy"),
                           a_located.entropy_row_features(logits), ("entropy", 1), ("entropy_value", 0))]
-    return {"kind": "calls", "calls": calls, "total": 2, "passed": "both values and both gradients match",
+    for kind, predicted, target in pieces.variance_cases(ctx.seed):
+        constant = kind == pieces.CONSTANT_TARGET
+        calls.append(call("explained_variance", [predicted, target], out_float(
+            oracle.explained_variance(predicted, target), tol, "defined", False), f"explained_variance ({kind})",
+            kind if constant else "explained_variance",
+            hint="Var(target) = 0: return NaN" if constant else "1 - Var(target - predicted) / Var(target)"))
+    return {"kind": "calls", "calls": calls, "total": 4, "passed": "both values and both gradients match",
             **locate("A.value_entropy", tol, {"value": (a_located.VALUE_SUBJECT, {}),
                                               "entropy": (a_located.ENTROPY_SUBJECT, a_located.ROW_FEATURES),
                                               "value_loss": (a_located.VALUE_LOSS_SUBJECT, {}),
@@ -118,6 +124,7 @@ def update_check(ctx) -> dict:
     agent, batch_ = update_case(ctx.seed, update.RETURN_SCALE)
     want = update.reference_update(ctx.seed)
     want_trained = update.reference_update(ctx.seed, config=TRAINED)
+    statistics = update.statistics_variants(ctx.seed)  # the statistics' known mistakes, told by their four numbers
     return {"kind": "a_update", "agent": encode(agent), "batch": encode(batch_), "config": update.UPDATE_CONFIG,
             "lr": update.UPDATE_LR, "seed": ctx.seed, "want": encode({net: list(want[net]) for net in want}),
             "tol": ctx.bar.tolerance,
@@ -126,8 +133,11 @@ def update_check(ctx) -> dict:
             "one_network": {net: update.one_network([net]) for net in ("actor", "critic")},
             "steps": encode([list(step) for step in update.reference_steps(ctx.seed)]),
             "minibatches": update.UPDATE_CONFIG["minibatches"],
-            **mistakes_as_values(MISTAKES, {m.id: update.reference_update(ctx.seed, *m.variant)
-                                            for m in of_check(MISTAKES, "A.update")})}
+            "statistics": {"want": update.reference_statistics(ctx.seed), "rungs": update.rung_statistics()},
+            **mistakes_as_values(MISTAKES, {**{m.id: update.reference_update(ctx.seed, *m.variant)
+                                               for m in of_check(MISTAKES, "A.update") if m.piece is None},
+                                            **{mid: values for mid, values in statistics.items()
+                                               if values is not None}})}
 
 
 def bar(ctx) -> dict:

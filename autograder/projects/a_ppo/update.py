@@ -1,6 +1,6 @@
 """Project A's check of one whole update (A.update) on a fixed batch whose inputs make every branch count (the joint
-gradient norm exceeds max_grad_norm, ratios leave the clip range), and where it departs when it fails; the update's
-settings and probes, which A.ratio and A.bar share."""
+gradient norm exceeds max_grad_norm, ratios leave the clip range): the networks it leaves and the statistics it
+returns, and where it departs when it fails; the update's settings and probes, which A.ratio and A.bar share."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import numpy as np
 from pydantic import Field
 
 from autograder.cascade import Probe, explained
-from autograder.checks import Bar, Check, Verdict
+from autograder.checks import Bar, Check, Malformed, Verdict
 from autograder.comparisons import close
-from autograder.findings import Finding, of_check
-from autograder.projects.a_ppo.mistakes import MISTAKES
+from autograder.findings import Finding, computed, of_check, of_piece, same
+from autograder.projects.a_ppo.mistakes import MISTAKES, STATISTICS
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
+from capstone_check.kinds import a_statistics
 from capstone_check.kinds.a_located import RecordingAdam, raised_course, update_course
 from capstone_check.kinds.a_ppo import config as configured, parameter_name
 from capstone_check.student import StudentError
@@ -78,12 +79,43 @@ def reference_steps(seed: int) -> list[np.ndarray]:
     return reference_run(seed)[1]
 
 
-def reference_run(seed: int, details: dict | None = None, config: dict | None = None):
+def reference_run(seed: int, details: dict | None = None, config: dict | None = None, records: list | None = None):
     agent, batch = update_case(seed, RETURN_SCALE)
     optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
     oracle.ppo_update(agent, optimizer, batch, {**UPDATE_CONFIG, **(config or {})}, np.random.default_rng(seed),
-                      details)
+                      details, records=records)
     return {net: flatten(agent[net]) for net in ("actor", "critic")}, optimizer.after
+
+
+def reference_records(seed: int) -> list[oracle.MinibatchRecord]:
+    """What each minibatch of the last epoch of the reference's update of A.update's case gives its statistics."""
+    records: list = []
+    reference_run(seed, records=records)
+    return records
+
+
+def reference_statistics(seed: int) -> dict:
+    """The statistics the reference's update of A.update's case returns (``oracle.statistics``)."""
+    return oracle.statistics(reference_records(seed), UPDATE_CONFIG["clip_eps"])
+
+
+def rung_statistics() -> list[dict]:
+    """The statistics the reference's update returns on each rung of ``a_statistics.RUNGS``."""
+    wants = []
+    for rung in a_statistics.RUNGS:
+        agent, batch, values = a_statistics.rung_case(*rung)
+        records: list = []
+        oracle.ppo_update(agent, a_statistics.rung_optimizer(agent), batch, values,
+                          np.random.default_rng(a_statistics.RUNG_SEED), records=records)
+        wants.append(oracle.statistics(records, values["clip_eps"]))
+    return wants
+
+
+def statistics_variants(seed: int) -> dict[str, list | None]:
+    """What each known mistake of the statistics returns on A.update's case, as the four numbers in
+    ``a_statistics.STATISTICS``' order (None where a variant cannot be computed on it)."""
+    records = reference_records(seed)
+    return {m.id: computed(m.variant, records, UPDATE_CONFIG["clip_eps"]) for m in of_piece(MISTAKES, STATISTICS)}
 
 
 def first_difference(got, want, tolerance) -> str | None:
@@ -133,15 +165,15 @@ class Update(Check):
         agent, batch = update_case(ctx.seed, RETURN_SCALE)
         optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
         config = student_config(student)
-        try:
-            explained(student, "ppo_update", lambda: student.fn("ppo_update")(agent, optimizer, batch, config,
-                                                                             np.random.default_rng(ctx.seed)),
-                      ppo_probes())
+        try:  # a call that raises fails the check, whatever it had changed before raising
+            returned = explained(student, "ppo_update", lambda: student.fn("ppo_update")(
+                agent, optimizer, batch, config, np.random.default_rng(ctx.seed)), ppo_probes())
         except StudentError as exc:  # the steps it made say where it had departed when it raised
             exc.partial = {"steps": optimizer.after, "taken": optimizer.taken}
             raise
         return {"actor": flatten(agent["actor"]), "critic": flatten(agent["critic"]), "steps": optimizer.after,
-                "taken": optimizer.taken}
+                "taken": optimizer.taken, "statistics": a_statistics.read(returned),
+                "rungs": a_statistics.on_rungs(student.fn("ppo_update"), lambda values: configured(student, values))}
 
     def located_on_error(self, partial, ctx) -> list[dict]:
         return raised_course(partial, reference_steps(ctx.seed), ctx.bar.tolerance, UPDATE_CONFIG["minibatches"])
@@ -154,10 +186,17 @@ class Update(Check):
             if where:
                 failures.append(f"the {net} differs at {where}")
         where = update_located(data, want, ctx) if failures else []
-        return Verdict.of(failures, 2, "both networks match the reference after the update; its inputs make the "
-                          "joint gradient norm exceed max_grad_norm and ratios leave the clip range",
+        got, rungs = data.get("statistics"), data.get("rungs")
+        if not isinstance(got, dict) or not isinstance(rungs, list) or len(rungs) != len(a_statistics.RUNGS) \
+                or not all(rung is None or isinstance(rung, dict) for rung in rungs):
+            raise Malformed("expected the update's statistics and one result per rung of the ladder")
+        departed = a_statistics.failures(got, reference_statistics(ctx.seed), ctx.bar.tolerance)
+        return Verdict.of(failures + departed, 3, "both networks match the reference after the update; its inputs "
+                          "make the joint gradient norm exceed max_grad_norm and ratios leave the clip range",
                           note=update_hint(data, ctx.seed, recipe=not where) if failures else "",
-                          findings=update_findings(data, ctx.seed) if failures else [], located=where)
+                          findings=(update_findings(data, ctx.seed) if failures else [])
+                          + (statistics_findings(got, ctx.seed) if departed else []), located=where,
+                          case=a_statistics.smallest(rungs, rung_statistics(), ctx.bar.tolerance) if departed else "")
 
 
 UPDATE_SUBJECT = "your update"
@@ -208,4 +247,11 @@ def update_located(data, want, ctx) -> list[dict]:
 def update_findings(data, seed: int) -> list[Finding]:
     """The update mistakes whose parameters are the student's."""
     return [m.finding for m in of_check(MISTAKES, "A.update")
-            if same_parameters(data, reference_update(seed, *m.variant), 1e-9)]
+            if m.piece is None and same_parameters(data, reference_update(seed, *m.variant), 1e-9)]
+
+
+def statistics_findings(got: dict, seed: int) -> list[Finding]:
+    """The statistics' mistakes whose four numbers are the student's."""
+    values = [got.get(key) for key in a_statistics.STATISTICS]
+    return [MISTAKES[mid].finding for mid, want in statistics_variants(seed).items()
+            if want is not None and same(values, want)]

@@ -3,6 +3,10 @@ differently, which must keep full marks on the checks they name (both graded by 
 
 from tests.support.planted import Equivalent, Mutant
 
+STATISTICS_KL = "np.mean(np.expm1(log_rho) - log_rho)"
+STATISTICS_MEAN = "np.mean(stats, axis=0)"
+EXPLAINED = 'return float(1 - np.var(target - predicted) / variance) if variance > 0 else float("nan")'
+
 MUTANTS = [
     Mutant("no terminal mask in GAE", "A_ppo", "ppo.py",
            "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - values[t]",
@@ -105,6 +109,27 @@ MUTANTS = [
     Mutant("entropy gradient not divided by the batch size", "A_ppo", "ppo.py",
            "return H.mean(), -p * (logp + H[:, None]) / len(logits)", "return H.mean(), -p * (logp + H[:, None])",
            "A.value_entropy", "A.value_entropy.entropy-gradient-not-averaged"),
+    # the statistics ppo_update returns: the networks it leaves are right, the numbers are not
+    Mutant("approx_kl adds log rho", "A_ppo", "ppo.py", STATISTICS_KL, "np.mean(np.expm1(log_rho) + log_rho)",
+           "A.update", "A.update.kl-adds-log-ratio"),
+    Mutant("approx_kl summed over the minibatch", "A_ppo", "ppo.py", STATISTICS_KL,
+           "np.sum(np.expm1(log_rho) - log_rho)", "A.update", "A.update.kl-summed"),
+    Mutant("statistics summed over the update's last epoch", "A_ppo", "ppo.py", STATISTICS_MEAN,
+           "np.sum(stats, axis=0)", "A.update", "A.update.statistics-summed"),
+    Mutant("statistics' log rho adds the old log-probability", "A_ppo", "ppo.py",
+           '["actions"][idx]] - batch["logp"][idx]', '["actions"][idx]] + batch["logp"][idx]', "A.update",
+           "A.update.statistics-old-log-prob-added"),
+    Mutant("clip fraction as a count", "A_ppo", "ppo.py", "np.mean(np.abs(np.expm1(log_rho)) > config.clip_eps)",
+           "np.sum(np.abs(np.expm1(log_rho)) > config.clip_eps)", "A.update", "A.update.clip-fraction-counted"),
+    Mutant("statistics averaged over the wrong axis (raises where minibatches != 4)", "A_ppo", "ppo.py",
+           STATISTICS_MEAN, "np.mean(stats, axis=-1)", "A.update", "A.update.statistics-mixed"),
+    # explained_variance, graded in A.value_entropy beside the critic's loss
+    Mutant("explained variance without the zero-variance guard", "A_ppo", "ppo.py", EXPLAINED,
+           "return float(1 - np.var(target - predicted) / variance)", "A.value_entropy",
+           "A.value_entropy.explained-variance-unguarded"),
+    Mutant("explained variance upside down", "A_ppo", "ppo.py", EXPLAINED,
+           'return float(1 - variance / np.var(target - predicted)) if variance > 0 else float("nan")',
+           "A.value_entropy", "A.value_entropy.explained-variance-inverted"),
 ]
 
 EQUIVALENT = [
@@ -124,4 +149,21 @@ EQUIVALENT = [
                ("A.ratio", "A.update")),
     Equivalent("ratio as a quotient of probabilities", "A_ppo", "ppo.py",
                "return np.exp(logp_new - logp_old)", "return np.exp(logp_new) / np.exp(logp_old)", ("A.ratio",)),
+    Equivalent("statistics over the last epoch's samples at once, rho from importance_ratio", "A_ppo", "ppo.py",
+               "            log_rho = log_softmax(logits)[np.arange(len(idx)), batch[\"actions\"][idx]] - "
+               "batch[\"logp\"][idx]\n"
+               "            stats.append((np.mean(np.expm1(log_rho) - log_rho), "
+               "np.mean(np.abs(np.expm1(log_rho)) > config.clip_eps),\n                          H, v_loss))\n"
+               "    kl, clip_fraction, H, v_loss = np.mean(stats, axis=0)\n",
+               "            rho = importance_ratio(log_softmax(logits)[np.arange(len(idx)), batch[\"actions\"][idx]], "
+               "batch[\"logp\"][idx])\n"
+               "            stats.append((rho, H, v_loss))\n"
+               "    rho = np.concatenate([r for r, _, _ in stats])\n"
+               "    kl, clip_fraction = np.mean((rho - 1) - np.log(rho)), np.mean(np.abs(rho - 1) > config.clip_eps)\n"
+               "    H, v_loss = np.mean([h for _, h, _ in stats]), np.mean([v for _, _, v in stats])\n",
+               ("A.update",)),
+    Equivalent("explained variance with sample variances and an explicit zero test", "A_ppo", "ppo.py", EXPLAINED,
+               "residual, spread = np.var(target - predicted, ddof=1), np.var(target, ddof=1)\n"
+               "    if spread == 0:\n        return float(\"nan\")\n    return float(1 - residual / spread)",
+               ("A.value_entropy",)),
 ]

@@ -2,6 +2,7 @@
 the update with Project B's switches, and what Project C's agents train with."""
 
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 
@@ -98,17 +99,20 @@ BASE_DETAILS = {"normalize_advantages": True, "clip_value_loss": False, "clip_gr
 ENTROPY_COEF = 0.01  # Project B's ent_coef when the entropy bonus is switched on
 
 
-def ppo_update(agent, optimizer, batch, c, rng, details=None, surrogate=None, dtype=float):
+def ppo_update(agent, optimizer, batch, c, rng, details=None, surrogate=None, dtype=float, records=None):
     """The minibatch-epoch update, in the README's order of random draws; updates ``agent`` in place.
 
     ``details`` (Project B) may switch the update's details away from Project A's choices, ``BASE_DETAILS``;
     ``surrogate`` replaces ``clipped_surrogate`` (the replay's, which settles ratios on the clip's edge); ``dtype`` is
-    the log-softmax's (``log_policy_and_ratio``)."""
+    the log-softmax's (``log_policy_and_ratio``). ``records``, a list when given, receives one ``MinibatchRecord``
+    per minibatch of the last epoch, from its forward pass before its step: what the update's statistics are made of
+    (``statistics``)."""
     d = {**BASE_DETAILS, **(details or {})}
     B = len(batch["actions"])
     size = B // c["minibatches"]
     ent_coef = ENTROPY_COEF if d["entropy_bonus"] else c["ent_coef"]
-    for _ in range(c["epochs"] if d["multiple_epochs"] else 1):
+    epochs = c["epochs"] if d["multiple_epochs"] else 1
+    for epoch in range(epochs):
         perm = rng.permutation(B)
         for k in range(c["minibatches"]):
             i = perm[k * size:(k + 1) * size]
@@ -126,6 +130,51 @@ def ppo_update(agent, optimizer, batch, c, rng, details=None, surrogate=None, dt
                                        c.get("value_clip_eps", c["clip_eps"]))  # apart only in a known mistake
             else:
                 v = value_loss(values[:, 0].astype(float), batch["returns"][i])
+            if records is not None and epoch == epochs - 1:
+                records.append(minibatch_record(logits, batch["actions"][i], batch["logp"][i], v[0]))
             grads = flatten(mlp_backward(agent["actor"], a_cache, d_logits))
             grads += flatten(mlp_backward(agent["critic"], c_cache, c["vf_coef"] * v[1][:, None]))
             optimizer.step(clip_by_global_norm(grads, c["max_grad_norm"])[0] if d["clip_gradients"] else grads)
+
+
+# ------------------------------------------------------------------------------------- the update's statistics (A)
+
+
+class MinibatchRecord(NamedTuple):
+    """What one minibatch of an update's last epoch gives its statistics, from its forward pass before its step."""
+
+    logp_new: np.ndarray  # log pi(a_i|s_i) of the minibatch's actions, float64
+    logp_old: np.ndarray  # the batch's stored log-probabilities
+    entropy: float  # the mean entropy of the minibatch's policies
+    value_loss: float  # the minibatch's value loss
+
+
+def minibatch_record(logits, actions, logp_old, v_loss) -> MinibatchRecord:
+    logp = log_softmax(np.asarray(logits, dtype=float))
+    return MinibatchRecord(logp[np.arange(len(actions)), actions], np.asarray(logp_old, dtype=float),
+                           float(entropy_bonus(logits)[0]), float(v_loss))
+
+
+def approx_kl(log_rho) -> float:
+    """The mean of (rho - 1) - log rho over a minibatch."""
+    return float(np.mean(np.expm1(log_rho) - log_rho))
+
+
+def statistics(records: list[MinibatchRecord], eps: float, edge: float = 1e-9) -> dict:
+    """``ppo_update``'s statistics as A's README defines them: the mean over the last epoch's minibatches of each
+    minibatch's approximate KL, clip fraction, entropy and value loss. The clip fraction is given as the least and
+    the most it may be: a ratio within ``edge`` (relative) of 1 +- eps counts on either side, as rounding decides."""
+    log_rho = [r.logp_new - r.logp_old for r in records]
+    beyond = [np.abs(np.expm1(lr)) - eps for lr in log_rho]
+    return {"approx_kl": float(np.mean([approx_kl(lr) for lr in log_rho])),
+            "clip_fraction": [float(np.mean([np.mean(b > edge * eps) for b in beyond])),
+                              float(np.mean([np.mean(b > -edge * eps) for b in beyond]))],
+            "entropy": float(np.mean([r.entropy for r in records])),
+            "value_loss": float(np.mean([r.value_loss for r in records]))}
+
+
+def explained_variance(predicted, target) -> float:
+    """1 - Var(target - predicted) / Var(target); NaN when the target is constant (Var(target) = 0)."""
+    predicted, target = np.asarray(predicted, dtype=float), np.asarray(target, dtype=float)
+    spread = np.var(target)
+    return float("nan") if spread == 0 else float(1 - np.var(target - predicted) / spread)
