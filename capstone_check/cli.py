@@ -84,8 +84,9 @@ def table(project: str, wanted: list[str], specs: dict, rows: dict) -> list[str]
 
 
 def filling(wanted: list[str], specs: dict, rows: dict, started: float) -> list[str]:
-    """The table as it fills in: the rows that have finished (and every row they build on), the others said to be
-    running or waiting; last, how many have finished."""
+    """The table as it fills in, in the course's order: a row that has finished as the final table says it (or, while
+    a row its prediction rests on still runs, its score and what it waits for), a row still running as such; last,
+    how many have finished and the time since the start."""
     lines = []
     for cid in wanted:
         spec = specs[cid]
