@@ -9,11 +9,10 @@ child hands the student's pieces a ``Config`` holding the course's values and th
 from __future__ import annotations
 
 import math
-from dataclasses import fields, is_dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from capstone_check.student import StudentError
+from capstone_check.kinds import a_bar
 
 
 class Hyperparameters(BaseModel):
@@ -37,30 +36,9 @@ class Hyperparameters(BaseModel):
 
 def course_config(student, hyper: Hyperparameters):
     """The student's ``Config`` class (``ppo.py``'s) holding the course's values: what the student's pieces are
-    handed in a graded run. Refused when the class cannot hold them."""
-    config_class = getattr(student.modules[0], "Config", None)
-    if config_class is None:
-        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
-    values = hyper.model_dump()
-    try:
-        config = config_class()
-        if is_dataclass(config):
-            missing = sorted(set(values) - {f.name for f in fields(config)})
-            if missing:
-                raise TypeError(f"it has no field {', '.join(missing)}")
-            config = replace(config, **values)
-        else:
-            for name, value in values.items():
-                setattr(config, name, value)
-        held = {name: getattr(config, name) for name in values}
-    except Exception as exc:  # noqa: BLE001 - any failure of student code is the student's to read
-        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as "
-                           f"Config(); your Config cannot hold them ({type(exc).__name__}: {exc})", "invalid") from None
-    changed = [name for name in values if held[name] != values[name]]
-    if changed:
-        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as Config(); "
-                           f"your Config changes {', '.join(changed)} when it is set", "invalid")
-    return config
+    handed in a graded run. Refused when the class cannot hold them. The students' checker's own (``a_bar``), so the
+    two sides hand the pieces the same Config and refuse the same classes."""
+    return a_bar.course_config(student, hyper.model_dump())
 
 
 def differences(student_values: dict, hyper: Hyperparameters) -> list[str]:
