@@ -5,6 +5,7 @@ points and predicted whole only when what it builds on passes, and the total say
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -507,7 +508,8 @@ def test_b_defaults_tells_whether_the_course_s_runs_train_as_project_a(b_expecte
      "Predicted 0/7: Fix B.switches first; your pieces do not make update 1 of the reference's own clip_value_loss "
      "run of seed 7 as it did (parameters"),
     ("truncation switch that never bootstraps", "B.table",
-     "Predicted 0/3: Fix B.switches first; your pieces do not make update 36 of the reference's own baseline run of "
+     # the update of the first truncation the run meets: where training's rounding leads it, so any update number
+     "Predicted 0/3: Fix B.switches first; your pieces do not make update {N} of the reference's own baseline run of "
      "seed 7"),
     ("annealing one update early", "B.bar", "Predicted 0/7: Fix B.defaults and B.switches first; your pieces do not "
                                             "make update 1 of the reference's own baseline run of seed 7"),
@@ -518,7 +520,7 @@ def test_b_s_rows_lost_where_the_pieces_do_not_remake_the_reference_runs(b_kit, 
     planted(tmp_path, next(m for m in ALL if m.name.startswith(mutant)))
     with forgotten_after(["ppo", "details", "ablation"]):
         line = kit_line(b_kit, tmp_path, "B", check)
-    assert said in line and "or up to" not in line, line
+    assert re.search(re.escape(said).replace(re.escape("{N}"), r"\d+"), line) and "or up to" not in line, line
 
 
 def test_b_s_rows_of_a_piece_the_graded_runs_never_reach_stay_whole(b_kit, tmp_path):

@@ -65,7 +65,7 @@ class ClippedSurrogateGradient(Check):
                                             f"gradient mean_i A_i (onehot(a_i) - pi); {difference(grad, plain)}")
             elif kind.startswith("beyond") and not close(grad, np.zeros_like(logits), ctx.bar.tolerance):
                 failed.setdefault(kind, "beyond the clip on the favourable side (A > 0 and rho > 1 + eps, or A < 0 "
-                                        "and rho < 1 - eps) the gradient should be zero; "
+                                        "and rho < 1 - eps) the gradient must be 0; "
                                         f"{difference(grad, np.zeros_like(logits))}")
             if not close(grad, want_grad, ctx.bar.tolerance) or apart(objective, want_objective, ctx.bar.tolerance):
                 failed.setdefault("values", f"{kind}: objective {objective:.6g} (expected {want_objective:.6g}), "
