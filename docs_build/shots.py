@@ -52,12 +52,18 @@ def _autograder(*args: str, cwd: Path) -> None:
 
 def named_mistakes(folder: str) -> list[tuple[str, str, str]]:
     """The first planted bug of each check of a project's folder that the grader names, as (module, old, new), in
-    the order of the tests' mutants files, read from them as literals (nothing of tests/ is imported)."""
+    the order of the tests' mutants files, read from them as literals or the files' own constants (nothing of tests/
+    is imported)."""
     found = {}
     for source in sorted(MUTANTS.glob("*/mutants.py")):
-        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        named = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+                 for target in node.targets if isinstance(target, ast.Name)}  # a file's constants, such as a line
+
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Mutant" and len(node.args) >= 7:
-                _name, where, module, old, new, check, finding = (ast.literal_eval(a) for a in node.args[:7])
+                _name, where, module, old, new, check, finding = (
+                    ast.literal_eval(named.get(a.id, a) if isinstance(a, ast.Name) else a) for a in node.args[:7])
                 if where == folder and finding and check not in found:
                     found[check] = (module, old, new)
     return list(found.values())
