@@ -3,15 +3,17 @@ has staged for it.
 
 They are read from the code, never listed by hand: every module of ``autograder`` is read (the imports inside its
 functions too), each other package of the kit that one imports is read the same way, and so on until nothing new is
-reached. A package of the kit is a folder beside ``autograder`` that the kit's distribution lists as its own when it
-is installed, so numpy beside an installed kit in site-packages is not one; where the kit is not installed (Gradescope
-unpacks it into ``source/`` and puts that on the path), every package folder beside ``autograder`` is. Imports by
+reached. Where the kit is installed, a package of the kit is one its distribution lists as its own (numpy beside the
+kit in site-packages is not), found where Python imports it from: a copy of ``autograder`` elsewhere (a course that
+adds a project to a copy of the code) still reaches the installed checker. Where the kit is not installed (Gradescope
+unpacks it into ``source/`` and puts that on the path), every package folder beside ``autograder`` is one. Imports by
 name (``import_module``) stay within packages already read, so whole packages cover them.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 from functools import cache
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
@@ -49,15 +51,27 @@ def _installed_tops() -> set[str] | None:
     return {Path(file).parts[0] for file in kit.files or []}
 
 
+def _folder(name: str, owned: set[str] | None) -> Path | None:
+    """Where the kit's package ``name`` is imported from; None where ``name`` is not one of the kit's packages."""
+    if owned is None:
+        beside = paths.KIT_ROOT / name
+        return beside if (beside / "__init__.py").is_file() else None
+    if name not in owned:
+        return None
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 @cache
 def grading_packages() -> tuple[Path, ...]:
     """The folders of the kit's packages that grading imports, ``autograder`` first, then by name."""
     owned = _installed_tops()
-    reached, unread = {FIRST}, [FIRST]
+    reached, unread = {FIRST: paths.PACKAGE}, [paths.PACKAGE]
     while unread:
-        for name in _imported_tops(paths.KIT_ROOT / unread.pop()):
-            if name not in reached and (paths.KIT_ROOT / name / "__init__.py").is_file() and (
-                    owned is None or name in owned):
-                reached.add(name)
-                unread.append(name)
-    return tuple(paths.KIT_ROOT / name for name in [FIRST, *sorted(reached - {FIRST})])
+        for name in _imported_tops(unread.pop()):
+            if name not in reached and (folder := _folder(name, owned)) is not None:
+                reached[name] = folder
+                unread.append(folder)
+    return tuple(reached[name] for name in [FIRST, *sorted(set(reached) - {FIRST})])
