@@ -5,16 +5,16 @@ the given code (``rlkit``), the students' checker (``capstone_check``), each pro
 notebooks, READMEs, example logs) and the checker's expected values, computed here from the reference on the public
 inputs and seeds. It holds no reference code, no oracle, no grading seed and no course secret: the checker compares
 the student's outputs with recorded values and decides the training bars with the given code alone
-(``tests/test_student_kit.py`` searches a built bundle for all of them). ``wheel(out)`` builds its wheel.
+(``tests/test_student_kit.py`` searches a built bundle for all of them). ``wheel(out)`` writes its wheel.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
-import os
 import shutil
-import subprocess
-import sys
+import zipfile
 from importlib import import_module
 from pathlib import Path
 
@@ -22,6 +22,7 @@ import numpy as np
 
 import rlkit
 from capstone_check.calls import run_calls
+from autograder.kit_packages import DISTRIBUTION
 from autograder.loader import load_course
 from autograder.plan import planned
 from autograder.projects import PROJECTS
@@ -154,19 +155,53 @@ def build(root: Path, out: Path, projects: list[str] | None = None) -> Path:
 
 
 def wheel(out: Path) -> Path:
-    """The bundle's wheel, built offline with the setuptools of this environment, into ``out/dist``."""
-    out = out.resolve()  # pip reads a bare relative name ("kit") as a package to download, not a folder
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
-                           "-w", str(out / "dist"), str(out)], capture_output=True, text=True,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"})  # the build tools' own
-    found = sorted((out / "dist").glob("rl_capstone_student-*.whl"))
-    if done.returncode != 0 or not found:
-        raise StudentKitError(f"building the students' wheel failed:\n{done.stdout}{done.stderr}")
-    shutil.rmtree(out / "build", ignore_errors=True)
-    for info in out.glob("*.egg-info"):
-        shutil.rmtree(info)
-    return found[-1]
+    """The bundle's wheel, written into ``out/dist`` by the kit itself (a pure-Python wheel is a zip with its metadata,
+    PEP 427): no build backend is needed, so it builds offline on a bare install of the kit, and two builds of one
+    bundle are the same bytes."""
+    out = out.resolve()
+    name = NAME.replace("-", "_")
+    info = f"{name}-{VERSION}.dist-info"
+    files = {path.relative_to(out).as_posix(): path.read_bytes() for package in PACKAGES
+             for path in sorted((out / package).rglob("*"))
+             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"}
+    files[f"{info}/METADATA"] = _metadata((out / "README.md").read_text(encoding="utf-8")).encode()
+    files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: {DISTRIBUTION}\nRoot-Is-Purelib: true\n"
+                              "Tag: py3-none-any\n").encode()
+    files[f"{info}/entry_points.txt"] = ("[console_scripts]\n" + "".join(
+        f"{script} = {target}\n" for script, target in SCRIPTS.items())).encode()
+    files[f"{info}/top_level.txt"] = "".join(f"{package}\n" for package in PACKAGES).encode()
+    record = [f"{path},sha256={_digest(data)},{len(data)}" for path, data in files.items()]
+    files[f"{info}/RECORD"] = "\n".join([*record, f"{info}/RECORD,,", ""]).encode()
+    target = out / "dist" / f"{name}-{VERSION}-py3-none-any.whl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, data in files.items():
+            entry = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
+            entry.external_attr = 0o644 << 16
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(entry, data)
+    return target
 
+
+def _digest(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def _metadata(readme: str) -> str:
+    """The wheel's METADATA (core metadata 2.1): what pyproject.toml below says, in the wheel's words."""
+    lines = ["Metadata-Version: 2.1", f"Name: {NAME}", f"Version: {VERSION}", f"Summary: {DESCRIPTION}",
+             f"Requires-Python: {REQUIRES_PYTHON}", *(f"Requires-Dist: {d}" for d in DEPENDENCIES),
+             "Description-Content-Type: text/markdown"]
+    return "\n".join(lines) + "\n\n" + readme
+
+
+DESCRIPTION = "RL capstone projects (D2L 15.7.6): the students' files, the given code and a checker"
+REQUIRES_PYTHON = ">=3.10"
+# the given code's: B's ablation.py limits BLAS threads, the notebooks draw progress bars
+DEPENDENCIES = ["numpy>=1.26", "gymnasium>=1.0,<2", "matplotlib>=3.8", "threadpoolctl>=3.1", "tqdm>=4.66"]
+SCRIPTS = {"capstone-check": "capstone_check.cli:main"}
+PACKAGES = ["capstone_check", "rlkit"]
+_SCRIPT_LINES = "\n".join(f'{script} = "{target}"' for script, target in SCRIPTS.items())
 
 PYPROJECT = f"""[build-system]
 requires = ["setuptools>=64"]
@@ -175,17 +210,16 @@ build-backend = "setuptools.build_meta"
 [project]
 name = "{NAME}"
 version = "{VERSION}"
-description = "RL capstone projects (D2L 15.7.6): the students' files, the given code and a checker"
+description = "{DESCRIPTION}"
 readme = "README.md"
-requires-python = ">=3.10"
-# the given code's: B's ablation.py limits BLAS threads, the notebooks draw progress bars
-dependencies = ["numpy>=1.26", "gymnasium>=1.0,<2", "matplotlib>=3.8", "threadpoolctl>=3.1", "tqdm>=4.66"]
+requires-python = "{REQUIRES_PYTHON}"
+dependencies = {json.dumps(DEPENDENCIES)}
 
 [project.scripts]
-capstone-check = "capstone_check.cli:main"
+{_SCRIPT_LINES}
 
 [tool.setuptools.packages.find]
-include = ["rlkit*", "capstone_check*"]
+include = {json.dumps([f"{package}*" for package in PACKAGES])}
 
 [tool.setuptools.package-data]
 capstone_check = ["expected/*", "projects/**/*"]
