@@ -213,7 +213,8 @@ class Check:
     # and it should keep what it makes where a later call finds it (C's run cache).
     # key_for(folder, secret) -> str, optional: runs in the grader when a submission's checks are planned, from the
     # submission's files (read as bytes, never run) and the course secret (None without one); the child and the
-    # judge find it in ctx.key. B.table draws from it which updates the folder's pieces re-make.
+    # judge find it in ctx.key. B.table draws from it which updates the folder's pieces re-make. It is also called
+    # with folder None when a course is prepared ahead of grading: a key prepare reads must not need the folder.
     # located_on_error(partial, ctx) -> statements, optional: where the output had departed when the student's code
     # raised, from the plain data collect attached to the StudentError (``partial``, as the child sent it: untrusted,
     # so any failure to read it says nothing); the statements are the check's vocabulary, as a verdict's are.

@@ -2,6 +2,7 @@
 the child gets it as plain data and rebuilds the same context."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -68,3 +69,16 @@ def test_the_plan_follows_the_course_order_and_filters(course):
         (pid, cid) for pid, p in course.projects.items() for cid in p.checks]
     only = plan(paths.SOLUTIONS, course, "public", projects=["D"], checks=["D.weights"])
     assert [(i.project, i.check_id, i.folder) for i in only] == [("D", "D.weights", paths.SOLUTIONS / "D_grpo")]
+
+
+def test_a_check_prepared_ahead_of_grading_gets_the_context_grading_will_give_it(course):
+    """prepare_course (Gradescope's setup) plans without a submission; a prepare step must see the very context a
+    submission's grading gives it, the secret's sample key included, or every upload trains its inputs again."""
+    secret = course.model_copy(update={"secret": "s3cr3t"})
+    prepared = [(pid, cid) for pid, p in PROJECTS.items() for cid, c in p.checks.items() if hasattr(c, "prepare")]
+    assert ("B", "B.bar") in prepared
+    for pid, cid in prepared:
+        ahead = planned(secret, pid, cid, "grading")
+        graded = planned(secret, pid, cid, "grading", folder=paths.SOLUTIONS / PROJECTS[pid].folder, student="ada")
+        who = replace(graded.context_for(graded.shards()[0]), student=None)  # prepare never reads who the student is
+        assert ahead.context_for(ahead.shards()[0]) == who, cid

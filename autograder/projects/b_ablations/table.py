@@ -45,8 +45,9 @@ class Table(Check):
                 "table": [table], "ablated": [ablated], "named": [named]}
 
     def key_for(self, folder, secret):
-        """The key of the secret sample of updates the child re-makes (``student_runs.sample_key``)."""
-        return student_runs.sample_key(folder / proofs.RUNS, secret)
+        """The key of the secret sample of updates the child re-makes (``student_runs.sample_key``); none before a
+        submission is there to draw it from."""
+        return None if folder is None else student_runs.sample_key(folder / proofs.RUNS, secret)
 
     def on_shard(self, data, ctx):
         """Run by the grader as soon as one seed's child returns: audit its runs now, in a process of its own."""
