@@ -119,16 +119,20 @@ def rows_of(out: Path) -> dict[str, dict]:
 
 
 def kill_the_worker_grading(client, student: str, deadline: float, killed: list) -> None:
-    """kill -9 the worker process that has ``student``'s task, once the task is on one."""
+    """kill -9 the worker process that has ``student``'s task, while the task is on it (one that waits on the worker
+    counts as well: the scheduler holds it against the worker that dies)."""
+    def holding(worker):
+        keys = client.processing().get(worker, ())
+        return worker not in {w for _, w in killed} and any(str(key).endswith(f"-{student}") for key in keys)
+
     while time.monotonic() < deadline:
-        for worker, keys in client.processing().items():
-            if worker not in {w for _, w in killed} and any(str(key).endswith(f"-{student}") for key in keys):
-                time.sleep(0.5)  # into its grading (a task that waits on the worker counts as well)
-                pid = client.run(os.getpid, workers=[worker])[worker]
+        for worker in [w for w in client.processing() if holding(w)]:
+            pid = client.run(os.getpid, workers=[worker])[worker]
+            if holding(worker):  # asked again just before the kill: on a busy machine the task may be done by now
                 os.kill(pid, signal.SIGKILL)
                 killed.append((student, worker))
                 return
-        time.sleep(0.1)
+        time.sleep(0.05)
     raise AssertionError(f"{student}'s task never reached a worker")
 
 
