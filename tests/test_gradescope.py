@@ -20,6 +20,7 @@ from autograder import paths
 from autograder.cli import main
 from autograder.loader import load_course
 from autograder.gradescope import build_zip, run
+from autograder.projects import PROJECTS
 from autograder.sandbox import user
 from tests.support.alone import new_venv, reachable_folder, required_distributions
 
@@ -162,14 +163,19 @@ def test_the_image_builds_from_the_zip_alone_and_prepares_the_grading_runs_once(
     assert made["b-bar-runs"] == ["runs"] * 6  # B.bar's runs of each grading seed (and the children's copy of each)
 
 
-def test_the_image_grades_every_reference_as_autograder_grade_does(image, tmp_path):
-    """Every submission reads what the prepare step made, training nothing again; the scores are the command's."""
+def test_the_image_grades_every_reference_with_full_marks_from_what_setup_prepared(image, tmp_path):
+    """Every submission reads what the prepare step made, training nothing again; every check earns its points (so
+    `autograder grade` gives the same scores: full marks are its only passing grade, and the stub's test below holds
+    the two to each other where they can differ)."""
     root = image["root"]
     uploaded(root, paths.SOLUTIONS)
     results = run_autograder(root, image["python"])
     assert results["score"] == 78 and all(t["status"] == "passed" for t in results["tests"]), results["output"]
     assert {p: p.stat().st_mtime_ns for p in (root / "cache").rglob("*.npz")} == image["made"]
-    assert {t["name"]: t["score"] for t in results["tests"]} == graded_by_the_command(image, tmp_path)
+    course = load_course(root / "source" / "course.yml", private=False)
+    assert {t["name"]: t["score"] for t in results["tests"]} == {
+        f"{cid}: {PROJECTS[pid].checks[cid].name}": float(check.points)
+        for pid, project in course.projects.items() for cid, check in project.checks.items()}
     text = json.dumps(results)
     assert not any(str(seed) in text for seed in GRADING_SEEDS) and "s3cret" not in text
 
