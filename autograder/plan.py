@@ -61,7 +61,7 @@ def planned(course: Course, pid: str, cid: str, seed_set: SeedSet, folder: Path 
     used = check.fixed_seeds or seed_set
     bar = validated_bar(check, ccfg.bar, f"projects.{pid}.checks.{cid}")
     knows = PROJECTS[pid].knows_student  # only a project that judges by who the student is hears who, and the secret
-    # planned ahead of any submission too (prepare_course): a prepare step reading the key must find the one grading uses
+    # planned ahead of any submission too (prepare_course): a prepare step that reads the key gets grading's key
     key = check.key_for(folder, course.secret) if hasattr(check, "key_for") else None
     ctx = Context(tuple(course.seeds_for(used)), used, bar, student=student if knows else None,
                   secret=course.secret if knows else None, key=key)
