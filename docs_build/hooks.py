@@ -3,7 +3,9 @@
 
 - reference/commands.md and reference/checks.md, from the CLI's parser and course.yml (docs_build/reference.py);
 - img/*.png, photographs of the pages a real grading writes, and reference/figures.md with every project's figures
-  (docs_build/shots.py).
+  (docs_build/shots.py);
+- the student guide's example of `capstone-check`, a real run on a planted bug of the first graded project
+  (docs_build/checker.py), put in place of the guide's marker.
 
 `DOCS_PROJECTS` (comma-separated ids, default every project of the course) says which projects the build grades for
 its pictures; the test suite builds with C alone."""
@@ -29,8 +31,10 @@ def _beside(name: str) -> ModuleType:
 
 reference = _beside("reference")
 shots = _beside("shots")
+checker = _beside("checker")
 
 _work = tempfile.TemporaryDirectory(prefix="kit-docs-")
+_checked: dict[str, str] = {}  # the project of the student guide's example run, and what it printed
 
 
 def _projects() -> tuple[list[str], list[str]]:
@@ -62,6 +66,8 @@ def _figures_page(figures: dict[str, list[tuple[str, str]]], left_out: list[str]
 
 
 def on_files(files, config):
+    from autograder.projects import PROJECTS
+
     work = Path(_work.name)
     img = work / "img"
     img.mkdir(exist_ok=True)
@@ -70,6 +76,9 @@ def on_files(files, config):
     shots.photograph(work, img)
     shots.what_was_photographed(work, img)
     figures = shots.draw_figures(work, img, projects)
+    example = projects[0]
+    _checked.update(project=example, output=checker.checker_output(
+        work, example, shots.named_mistakes(PROJECTS[example].folder)[0]))
     pages = {"reference/commands.md": reference.commands_page(), "reference/checks.md": reference.checks_page(),
              "reference/figures.md": _figures_page(figures, left_out)}
     for uri, text in pages.items():
@@ -77,3 +86,10 @@ def on_files(files, config):
     for picture in sorted(img.iterdir()):
         files.append(File.generated(config, f"img/{picture.name}", abs_src_path=str(picture)))
     return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    """The student guide's marker, replaced by the run on_files made."""
+    if checker.MARKER in markdown:
+        return checker.with_output(markdown, _checked["output"], _checked["project"])
+    return markdown

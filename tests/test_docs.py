@@ -4,6 +4,7 @@ every page speaks of the kit alone (no issue numbers, no file outside the reposi
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -80,6 +81,21 @@ def test_the_pictures_are_photographs_of_a_real_grading(site):
     assert figures, "no figure of C was drawn from the reference's grading"
     page = (site / "reference" / "figures.html").read_text()
     assert "left out here: A, B, D" in page, "the quick build says which projects it did not draw"
+
+
+@pytest.mark.slow  # builds the site: `make test-fast` leaves it out
+def test_the_student_guide_shows_a_real_run_of_the_students_checker_on_a_planted_bug(site):
+    """The guide's marker (what the page shows read in the repository) is replaced by a run the build made: the
+    checker's own header, a failing row with its recognised mistake and the footer's three totals, in place."""
+    marker = (ROOT / "docs" / "student-guide.md").read_text(encoding="utf-8")
+    assert "On the documentation site (`make docs`), a real run of `capstone-check` stands here." in marker
+    page = html.unescape(re.sub(r"<[^>]+>", "", (site / "student-guide.html").read_text()))
+    shown = page[page.index("$ capstone-check C"):page.index("Read it from the top")]
+    assert "Project C (" in shown and "public checks on ~/capstone/C_diagnosis, seeds [7, 8, 9]" in shown, shown
+    assert re.search(r"^  C\.\w+ +0/\d+ +fail .*mistake recognised", shown, re.M), shown
+    for total in ("earned here", "Left to final grading", "Predicted at final grading"):
+        assert total in shown, shown
+    assert "a real run of capstone-check stands here" not in page
 
 
 @pytest.mark.slow  # builds the site: `make test-fast` leaves it out
