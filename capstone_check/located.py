@@ -5,7 +5,7 @@ Two kinds of statement, each made only when it holds on every case of the check:
 
 - **a feature of the input** the departures line up with: the output departs *only* at entries that have it (the
   steps that end an episode by truncation, the groups of one sample, ...). Each piece names its features and hands a
-  boolean mask per case; the smallest feature that holds every departure is said, with "at every one of them" when
+  boolean mask per case; the smallest feature that holds every departure is said, with "exactly" in place of "only" when
   the departures are exactly that feature (and it has two entries or more).
 - **a relation** between the output and the expected one, over the entries that depart (or all of them): a flipped
   sign, a constant factor, a constant offset, zeros, a shift by one step along the first axis, swapped axes, or NaN;
@@ -27,16 +27,16 @@ RELATIONS = {  # said after a plural subject: "your advantages are ..."
     "zero": "are zero where nonzero values are expected",
     "sign": "are the expected values with their sign flipped",
     "one-minus": "are one minus the expected values (the complement of a fraction, say)",
-    "factor": "are the expected values times one constant factor",
+    "factor": "are the expected values scaled by one constant factor",
     "offset": "are the expected values plus one constant",
-    "factor-per-case": "are the expected values times a factor of each case's own",
-    "offset-per-case": "are the expected values plus a constant of each case's own",
+    "factor-per-case": "are the expected values scaled by a different factor in each case",
+    "offset-per-case": "are the expected values shifted by a different constant in each case",
     "later": "hold at each step the value expected one step later",
     "earlier": "hold at each step the value expected one step earlier",
     "transposed": "are the expected array with its two axes swapped",
     "above": "are too large, never too small",
     "below": "are too small, never too large",
-    "nonzero-sum": "do not sum to zero within a case, where the expected values do",
+    "nonzero-sum": "do not sum to zero in each case, unlike the expected values",
 }
 
 
@@ -160,6 +160,11 @@ def feature(pairs: Sequence[tuple], masks: Sequence[dict[str, np.ndarray]],
     return name, exact
 
 
+def _where(feature: str, exact: bool) -> str:
+    """Where a piece goes wrong, said of a feature: ``only`` there, or ``exactly`` there (all of it, nowhere else)."""
+    return f"exactly {feature}" if exact else f"only {feature}"
+
+
 def located(pairs: Sequence[tuple], tolerance: float, check: str, subject: str, features: dict[str, str] | None = None,
             masks: Sequence[dict[str, np.ndarray]] | None = None) -> list[dict]:
     """What can be said of where ``subject`` (e.g. "your advantages") departs, as ``{"id", "text"}`` statements with
@@ -171,10 +176,10 @@ def located(pairs: Sequence[tuple], tolerance: float, check: str, subject: str, 
     if found is not None:
         name, exact = found
         said.append({"id": f"{check}.{name.replace(' ', '-')}",
-                     "text": f"{subject} depart only {features[name]}{' (at every one of them)' if exact else ''}"})
+                     "text": f"{subject} differ {_where(features[name], exact)}"})
     kind = relation(pairs, tolerance)
     if kind is not None:
-        where = "where they depart, they" if found is not None else subject
+        where = "where they differ, they" if found is not None else subject
         said.append({"id": f"{check}.{kind}", "text": f"{where} {RELATIONS[kind]}"})
     return said
 
@@ -189,25 +194,26 @@ def raising(check: str, piece: str, features: dict[str, str], masks: Sequence[di
         return []
     name, exact = found
     return [{"id": f"{check}.raises-{name.replace(' ', '-')}",
-             "text": f"your {piece} raises only {features[name]}{' (at every one of them)' if exact else ''}"}]
+             "text": f"your {piece} raises {_where(features[name], exact)}"}]
 
 
+LEAD_IN = "Where it differs:"  # the sentence's first words, as rows and docs/located.md show them
 LEAD = 200  # characters of the sentence that leads a row: the statements beyond it stay in the report's ``located``
 
 
 def sentence(statements: Sequence[dict], most: int = LEAD) -> str:
-    """The statements as one sentence of a message: "Where it departs: ...; ....", the first always and the next
+    """The statements as one sentence of a message: "Where it differs: ...; ....", the first always and the next
     while the sentence stays within ``most`` characters and ``LEAD`` (a relation follows its feature, so none is left
     without it)."""
     if not statements:
         return ""
     kept = [statements[0]["text"]]
     for statement in statements[1:]:
-        if len("; ".join([*kept, statement["text"]])) + len("Where it departs: .") > min(most, LEAD):
+        if len("; ".join([*kept, statement["text"]])) + len(f"{LEAD_IN} .") > min(most, LEAD):
             break
         kept.append(statement["text"])
     text = "; ".join(kept)
-    return f"Where it departs: {text[0].lower()}{text[1:]}."
+    return f"{LEAD_IN} {text[0].lower()}{text[1:]}."
 
 
 def after_lead(lead: str, message: str) -> str:

@@ -84,14 +84,14 @@ def own_lines(check: str, composite: str, noun: str, outcomes, wants: Sequence, 
     for out, want in zip(outcomes, wants):
         if isinstance(out, list | np.ndarray) and (apart := _flat_departing(out, want, tolerance)) is not None \
                 and apart.any():
-            return [{"id": f"{check}.own-lines", "text": f"your {composite}'s own lines depart: with the expected "
-                                                       f"pieces in place of its own, it still returns other {noun}"}]
+            said = f"your {composite} itself differs: with the expected pieces in place of yours, it still "
+            return [{"id": f"{check}.own-lines", "text": f"{said}returns other {noun}"}]
     for out in outcomes:
         piece, argument = (out.get("piece"), out.get("argument")) if isinstance(out, dict) else (None, None)
         if isinstance(piece, str) and piece in parameters:
             named = argument if isinstance(argument, str) and argument in parameters[piece] else None  # not the stub's
             what = f"a{'n' * (named[:1].lower() in 'aeiou')} `{named}`" if named else "inputs"
-            return [{"id": f"{check}.passes-{piece}", "text": f"your {composite}'s own lines depart: with the "
+            return [{"id": f"{check}.passes-{piece}", "text": f"your {composite} itself differs: with the "
                                                             f"expected pieces, it passes `{piece}` {what} no right "
                                                             f"{composite} passes"}]
     return []

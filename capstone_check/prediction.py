@@ -202,7 +202,7 @@ def remade_said(row, spec: dict, rows: dict, text: str) -> str:
     if remakes(row):
         spared = f": {they} {verb} here only in cases those updates never meet" if failed else ""
         sampled = len(spec.get("reference_runs", {}).get("updates", ())) or "the sampled"
-        return (f"{text}: your pieces make {sampled} updates of each of the reference's own runs on the public seeds "
+        return (f"{text}: your pieces make {sampled} updates of each of the reference's runs on the public seeds "
                 "as it did"
                 f"{spared} (predicted {whole(row, spec):g}/{row.points:g})")
     d = row.remade

@@ -168,7 +168,7 @@ def read_records(path: str | None) -> dict:
 
 def statement(check: str, composite: str, piece: str, noun: str) -> dict:
     return {"id": f"{check}.through-{piece}",
-            "text": f"your {composite} departs only through your `{piece}`: with the expected `{piece}` in its place "
+            "text": f"your {composite} differs only through your `{piece}`: with the expected `{piece}` in its place "
                     f"it gives the expected {noun}"}
 
 

@@ -102,9 +102,9 @@ def test_a_failing_message_shows_what_fits_its_length_and_counts_the_rest():
 
 
 def test_where_it_departs_keeps_the_statements_that_leave_room_for_the_first_failure():
-    said = [{"id": "X.a", "text": "your values depart only " + "a" * 60},
+    said = [{"id": "X.a", "text": "your values differ only " + "a" * 60},
             {"id": "X.b", "text": "where they depart, they " + "b" * 60}]
     short = Verdict.of(["small"], 1, "", located=said).message
-    assert short.startswith("Where it departs: your values") and "bbb" in short
+    assert short.startswith("Where it differs: your values") and "bbb" in short
     long = Verdict.of(["f" * 180], 1, "", located=said).message
     assert "aaa" in long and "bbb" not in long and len(long) <= LONGEST and long.endswith("f" * 179)

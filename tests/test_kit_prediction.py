@@ -115,7 +115,7 @@ def test_a_row_left_to_final_grading_is_predicted_from_its_public_evidence_as_it
              "credit": "all_or_nothing"}
     fresh = {"C.fresh_runs": Row("C.fresh_runs", "fresh", 5, 5, True, "all right", 1.0)}
     row = Row("C.diagnose_rules", "rules", 2, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=7 / 8,
-              evidence="`diagnose` labels 7 of the public seed's 8 logs at the course's lines right")
+              evidence="`diagnose` labels 7 of the public seed's 8 logs built at the README's thresholds right")
     assert predicted(row, rules, fresh) == 0
     assert "it passes here; `diagnose` labels 7 of the public seed's 8" in row_line(row, rules, fresh)
     assert row_line(row, rules, fresh).endswith("(predicted 0/2)")
@@ -244,7 +244,7 @@ def test_the_bundle_holds_a_sample_of_the_reference_runs_of_every_public_seed(a_
 
 
 @pytest.mark.parametrize("mutant, said", [
-    ("min and max swapped", "your pieces make 10 updates of each of the reference's own runs on the public seeds as "
+    ("min and max swapped", "your pieces make 10 updates of each of the reference's runs on the public seeds as "
                             "it did: A.clip_gradient fails here only in cases those updates never meet (predicted "
                             "6/6)"),
     ("clip applied on the wrong side", "your pieces do not make update 1 of the reference's own run of seed 7 as it "

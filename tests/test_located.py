@@ -55,21 +55,22 @@ def test_statements_are_made_of_the_vocabulary_alone_and_carry_no_value():
         got = [w * rng.choice([1, 1, -1, 0.5]) + rng.choice([0, 0, 0.7]) for w in want]
         kinds = ["one" if len(w) == 1 else "many" for w in want]
         for statement in located(list(zip(got, want)), 1e-6, "D.x", "your weights", features, of_kinds(kinds)):
-            allowed = {f"your weights depart only {where}{exact}" for where in features.values()
-                       for exact in ("", " (at every one of them)")}
+            allowed = {f"your weights differ {said}" for where in features.values()
+                       for said in (f"only {where}", f"exactly {where}")}
             allowed |= {f"{subject} {phrase}" for phrase in RELATIONS.values()
-                        for subject in ("your weights", "where they depart, they")}
+                        for subject in ("your weights", "where they differ, they")}
             assert statement["text"] in allowed, statement
             assert statement["id"].split(".")[-1] in {*features, *RELATIONS}
 
 
 def test_a_statement_and_its_sentence():
     said = located([(2 * w, w) for w in WANT], 1e-6, "A.gae", "your advantages")
-    assert said == [{"id": "A.gae.factor", "text": "your advantages are the expected values times one constant factor"}]
-    assert sentence(said) == "Where it departs: your advantages are the expected values times one constant factor."
+    text = "your advantages are the expected values scaled by one constant factor"
+    assert said == [{"id": "A.gae.factor", "text": text}]
+    assert sentence(said) == "Where it differs: your advantages are the expected values scaled by one constant factor."
     assert sentence([]) == ""
     assert after_lead(sentence(said), "case 2: max |difference| 1") == (
-        "Where it departs: your advantages are the expected values times one constant factor. "
+        "Where it differs: your advantages are the expected values scaled by one constant factor. "
         "Case 2: max |difference| 1")
     assert after_lead("", "case 2: max |difference| 1") == "case 2: max |difference| 1"
 
@@ -182,7 +183,7 @@ def test_what_a_raising_child_sends_of_its_update_says_nothing_unless_it_is_the_
     assert led_on_error(entry, check, partial, ctx) == entry
     said = led_on_error(entry, check, {"steps": [], "taken": 0}, ctx)
     assert [s.id for s in said.located] == ["A.update.first-step"]
-    assert said.message.startswith("Where it departs: your update departs at its first Adam step")
+    assert said.message.startswith("Where it differs: your update differs from its first Adam step")
 
 
 def test_what_a_child_sends_of_its_reruns_says_nothing_unless_every_step_is_the_expected_one(course):

@@ -78,7 +78,7 @@ def test_on_grading_seeds_the_row_keeps_its_statements_and_says_no_seed(tmp_path
     public = grade_checks(root, course, checks=["A.gae"])["A.gae"]
     row = grade_checks(root, grading, checks=["A.gae"], seed_set="grading")["A.gae"]
     assert row["located"] == public["located"] and row["located"], row
-    assert "Where it departs: " + row["located"][0]["text"] in row["message"]
+    assert "Where it differs: " + row["located"][0]["text"] in row["message"]
     assert "Smallest failing case" not in row["message"]  # the student's outputs are shown on public seeds only
     assert not any(str(seed) in row["message"] for seed in seeds), row["message"]
 

@@ -157,7 +157,7 @@ def test_a_cascade_names_the_piece_that_made_the_nan(tmp_path, course):
 
 def test_grpo_step_names_the_flipped_sign_once_without_explaining_clipping(tmp_path, course):
     message = graded_mutant(tmp_path, course, "grpo_step flips the KL sign", ["D.grpo_step"])["D.grpo_step"]["message"]
-    assert message.startswith("Where it departs: your steps (new theta minus the given one) depart only when beta is "
+    assert message.startswith("Where it differs: your steps (new theta minus the given one) differ only when beta is "
                               "above 0. Hint: every failing case matches a step in which the KL penalty's sign is "
                               "flipped")
     assert "clip" not in message and "ratio" not in message
@@ -166,7 +166,7 @@ def test_grpo_step_names_the_flipped_sign_once_without_explaining_clipping(tmp_p
 def test_kl_penalty_gives_its_hint_once(tmp_path, course):
     """Led by where it departs, the row gives its hint once and one failing case as the example, the rest counted."""
     message = graded_mutant(tmp_path, course, "flipped KL sign", ["D.kl_penalty"])["D.kl_penalty"]["message"]
-    assert message.startswith("Where it departs: ")
+    assert message.startswith("Where it differs: ")
     assert message.lower().count("hint") == 1 and message.count("expected r - beta*log(p/p_ref)") == 1
     assert re.search(r"; and \d+ more", message), message
 
@@ -192,7 +192,7 @@ def test_a_ratio_grades_importance_ratio_when_ppo_update_is_a_stub(tmp_path, cou
     assert message.startswith("importance_ratio is right; the ratio on ppo_update's first minibatch could not be read")
 
 
-@pytest.mark.parametrize("edit, said", [("2 * np.exp(logp_new - logp_old)", "times one constant factor"),
+@pytest.mark.parametrize("edit, said", [("2 * np.exp(logp_new - logp_old)", "scaled by one constant factor"),
                                          ("np.exp(logp_new - logp_old) + 0.1", "plus one constant")])
 def test_a_ratio_off_by_a_factor_or_an_offset_says_so_in_final_grading_and_the_students_checker(tmp_path, course,
                                                                                                 edit, said):
@@ -201,14 +201,14 @@ def test_a_ratio_off_by_a_factor_or_an_offset_says_so_in_final_grading_and_the_s
     write_submission(root, mutate(reference, "return np.exp(logp_new - logp_old)", f"return {edit}"), "A_ppo",
                      "ppo.py")
     row = grade_checks(root, course, checks=["A.ratio"])["A.ratio"]
-    assert row["message"].startswith(f"Where it departs: your ratios are the expected values {said}."), row
+    assert row["message"].startswith(f"Where it differs: your ratios are the expected values {said}."), row
     assert [s["id"] for s in row["located"]] == [f"A.ratio.{'factor' if 'factor' in said else 'offset'}"]
 
 
 
 @pytest.mark.parametrize("old, new, said", [
     ("(np.eye(logits.shape[1])[actions] - np.exp(logp_all))", "np.eye(logits.shape[1])[actions]",
-     "your gradients depart only at the samples whose gradient the clip keeps (at every one of them)"),
+     "your gradients differ exactly at the samples whose gradient the clip keeps"),
     ("np.clip(rho, 1 - eps, 1 + eps)", "np.clip(rho, 1 + eps, 1 + eps)",
      "your objectives are too small, never too large")])
 def test_a_clip_gradient_that_departs_in_its_gradient_formula_or_its_objective_says_where(tmp_path, course, bundle,
@@ -222,19 +222,20 @@ def test_a_clip_gradient_that_departs_in_its_gradient_formula_or_its_objective_s
     root = copy_reference(tmp_path, "A_ppo")
     write_submission(root, mutate(reference, old, new), "A_ppo", "ppo.py")
     row = grade_checks(root, course, checks=["A.clip_gradient"])["A.clip_gradient"]
-    lead = f"Where it departs: {said}."
-    assert row["message"].startswith(lead), row["message"]
-    assert kit_message(bundle, root, "A", "A.clip_gradient")[0].startswith(lead)
+    lead = f"Where it differs: {said}"  # then "." or, where a relation fits the sentence too, "; where they ..."
+    assert row["message"].startswith(lead) and row["message"][len(lead)] in ".;", row["message"]
+    kit = kit_message(bundle, root, "A", "A.clip_gradient")[0]
+    assert kit.startswith(lead) and kit[len(lead)] in ".;"
 
 
 
 RAISES_LATER = "            adv = batch[\"advantages\"][idx]\n"
 
 
-@pytest.mark.parametrize("at, said", [("k == 2", "your update follows the first Adam step, where every ratio is 1, and "
-                                                  "departs at a later minibatch of the first epoch"),
+@pytest.mark.parametrize("at, said", [("k == 2", "your update follows the first Adam step (every ratio is 1) and "
+                                                  "differs later in the first epoch"),
                                        ("epoch == 1", "your update follows the reference's whole first epoch and "
-                                                      "departs only in a later epoch")])
+                                                      "differs only in a later epoch")])
 def test_an_update_that_raises_says_at_which_step_it_departed_in_final_grading_and_the_students_checker(
         tmp_path, course, bundle, at, said):
     """A ppo_update that raises part way (here at its third minibatch, or in its second epoch) keeps the row of code
@@ -247,7 +248,7 @@ def test_an_update_that_raises_says_at_which_step_it_departed_in_final_grading_a
     raising = f"            if {at}:\n                raise ValueError('not this minibatch')\n"
     write_submission(root, mutate(reference, RAISES_LATER, RAISES_LATER + raising), "A_ppo", "ppo.py")
     row = grade_checks(root, course, checks=["A.update"])["A.update"]
-    lead = f"Where it departs: {said}."
+    lead = f"Where it differs: {said}."
     assert row["message"].startswith(lead) and "raised ValueError" in row["message"], row["message"]
     assert [s["text"] for s in row["located"]] == [said] and row["details"]["status"] == "student_error"
     assert kit_message(bundle, root, "A", "A.update")[0].startswith(lead)
@@ -338,7 +339,7 @@ def test_a_ratio_that_cannot_be_read_says_whether_the_update_raised_before_its_o
     slip = "            raise KeyError('a slip in what the minibatch makes, said at some length by its author')\n"
     write_submission(root, mutate(reference, line, line + slip), "A_ppo", "ppo.py")
     key, said = UPDATE_RAISED[reached]
-    lead = f"Where it departs: {said}."
+    lead = f"Where it differs: {said}."
     row = grade_checks(root, course, checks=["A.ratio"])["A.ratio"]
     assert row["message"].startswith(lead) and "raised KeyError" in row["message"], row["message"]
     assert "(ppo.py, line" in row["message"], row["message"]  # the exception's line is said, not only counted
@@ -363,8 +364,7 @@ def test_a_price_that_raises_on_some_rows_says_which_in_final_grading_and_the_st
     tie = "    assert np.all(disadvantage != 0), 'a tie'\n"
     write_submission(root, mutate(reference, first, tie + first), "D_grpo", "grpo.py")
     row = grade_checks(root, course, checks=["D.price_exploit"])["D.price_exploit"]
-    lead = ("Where it departs: your price_exploit raises only on the rows where a response ties the exploit's logit "
-            "(at every one of them).")
+    lead = "Where it differs: your price_exploit raises exactly on the rows where a response ties the exploit's logit."
     assert row["message"].startswith(lead) and "raised AssertionError" in row["message"], row["message"]
     assert [s["id"] for s in row["located"]] == ["D.price_exploit.raises-tie"]
     assert kit_message(bundle, root, "D", "D.price_exploit")[0].startswith(lead)
@@ -385,7 +385,7 @@ def test_a_step_that_raises_for_one_sample_groups_says_so_and_the_other_steps_st
     write_submission(root, mutate(reference, first, "    assert K > 1, 'a group of one'\n" + first), "D_grpo",
                      "grpo.py")
     row = grade_checks(root, course, checks=["D.grpo_step"])["D.grpo_step"]
-    lead = "Where it departs: your grpo_step raises only when K = 1."
+    lead = "Where it differs: your grpo_step raises only when K = 1."
     assert row["message"].startswith(lead) and "AssertionError" in row["message"], row["message"]
     assert [s["id"] for s in row["located"]] == ["D.grpo_step.raises-one-sample"]
     assert kit_message(bundle, root, "D", "D.grpo_step")[0].startswith(lead)
@@ -405,7 +405,7 @@ def test_a_step_that_departs_only_through_a_piece_names_it_in_final_grading_and_
     root = copy_reference(tmp_path, "D_grpo")
     write_submission(root, mutate(reference, old, new), "D_grpo", "grpo.py")
     row = grade_checks(root, course, checks=["D.grpo_step"])["D.grpo_step"]
-    lead = (f"Where it departs: your grpo_step departs only through your `{piece}`: with the expected `{piece}` in "
+    lead = (f"Where it differs: your grpo_step differs only through your `{piece}`: with the expected `{piece}` in "
             "its place it gives the expected steps.")
     assert row["score"] == 0 and row["message"].startswith(lead), row["message"]
     assert [s["id"] for s in row["located"]] == [f"D.grpo_step.through-{piece}"]
@@ -418,15 +418,16 @@ def test_a_step_that_departs_only_through_a_piece_names_it_in_final_grading_and_
 
 @pytest.mark.parametrize("old, new, said", [
     ("theta = theta + lr * g", "theta = theta - lr * g",
-     "your grpo_step's own lines depart: with the expected pieces in place of its own, it still returns other steps"),
+     "your grpo_step itself differs: with the expected pieces in place of yours, it still returns other "
+     "steps"),
     ("clipped_surrogate_gradient(pi[x], pi_old[x], ys, A, eps)",
      "clipped_surrogate_gradient(pi[x], eps=eps, A=-A, ys=ys, pi_old_x=pi_old[x])",
-     "your grpo_step's own lines depart: with the expected pieces, it passes `clipped_surrogate_gradient` an `A` no "
-     "right grpo_step passes"),
+     "your grpo_step itself differs: with the expected pieces, it passes `clipped_surrogate_gradient` an "
+     "`A` no right grpo_step passes"),
     ("kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta)",
      "kl_penalized_reward(reward(x, ys), pi_old[x, ys], PI_REF[x, ys], beta + 0.1)",
-     "your grpo_step's own lines depart: with the expected pieces, it passes `kl_penalized_reward` a `beta` no right "
-     "grpo_step passes")])
+     "your grpo_step itself differs: with the expected pieces, it passes `kl_penalized_reward` a `beta` "
+     "no right grpo_step passes")])
 def test_a_step_whose_own_lines_depart_says_so_and_which_input_in_final_grading_and_the_students_checker(
         tmp_path, course, bundle, old, new, said):
     """A grpo_step whose own code is wrong over right pieces: with every piece it calls replaced by the expected one it
@@ -438,9 +439,9 @@ def test_a_step_whose_own_lines_depart_says_so_and_which_input_in_final_grading_
     root = copy_reference(tmp_path, "D_grpo")
     write_submission(root, mutate(reference, old, new), "D_grpo", "grpo.py")
     row = grade_checks(root, course, checks=["D.grpo_step"])["D.grpo_step"]
-    assert row["score"] < row["max_score"] and row["message"].startswith(f"Where it departs: {said}."), row["message"]
+    assert row["score"] < row["max_score"] and row["message"].startswith(f"Where it differs: {said}."), row["message"]
     assert len(row["message"]) <= 300 and row["located"][0]["text"] == said
-    assert kit_message(bundle, root, "D", "D.grpo_step")[0].startswith(f"Where it departs: {said}.")
+    assert kit_message(bundle, root, "D", "D.grpo_step")[0].startswith(f"Where it differs: {said}.")
     (tmp_path / "private.yml").write_text("seeds: {grading: [4000000001, 55]}\n")
     private = load_course(paths.COURSE_FILE, private=tmp_path / "private.yml")
     blind = grade_checks(root, private, checks=["D.grpo_step"], seed_set="grading")["D.grpo_step"]
@@ -475,7 +476,7 @@ def test_a_surrogate_that_departs_only_through_its_ratio_names_it_in_final_gradi
     write_submission(root, mutate(reference, "np.exp(logp_new - logp_old)", "np.exp(logp_old - logp_new)"), "A_ppo",
                      "ppo.py")
     row = grade_checks(root, course, checks=["A.clip_gradient"])["A.clip_gradient"]
-    lead = ("Where it departs: your clipped_surrogate departs only through your `importance_ratio`: with the expected "
+    lead = ("Where it differs: your clipped_surrogate differs only through your `importance_ratio`: with the expected "
             "`importance_ratio` in its place it gives the expected objectives and gradients.")
     assert row["score"] == 0 and row["message"].startswith(lead), row["message"]
     assert row["located"][0]["id"] == "A.clip_gradient.through-importance_ratio"

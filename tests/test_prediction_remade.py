@@ -30,7 +30,7 @@ def test_pieces_that_remake_the_reference_runs_predict_the_score_here_though_a_p
     found = rows({}, gae=False, clip=False)
     assert both(found) == (6, 6)
     assert said(found["A.bar"], SPEC, found).endswith(
-        "your pieces make 10 updates of each of the reference's own runs on the public seeds as it did: A.gae and "
+        "your pieces make 10 updates of each of the reference's runs on the public seeds as it did: A.gae and "
         "A.clip fail here only in cases those updates never meet (predicted 6/6)")
     found = rows({}, score=2)
     assert both(found) == (2, 2)

@@ -549,6 +549,6 @@ def test_the_bundle_says_where_an_output_departs_as_final_grading_does(bundle, t
             graded = grade_checks(root, course, checks=[cid])[cid]
             message, _ = kit_message(bundle, root, pid, cid)
             where = sentence(graded.get("located", [])[:1])[:-1]
-            assert (where in message) if where else "Where it departs" not in message, (mutant.id, where, message)
+            assert (where in message) if where else "Where it differs" not in message, (mutant.id, where, message)
             said += bool(where)
     assert said >= 4, f"only {said} of the sampled mutants' rows said where they depart"

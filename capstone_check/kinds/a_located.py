@@ -12,7 +12,7 @@ from capstone_check.located import departing, shown
 from rlkit.nn import Adam
 
 SUBJECT = "your advantages"
-FEATURES = {  # feature id -> where, as a statement says it ("your advantages depart only <where>")
+FEATURES = {  # feature id -> where, as a statement says it ("your advantages differ only <where>")
     "termination": "at the steps where an episode terminates",
     "truncation": "at the steps where an episode is truncated",
     "segment-end": "at the segment's last step",
@@ -21,8 +21,7 @@ FEATURES = {  # feature id -> where, as a statement says it ("your advantages de
     "truncated-episode": "in the episodes that are truncated inside the segment",
     "ended-episode": "in the episodes that end inside the segment",
     "cut-episode": "in the episode that the segment's end cuts off",
-    "continuing": "at the steps whose episode goes on inside the segment (neither an episode's end nor the segment's "
-                  "last step)",
+    "continuing": "at the steps in mid-episode (neither an episode's end nor the segment's last step)",
 }
 
 
@@ -135,11 +134,10 @@ def update_raised(reached) -> list[dict]:
     key, text = UPDATE_RAISED[reached]
     return [{"id": f"A.ratio.{key}", "text": text}]
 COURSE = {  # where along its Adam steps a whole update first departs -> what a statement says of it
-    "first-step": "departs at its first Adam step: look at what one minibatch computes (samples, loss, gradient), "
-                  "not at the loops",
-    "later-minibatch": "follows the first Adam step, where every ratio is 1, and departs at a later minibatch of the "
-                       "first epoch",
-    "later-epoch": "follows the reference's whole first epoch and departs only in a later epoch",
+    "first-step": "differs from its first Adam step: look at one minibatch's samples, loss and gradient, not at the "
+                  "loops",
+    "later-minibatch": "follows the first Adam step (every ratio is 1) and differs later in the first epoch",
+    "later-epoch": "follows the reference's whole first epoch and differs only in a later epoch",
     "step-count": "takes another number of steps of the optimizer it is given than epochs times minibatches",
 }
 

@@ -148,7 +148,7 @@ def at_the_lines(student, spec: dict) -> Verdict:
     labels = _labelled(student, logs_of(Path(spec["_dir"]) / spec["logs"]), spec["labels"], "log at the lines")
     hits = [label == truth for label, truth in zip(labels, spec["truth"])]
     seeds, right = spec.get("seeds", 1), sum(hits)
-    said = f"`diagnose` labels {right} of the {len(labels)} logs at the course's lines of the public seed" \
+    said = f"`diagnose` labels {right} of the {len(labels)} logs built at the README's thresholds on the public seed" \
            f"{'s' * (seeds > 1)} right"
     whole_seeds = sum(all(part) for part in np.array_split(hits, seeds))
     spread = [0.0, 1.0] if 0 < whole_seeds < seeds else None

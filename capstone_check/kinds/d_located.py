@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 
-GROUP_FEATURES = {  # a group's features, as a located statement says them ("... depart only <where>")
+GROUP_FEATURES = {  # a group's features, as a located statement says them ("... differ only <where>")
     "one-sample": "on groups of one sample",
     "two-samples": "on groups of two samples",
     "three-or-more": "on groups of three samples or more",

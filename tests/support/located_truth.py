@@ -32,6 +32,8 @@ from rlkit.nn import Adam, flatten
 from tests.support.imports import forgotten_after
 
 
+EXACT = " exactly "  # what a statement says when the differences are its feature's entries, all of them and no other
+
 def _copies(args) -> list:
     """Fresh copies of a case's arrays, other arguments as they are (a piece may change what it is handed)."""
     return [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -115,13 +117,13 @@ RAISING = {"D.price_exploit": _price_raised, "D.grpo_step": _step_raised}
 
 def raising_true(check: str, statement: dict, piece, seed: int) -> bool:
     """Whether "your <piece> raises only <where>" holds: it raised on some case, every case it raised on has the
-    feature, and, when the statement says "at every one of them", it raised on each case that has it."""
+    feature, and, when the statement says "exactly", it raised on each case that has it."""
     feature = statement["id"].split(".raises-")[1]
     rows = list(RAISING[check](piece, seed))
     name = next(n for n in rows[0][1] if n.replace(" ", "-") == feature)
     raised_on = [has for raised, features in rows for has in [bool(features[name])] if raised]
     exact = [raised for raised, features in rows if features[name]]
-    return bool(raised_on) and all(raised_on) and ("(at every one of them)" not in statement["text"] or all(exact))
+    return bool(raised_on) and all(raised_on) and (EXACT not in statement["text"] or all(exact))
 
 
 def _kl(module, seed, bar):
@@ -213,11 +215,11 @@ def true_of(statement: dict, triples: list, tol: float) -> bool:
     departures = [_apart(g, w, tol) for g, w, _ in triples]
     if not any(d.any() for d in departures):
         return False
-    if "depart only" in statement["text"]:
+    if "differ only" in statement["text"] or EXACT in statement["text"]:
         feature = next(name for name in triples[0][2] if name.replace(" ", "-") == kind)
         for d, (_, _, features) in zip(departures, triples):
             where = np.broadcast_to(np.asarray(features[feature], dtype=bool), d.shape)
-            if (d & ~where).any():
+            if (d & ~where).any() or (EXACT in statement["text"] and (where & ~d).any()):
                 return False
         return True
     got = [np.asarray(g, float)[d] for (g, _, _), d in zip(triples, departures)]
@@ -323,7 +325,7 @@ THROUGH_REFERENCE = {  # the reference's own piece (never the grader's recorded 
 
 
 def through_true(check: str, statement: dict, piece, seed: int, bar: dict) -> bool:
-    """Whether "your <composite> departs only through your `<p>`" holds: with the reference's own ``p`` in place of
+    """Whether "your <composite> differs only through your `<p>`" holds: with the reference's own ``p`` in place of
     the student's, every case gives the reference's output."""
     name = statement["id"].split(".through-")[1]
     module_name, pieces = THROUGH_REFERENCE[check]
@@ -334,7 +336,7 @@ def through_true(check: str, statement: dict, piece, seed: int, bar: dict) -> bo
 
 
 def own_lines_true(check: str, statement: dict, piece, seed: int, bar: dict) -> bool:
-    """Whether "your <composite> departs in its own lines" holds, with the reference's own pieces (not the recorded
+    """Whether "your <composite> itself differs" holds, with the reference's own pieces (not the recorded
     stand-ins) in place of every one the student's composite calls: some case then still departs ("own-lines"), or
     some call of the named piece takes arguments no call of the reference's composite takes (within 1e-6), and, when
     an argument is named, takes the others of one of them ("passes-<piece>")."""
@@ -390,7 +392,7 @@ def update_raised_true(key: str, piece, seed: int) -> bool:
 
 def judged_statements(check: str, statements: list[dict], piece, seed: int, bar: dict) -> tuple[int, list[str]]:
     """How many of a row's ``statements`` could be replayed here, and the ids of those that do not hold of ``piece``'s
-    own output. A "where they depart, they ..." statement speaks of the subject said before it; a subject ``CASES``
+    own output. A "where they differ, they ..." statement speaks of the subject said before it; a subject ``CASES``
     does not replay is skipped."""
     checked, false, subject = 0, [], None
     for statement in statements:
@@ -415,7 +417,7 @@ def judged_statements(check: str, statements: list[dict], piece, seed: int, bar:
             checked += 1
             false += [] if update_course_true(key, piece, seed, bar) else [statement["id"]]
             continue
-        if not text.startswith("where they depart"):
+        if not text.startswith("where they differ"):
             subject = next((s for s in CASES.get(check, {}) if text.startswith(s)), None)
         if subject is None:
             continue

@@ -218,7 +218,7 @@ def one_network(departs: list[str]) -> list[dict]:
     if len(departs) != 1:
         return []
     return [{"id": f"{Update.id}.{departs[0]}-only",
-             "text": f"{UPDATE_SUBJECT} departs only in the {departs[0]}'s parameters"}]
+             "text": f"{UPDATE_SUBJECT} differs only in the {departs[0]}'s parameters"}]
 
 
 def related_updates(seed: int) -> list[tuple[dict, dict]]:

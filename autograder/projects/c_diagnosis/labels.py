@@ -175,5 +175,6 @@ class DiagnoseRules(Check):
         shown = sorted(({"log": b.name, "truth": b.label, "label": label} for b, label in zip(planned, labels)),
                        key=lambda row: row["log"])
         logs = [(log,) for log in fresh.unbundle(boundary.boundary_logs(ctx.seed, ctx.secret))] if wrong else []
-        return Verdict.of(wrong, len(planned), f"all {len(planned)} logs at the course's lines labelled right",
+        said = f"all {len(planned)} logs built at the README's thresholds labelled right"
+        return Verdict.of(wrong, len(planned), said,
                           logs=shown, findings=matched(of_piece(MISTAKES, "diagnose"), logs, labels))
