@@ -283,8 +283,7 @@ def test_two_runs_on_a_planted_bug_print_the_same_table_in_the_courses_order(bun
     write_submission(tmp_path, mutate(reference, GAE_LINE, "delta = rewards[t] + gamma * values[t + 1] - values[t]"),
                      "A_ppo", "ppo.py")
     folder = tmp_path / "A_ppo"
-    first, second = (run_checker(bundle, folder, terminal=False) for _ in range(2))
-    assert first == second
+    first = run_checker(bundle, folder, terminal=False)  # the second run is the terminal's below: its last table
     course = list(json.loads((bundle / "capstone_check" / "expected" / "A.json").read_text())["checks"])
     listed = re.findall(r"^  (A\.\w+) ", first, re.M)
     assert listed == course, first
