@@ -246,8 +246,9 @@ GAE_LINE = "delta = rewards[t] + gamma * (1 - terminated[t]) * values[t + 1] - v
 
 def run_checker(bundle, folder, terminal: bool) -> str:
     import os
-    import pty
     import subprocess
+
+    from tests.support.terminal import terminal_output
 
     command = [sys.executable, "-m", "capstone_check", "A", "--folder", str(folder)]
     env = {**{k: v for k, v in os.environ.items() if k != "CI"}, "PYTHONPATH": str(bundle), "COLUMNS": "200"}
@@ -255,22 +256,7 @@ def run_checker(bundle, folder, terminal: bool) -> str:
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, cwd=folder.parent)
         assert done.returncode == 0, done.stderr
         return done.stdout
-    leader, follower = pty.openpty()
-    child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env=env,
-                             cwd=folder.parent)
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    assert child.wait(timeout=600) == 0
-    os.close(leader)
-    return b"".join(chunks).decode(errors="replace").replace("\r\n", "\n")
+    return terminal_output(command, env, cwd=folder.parent).replace("\r\n", "\n")
 
 
 @pytest.mark.slow

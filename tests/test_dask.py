@@ -23,9 +23,8 @@ import yaml
 
 from autograder import paths
 from autograder.cli import main
-from tests.support.alone import install_the_rest, kit_requirements, link_distributions, reachable_folder
 from tests.support.grading import mutate, quick_course_data
-from test_install import KIT, venv_with_the_wheel
+from test_install import KIT, venv_with_the_extra
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
@@ -49,10 +48,7 @@ def kit():
     uid may pass through, so a worker's sandbox drops student code to a uid of its own, as from an instructor's venv."""
     if not (KIT / "setup.py").is_file():
         pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
-    base = reachable_folder("dask-kit-")
-    names = kit_requirements(("dask",))
-    venv, site = venv_with_the_wheel(base, lambda site: (link_distributions(names, site),
-                                                         install_the_rest(names, base / "venv", site)))
+    base, venv, site = venv_with_the_extra("dask")
     yield {"bin": venv / "bin", "site": site}
     shutil.rmtree(base, ignore_errors=True)
 

@@ -15,6 +15,7 @@ import yaml
 from autograder import paths
 from autograder.sandbox import jail
 
+from tests.support.alone import install_the_rest, kit_requirements, link_distributions, reachable_folder
 from tests.support.grading import quick_course_data
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
@@ -60,6 +61,17 @@ def venv_with_the_wheel(base: Path, provide_dependencies) -> tuple[Path, Path]:
     run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
          str(wheel)], base)
     return venv, site
+
+
+def venv_with_the_extra(extra: str) -> tuple[Path, Path, Path]:
+    """As ``pip install '.[extra]'`` makes it, with the distributions linked from the test environment (no index is
+    reached), in a folder every uid may pass through (so the sandbox drops student code to a uid of its own, as from
+    an instructor's venv): (that folder, the venv, its site-packages)."""
+    base = reachable_folder(f"{extra}-kit-")
+    names = kit_requirements((extra,))
+    venv, site = venv_with_the_wheel(base, lambda site: (link_distributions(names, site),
+                                                         install_the_rest(names, base / "venv", site)))
+    return base, venv, site
 
 
 @pytest.fixture(scope="module")

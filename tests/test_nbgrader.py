@@ -27,8 +27,7 @@ from autograder.grading import grade
 from autograder.nbcells import TAG
 from autograder.projects import PROJECTS
 from autograder.release import for_students, made_by_students, strip_solutions
-from tests.support.alone import install_the_rest, kit_requirements, link_distributions, reachable_folder
-from test_install import KIT, venv_with_the_wheel
+from test_install import KIT, venv_with_the_extra
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
@@ -87,10 +86,7 @@ def kit():
     may pass through, so the sandbox drops student code to a uid of its own, as from an instructor's venv."""
     if not (KIT / "setup.py").is_file():
         pytest.skip("the kit's sources are not here (the tests run from an installed kit)")
-    base = reachable_folder("nbgrader-kit-")
-    names = kit_requirements(("nbgrader",))
-    venv, site = venv_with_the_wheel(base, lambda site: (link_distributions(names, site),
-                                                         install_the_rest(names, base / "venv", site)))
+    base, venv, site = venv_with_the_extra("nbgrader")
     bins = {venv / "bin", Path(sys.executable).parent}
     path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if Path(p) not in bins)
     env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PATH": path}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import pty
 import re
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import yaml
 
 from autograder import paths
 from tests.support.grading import quick_course_data, write_submission
+from tests.support.terminal import terminal_output
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 
@@ -41,21 +41,7 @@ def run_piped(command: list[str], env: dict) -> str:
 
 def run_in_a_terminal(command: list[str], env: dict) -> str:
     """``command`` with stdout and stderr on a pseudo-terminal, as a person at a terminal runs it."""
-    leader, follower = pty.openpty()
-    child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env=env)
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    assert child.wait(timeout=300) == 0
-    os.close(leader)
-    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode(errors="replace"))  # colours, cursor moves
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", terminal_output(command, env, timeout=300))  # colours, cursor moves
 
 
 def commands(course, root):
