@@ -30,7 +30,8 @@ class SubmissionBudget:
         with self._lock:
             spent = sorted(((s, c) for c, s in self._spent.items() if s >= 0.5), reverse=True)
         shown = ", ".join(f"{cid} {seconds:.0f} s" for seconds, cid in spent[:4])
-        return shown + (f" and {len(spent) - 4} more" if len(spent) > 4 else "") if shown else "no other check"
+        more = len(spent) - 4
+        return shown + (f" and {more} more check{'s' * (more != 1)}" if more > 0 else "") if shown else "no other check"
 
 
 class OutOfBudget(Exception):

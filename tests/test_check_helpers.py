@@ -108,3 +108,14 @@ def test_where_it_departs_keeps_the_statements_that_leave_room_for_the_first_fai
     assert short.startswith("Where it differs: your values") and "bbb" in short
     long = Verdict.of(["f" * 180], 1, "", located=said).message
     assert "aaa" in long and "bbb" not in long and len(long) <= LONGEST and long.endswith("f" * 179)
+
+
+def test_the_checks_that_spent_a_budget_are_counted_with_their_noun():
+    from autograder.submission_budget import SubmissionBudget
+
+    budget = SubmissionBudget(600)
+    for number, seconds in enumerate([50, 40, 30, 20, 10, 5], start=1):
+        budget.charge(f"X.c{number}", seconds)
+    assert budget.spenders() == "X.c1 50 s, X.c2 40 s, X.c3 30 s, X.c4 20 s and 2 more checks"
+    budget.charge("X.c6", -5)  # spent nothing now: no longer named
+    assert budget.spenders().endswith("X.c4 20 s and 1 more check")
