@@ -178,15 +178,21 @@ def status(row, spec: dict, rows: dict) -> str:
     return "pass" if row.passed else ("part" if row.score > 0 else "fail")
 
 
-def row_line(row, spec: dict, rows: dict, width: int = MARK) -> str:
-    mark = status(row, spec, rows)
-    earned = "-" if row.final_only else score(row.score)
+def row_message(row, spec: dict, rows: dict) -> str:
+    """A row's message as the table and a notebook's check cell show it: what was seen here, and what final grading
+    adds (the next step first where the row is predicted to lose its points)."""
     message = prediction.said(row, spec, rows)
     if not row.final_only and message.startswith(prediction.LOST):  # the next step first, what was seen here after
         message = f"{message}. Here: {row.message}"
     elif not row.final_only:
         message = f"{row.message}; {message}" if message else row.message
-    return f"  {row.check:<22} {earned:>4}/{score(row.points):<3} {mark:<{width}}  {message or row.message}"
+    return message or row.message
+
+
+def row_line(row, spec: dict, rows: dict, width: int = MARK) -> str:
+    mark = status(row, spec, rows)
+    earned = "-" if row.final_only else score(row.score)
+    return f"  {row.check:<22} {earned:>4}/{score(row.points):<3} {mark:<{width}}  {row_message(row, spec, rows)}"
 
 
 def total_lines(project: str, listed: list, specs: dict, rows: dict) -> list[str]:

@@ -27,14 +27,19 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
         adds = f" ({spec['adds']} {names(spec['builds_on'])})" if spec.get("builds_on") else ""
         print(f"{check_id} runs at final grading only{adds}: 0 points here")
         return 0.0
-    from capstone_check.cli import find_folder
+    from capstone_check.cli import find_folder, row_message, status
 
     say_limits_once(data.get("memory_mb"))
     where = find_folder(data["folder"], Path(folder).resolve()) or Path(folder).resolve()
-    row = next(run_project(project, where, [check_id]))
-    said = "passed" if row.passed else ("partly passed" if row.score > 0 else "failed")
+    # the rows it builds on run too (single pieces, seconds): its status and message then say what capstone-check says
+    rows = {row.check: row for row in run_project(project, where, [check_id, *spec.get("builds_on", [])])}
+    row, mark = rows[check_id], status(rows[check_id], spec, rows)
+    if mark.startswith("at risk"):
+        said = f"passed here but is at risk ({mark.removeprefix('at risk: ')} at final grading)"
+    else:
+        said = "passed" if row.passed else ("partly passed" if row.score > 0 else "failed")
     print(f"{check_id} {said} on the public seeds: {row.score:g} / {row.points:g} points")
-    print(f"  {row.message}")
+    print(f"  {row_message(row, spec, rows)}")
     return row.score
 
 

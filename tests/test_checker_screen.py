@@ -121,6 +121,33 @@ def test_a_row_that_passes_here_but_is_predicted_lower_says_at_risk_with_the_pre
     assert "6/6" in line and "median return 500" in line
 
 
+def test_a_notebooks_check_cell_says_at_risk_as_the_table_does(monkeypatch, tmp_path, capsys):
+    """A check cell runs its row and the rows it builds on, so a row passing here but predicted lower says so there
+    too, with the table's message; a row that passes with nothing at risk says "passed"."""
+    from capstone_check import notebook
+
+    checked = {cid: {**spec, "kind": "final_only" if cid == "X.own" else "checked"} for cid, spec in SPECS.items()}
+    data = {"folder": "X_project", "title": "a project", "seeds": [7, 8, 9], "checks": checked}
+    asked = []
+
+    def run_project(project, where, checks):
+        asked.append(checks)
+        return (rows(gae_passes=False)[c] for c in checks)
+
+    monkeypatch.setattr(notebook, "EXPECTED", tmp_path)
+    monkeypatch.setattr(notebook, "expected", lambda project: data)
+    monkeypatch.setattr(notebook, "run_project", run_project)
+    monkeypatch.setattr(notebook, "say_limits_once", lambda memory_mb: None)
+    assert notebook.grade_cell("X.bar", folder=tmp_path) == 6
+    assert asked[-1] == ["X.bar", *PIECES]
+    said = capsys.readouterr().out.splitlines()
+    assert said[0] == "X.bar passed here but is at risk (0 to 6/6 predicted at final grading) on the public " \
+                      "seeds: 6 / 6 points"
+    assert said[1] == "  " + cli.row_line(rows(False)["X.bar"], BAR, rows(False)).split("predicted  ", 1)[1]
+    assert notebook.grade_cell("X.ratio", folder=tmp_path) == 2
+    assert capsys.readouterr().out.startswith("X.ratio passed on the public seeds: 2 / 2 points")
+
+
 def test_a_row_whose_seeds_may_give_less_is_at_risk_though_it_passes_every_public_case():
     row = Row("C.fresh_runs", "fresh", 4, 4, True, "all 24 fresh runs labelled right", 5.0, spread=[0.75, 1.0])
     assert cli.status(row, {"points": 4}, {"C.fresh_runs": row}) == "at risk: 3 to 4/4 predicted"
