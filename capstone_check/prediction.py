@@ -207,7 +207,7 @@ def remade_said(row, spec: dict, rows: dict, text: str) -> str:
                 f"{spared} (predicted {whole(row, spec):g}/{row.points:g})")
     d = row.remade
     run = f"{d['setting']} run" if "setting" in d else "run"
-    where = (f"your pieces do not make update {d['update']} of the reference's own {run} of seed {d['seed']} as it "
+    where = (f"your pieces do not make update {d['update']} of the reference's {run} of seed {d['seed']} as it "
              f"did ({d['what']} {d['gap']:.2g} away)")
     step = (f"Fix {they} first" if failed else "Look for the difference in what training calls: gae, flatten_batch, "
             "ppo_update and the pieces it uses; no check above shows it, but training reaches it")

@@ -247,7 +247,7 @@ def test_the_bundle_holds_a_sample_of_the_reference_runs_of_every_public_seed(a_
     ("min and max swapped", "your pieces make 10 updates of each of the reference's runs on the public seeds as "
                             "it did: A.clip_gradient fails here only in cases those updates never meet (predicted "
                             "6/6)"),
-    ("clip applied on the wrong side", "your pieces do not make update 1 of the reference's own run of seed 7 as it "
+    ("clip applied on the wrong side", "your pieces do not make update 1 of the reference's run of seed 7 as it "
                                        "did (parameters"),
 ])
 def test_a_bar_is_predicted_from_whether_the_pieces_remake_the_reference_runs(a_kit, tmp_path, mutant, said):
@@ -505,14 +505,14 @@ def test_b_defaults_tells_whether_the_course_s_runs_train_as_project_a(b_expecte
 
 @pytest.mark.parametrize("mutant, check, said", [
     ("clipped value loss with the plain gradient everywhere", "B.bar",
-     "Predicted 0/7: Fix B.switches first; your pieces do not make update 1 of the reference's own clip_value_loss "
+     "Predicted 0/7: Fix B.switches first; your pieces do not make update 1 of the reference's clip_value_loss "
      "run of seed 7 as it did (parameters"),
     ("truncation switch that never bootstraps", "B.table",
      # the update of the first truncation the run meets: where training's rounding leads it, so any update number
-     "Predicted 0/3: Fix B.switches first; your pieces do not make update {N} of the reference's own baseline run of "
+     "Predicted 0/3: Fix B.switches first; your pieces do not make update {N} of the reference's baseline run of "
      "seed 7"),
     ("annealing one update early", "B.bar", "Predicted 0/7: Fix B.defaults and B.switches first; your pieces do not "
-                                            "make update 1 of the reference's own baseline run of seed 7"),
+                                            "make update 1 of the reference's baseline run of seed 7"),
 ])
 def test_b_s_rows_lost_where_the_pieces_do_not_remake_the_reference_runs(b_kit, tmp_path, mutant, check, said):
     """One number where the failing piece rows alone left a range (benchmarks/kit_prediction.py: final grading gave

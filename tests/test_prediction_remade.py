@@ -40,7 +40,7 @@ def test_pieces_that_do_not_remake_them_predict_nothing_and_lead_with_the_fix():
     found = rows(DEPARTED, clip=False)
     assert both(found) == (0, 0)
     line = row_line(found["A.bar"], SPEC, found)
-    assert ("Predicted 0/6: Fix A.clip first; your pieces do not make update 3 of the reference's own run of seed 8 as "
+    assert ("Predicted 0/6: Fix A.clip first; your pieces do not make update 3 of the reference's run of seed 8 as "
             "it did (parameters 0.012 away). Why: final grading also replays") in line, line
     assert line.index("Fix A.clip") < line.index("median return 500")
 
