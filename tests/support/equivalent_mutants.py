@@ -28,7 +28,20 @@ class Equivalence(NamedTuple):
     reason: str     # why no input the README allows can tell it from the reference, in one line
 
 
+D_CLIP = "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))"
+
 EQUIVALENT: list[Equivalence] = [
+    # D: a zero advantage makes a zero term on either branch; the clip's own edge is a kink of the surrogate
+    Equivalence("D", "clipped_surrogate_gradient", "A > 0 -> A >= 0", D_CLIP,
+                "a sample with A = 0 contributes rho * 0 = 0 unclipped and 0 clipped (rho is finite: pi_old > 0)"),
+    Equivalence("D", "clipped_surrogate_gradient", "A < 0 -> A <= 0", D_CLIP,
+                "a sample with A = 0 contributes rho * 0 = 0 unclipped and 0 clipped (rho is finite: pi_old > 0)"),
+    Equivalence("D", "clipped_surrogate_gradient", "rho > 1 + eps -> rho >= 1 + eps", D_CLIP,
+                "differs only at rho == 1 + eps exactly, the surrogate's kink (both branches equal, no derivative): "
+                "either one-sided gradient is right there"),
+    Equivalence("D", "clipped_surrogate_gradient", "rho < 1 - eps -> rho <= 1 - eps", D_CLIP,
+                "differs only at rho == 1 - eps exactly, the surrogate's kink (both branches equal, no derivative): "
+                "either one-sided gradient is right there"),
 ]
 
 
