@@ -17,6 +17,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from capstone_check.located import after_lead, sentence
+from capstone_check.values import same  # noqa: F401 - the judges' comparison with a mistake's values, from here
 
 
 class Finding(BaseModel):
@@ -83,31 +84,6 @@ def of_piece(mistakes: dict[str, Mistake], piece: str) -> list[Mistake]:
     return [m for m in mistakes.values() if m.piece == piece and m.variant is not None]
 
 
-def same(got, want, tolerance: float = 1e-6) -> bool:
-    """Whether ``got`` is ``want``: the same shape, NaN exactly where ``want`` has NaN, every other entry within
-    ``tolerance`` (absolute below 1, relative above). Lists and tuples compare entry by entry, text by equality."""
-    if isinstance(want, str) or isinstance(got, str):
-        return got == want
-    if isinstance(want, (list, tuple)) and not _is_numbers(want):
-        return isinstance(got, (list, tuple)) and len(got) == len(want) and all(
-            same(g, w, tolerance) for g, w in zip(got, want))
-    try:
-        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
-        return False
-    got, want = got[~np.isnan(want)], want[~np.isnan(want)]
-    with np.errstate(invalid="ignore"):  # an infinite entry matches only itself
-        near = np.isfinite(want) & (np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want)))
-        return bool(np.all((got == want) | near))
-
-
-def _is_numbers(value) -> bool:
-    try:
-        return np.asarray(value).dtype.kind in "biuf"
-    except (TypeError, ValueError):
-        return False
 
 
 def computed(variant: Callable, *args, **kwargs):

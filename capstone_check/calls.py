@@ -17,7 +17,7 @@ import numpy as np
 from capstone_check.located import after_lead, located, raising, sentence, smallest_case
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.own_lines import led, through_calls
-from capstone_check.values import COMPARE, decode, difference, fmt
+from capstone_check.values import COMPARE, decode, difference, fmt, same
 from capstone_check.verdict import RECOGNISED, Verdict, failing_message
 
 
@@ -64,23 +64,12 @@ def flat(value) -> list[float]:
     return [float(x) for x in np.ravel(np.asarray(value, dtype=float))]
 
 
-def same_numbers(got: list[float], want: list[float]) -> bool:
-    """Equal lengths, NaN where the mistake has NaN, equal infinities, every other entry within 1e-6."""
-    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
-    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
-        return False
-    got, want = got[~np.isnan(want)], want[~np.isnan(want)]
-    with np.errstate(invalid="ignore"):
-        near = np.isfinite(want) & (np.abs(got - want) <= 1e-6 * np.maximum(1, np.abs(want)))
-        return bool(np.all((got == want) | near))
-
-
 def recognised(spec: dict, got, ids=None) -> list[str]:
     """The ids of the check's recorded mistakes (``spec["mistakes"]``: id -> values, or only those of ``ids``) whose
     values are the student's output ``got``, flattened."""
     values = flat(got)
     return [mid for mid, want in spec.get("mistakes", {}).items()
-            if (ids is None or mid in ids) and not isinstance(want, dict) and same_numbers(values, want)]
+            if (ids is None or mid in ids) and not isinstance(want, dict) and same(values, want)]
 
 
 def recognised_parts(spec: dict, got: dict) -> list[str]:
@@ -186,7 +175,7 @@ def run_calls(student, spec: dict) -> Verdict:
         if call.get("locate") and spec.get("locate", {}).get("raising"):
             located_calls.append((call, None))
         for mistake, value in call.get("mistakes", {}).items():
-            matches[mistake] = matches.get(mistake, True) and same_numbers(flat(got), value)
+            matches[mistake] = matches.get(mistake, True) and same(flat(got), value)
         for i, before in kept.items():
             if call["group"] not in failed and not np.array_equal(args[i], before):
                 failed[call["group"]] = f"{what}: changed the array it was given; return a new array"

@@ -62,6 +62,33 @@ def _within(got, want, tolerance) -> bool:
     return bool(np.all(np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want))))
 
 
+def same(got, want, tolerance: float = 1e-6) -> bool:
+    """Whether ``got`` is ``want``: the same shape, NaN exactly where ``want`` has NaN, every other entry within
+    ``tolerance`` (absolute below 1, relative above). Lists and tuples compare entry by entry, text by equality."""
+    if isinstance(want, str) or isinstance(got, str):
+        return got == want
+    if isinstance(want, (list, tuple)) and not _is_numbers(want):
+        return isinstance(got, (list, tuple)) and len(got) == len(want) and all(
+            same(g, w, tolerance) for g, w in zip(got, want))
+    try:
+        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if got.shape != want.shape or not np.array_equal(np.isnan(got), np.isnan(want)):
+        return False
+    got, want = got[~np.isnan(want)], want[~np.isnan(want)]
+    with np.errstate(invalid="ignore"):  # an infinite entry matches only itself
+        near = np.isfinite(want) & (np.abs(got - want) <= tolerance * np.maximum(1, np.abs(want)))
+        return bool(np.all((got == want) | near))
+
+
+def _is_numbers(value) -> bool:
+    try:
+        return np.asarray(value).dtype.kind in "biuf"
+    except (TypeError, ValueError):
+        return False
+
+
 def close(got, want, tolerance: float) -> bool:
     """Same shape, finite, every entry within ``tolerance`` (absolute below 1, relative above)."""
     got, want = numbers(got), np.asarray(want, dtype=float)

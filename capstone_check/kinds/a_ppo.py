@@ -11,10 +11,10 @@ import numpy as np
 
 from capstone_check.kinds import a_statistics
 from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, raised_course, update_course, update_raised
-from capstone_check.calls import flat, same_numbers, recognised, with_findings
+from capstone_check.calls import flat, recognised, with_findings
 from capstone_check.located import after_lead, located, sentence
 from capstone_check.student import StudentError, describe
-from capstone_check.values import close, decode, difference
+from capstone_check.values import close, decode, difference, same
 from capstone_check.verdict import Verdict
 from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
@@ -93,7 +93,8 @@ def first_surrogate_call(student, agent, batch_, make_config, seen: dict | None 
 
 
 def from_the_batch(logits, actions, logp_old, agent, batch_) -> bool:
-    """Whether every row of the recorded call is a transition of the batch at theta_old."""
+    """Whether every row of the recorded call is a transition of the batch at theta_old: recomputed from the agent
+    and the batch, so a ratio of 1 cannot be bought with a made-up first call (final grading asks it too)."""
     at_old = mlp_forward(agent["actor"], batch_["obs"])[0]
     same = ((np.abs(logits[:, None, :] - at_old[None]).max(-1) <= 1e-6 * np.maximum(1, np.abs(at_old).max()))
             & (actions[:, None] == batch_["actions"][None])
@@ -231,4 +232,4 @@ def where_updated(spec: dict, got: dict, failures: list[str], optimizer: Recordi
                                                                  for s in decode(spec["steps"])],
                               spec["tol"], spec["minibatches"])
     return said + [{"id": r["id"], "text": r["text"]} for r in spec.get("related", [])
-                   if same_numbers(flat(got), r["want"])]
+                   if same(flat(got), r["want"])]
