@@ -32,7 +32,7 @@ def per_seed(spec: dict, part: str):
 
 
 def run(request: dict) -> dict:
-    from capstone_check.student import Student, StudentError
+    from capstone_check.student import Student, StudentError, raised_by_student
 
     spec = json.loads(Path(request["expected"]).read_text())["checks"][request["check"]]
     if request.get("probe"):  # a row left to final grading: the public evidence it is predicted from
@@ -49,11 +49,9 @@ def run(request: dict) -> dict:
     except MemoryError:
         return {"status": "student_error", "kind": "memory", "fraction": 0.0, "message": "ran out of memory"}
     except BaseException as exc:  # noqa: BLE001 - said as the student's when it passed through their files
-        folder = Path(request["folder"]).resolve()
-        frames = traceback.extract_tb(exc.__traceback__)
-        if any(Path(f.filename).resolve().is_relative_to(folder) for f in frames):
-            return {"status": "student_error", "kind": "raised", "fraction": 0.0,
-                    "message": f"your code raised {type(exc).__name__}: {exc}"}
+        blamed = raised_by_student(exc, Path(request["folder"]).resolve())
+        if blamed is not None:  # said as final grading's child says it
+            return {"status": "student_error", "kind": blamed.kind, "fraction": 0.0, "message": str(blamed)}
         return {"status": "error", "fraction": 0.0,
                 "message": "the checker itself failed on this check; please tell the instructor. "
                            + traceback.format_exc(limit=-2).strip().splitlines()[-1]}

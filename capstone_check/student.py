@@ -179,7 +179,7 @@ def raised_by_student(exc: BaseException, folder: Path) -> StudentError | None:
     """A StudentError for an exception that passed through the student's files (code of theirs called other than
     through ``fn``, e.g. a method of an object they returned), else None: then it is the grader's own failure."""
     frames = traceback.extract_tb(exc.__traceback__)
-    if any(Path(frame.filename).is_relative_to(folder) for frame in frames):
+    if any(Path(frame.filename).resolve().is_relative_to(folder) for frame in frames):  # a link in the path aside
         return StudentError(f"your code raised {_named(exc)}{_student_line(exc, folder)}", "raised", _type_of(exc))
     return None
 

@@ -14,12 +14,11 @@ from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects.a_ppo.update import ppo_probes, student_config
 from capstone_check.kinds.a_located import RATIO_SUBJECT, update_raised
-from capstone_check.kinds.a_ppo import first_surrogate_call
+from capstone_check.kinds.a_ppo import first_surrogate_call, from_the_batch
 from capstone_check.located import located
 from capstone_check.student import StudentError, as_array
 from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
-from rlkit.nn import mlp_forward
 
 
 def record_first_surrogate(student, agent, batch, seen: dict) -> dict:
@@ -105,13 +104,3 @@ def first_call(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             or not np.all(np.isin(actions, range(N_ACTIONS))):
         raise Malformed("the recorded clipped_surrogate call does not have a minibatch's shapes")
     return logits, actions.astype(int), logp_old
-
-
-def from_the_batch(logits, actions, logp_old, agent, batch) -> bool:
-    """Whether every row of the recorded call is a transition of ``batch`` at theta_old: recomputed here, so a ratio
-    of 1 cannot be bought with a made-up first call."""
-    at_old = mlp_forward(agent["actor"], batch["obs"])[0]
-    same = ((np.abs(logits[:, None, :] - at_old[None]).max(-1) <= 1e-6 * np.maximum(1, np.abs(at_old).max()))
-            & (actions[:, None] == batch["actions"][None])
-            & (np.abs(logp_old[:, None] - batch["logp"][None]) <= 1e-9))
-    return bool(same.any(axis=1).all())
