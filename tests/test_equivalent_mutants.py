@@ -18,11 +18,11 @@ def keyed():
 
 def test_every_entry_names_one_mutant_the_generator_makes(keyed):
     for entry in EQUIVALENT:
-        assert keyed[entry[:4]] == 1, f"{entry[:4]} matches {keyed[entry[:4]]} generated mutants, expected one"
+        assert keyed[entry[:5]] == 1, f"{entry[:5]} matches {keyed[entry[:5]]} generated mutants, expected one"
 
 
 def test_every_entry_has_a_one_line_reason_and_appears_once():
-    assert len({entry[:4] for entry in EQUIVALENT}) == len(EQUIVALENT)
+    assert len({entry[:5] for entry in EQUIVALENT}) == len(EQUIVALENT)
     for entry in EQUIVALENT:
         assert entry.project in MODULES, entry
         assert entry.reason.strip() and "\n" not in entry.reason, entry
@@ -32,6 +32,6 @@ def test_a_listed_mutant_is_explained_and_a_changed_one_is_not():
     if not EQUIVALENT:
         pytest.skip("the list is empty")
     entry = EQUIVALENT[0]
-    [mutant] = [m for m in generate(entry.project) if key(m) == entry[:4]]
+    [mutant] = [m for m in generate(entry.project) if key(m) == entry[:5]]
     assert explained(mutant) == entry.reason
     assert explained(replace(mutant, change=f"{mutant.change} + 0")) is None

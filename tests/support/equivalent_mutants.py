@@ -8,8 +8,9 @@ grown to make a test pass. (A correct implementation written by hand lives in te
 ``EQUIVALENT`` instead: that is a whole rewrite with the checks it must pass; this is one mechanical change.)
 
 An entry is keyed by what stays put when the module is edited elsewhere: the project, the function, the change as the
-generator prints it (before -> after) and the reference's line the change sits on, stripped. A mutant's id names its
-line and column, which move whenever a line above it changes; the line's own text only moves with the change itself.
+generator prints it (before -> after), the reference's line the change starts on (stripped) and its column there (the
+same change can sit twice on one line: ``p > 0`` twice in C's entropy). A mutant's id names the line's number, which
+moves whenever a line above it changes; the line's text and the column on it move only when that line is edited.
 """
 
 from __future__ import annotations
@@ -25,23 +26,42 @@ class Equivalence(NamedTuple):
     function: str
     change: str     # before -> after, as GeneratedMutant.change prints it
     line: str       # the reference's line the change starts on, stripped
+    column: int     # where on that line (unstripped, in UTF-8 bytes) the changed expression starts, as in the id
     reason: str     # why no input the README allows can tell it from the reference, in one line
 
 
+C_ENTROPY = "return -np.sum(np.where(p > 0, p * np.where(p > 0, logp, 0.0), 0.0), axis=1)"
 D_CLIP = "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))"
+ONE_GUARD = ("0 log 0 is made 0 twice, by the inner and by the outer p > 0; the guard left whole still zeroes every "
+             "p = 0 term")
+KINK = ("differs only at a ratio exactly on the clip's edge, the surrogate's kink (both branches equal, no "
+        "derivative): either one-sided gradient is right there")
 
 EQUIVALENT: list[Equivalence] = [
+    # C: a guard written twice, a sign inside an absolute value or a variance, a count at its exact float edge
+    Equivalence("C", "policy_entropy", "p > 0 -> p >= 0", C_ENTROPY, 28, ONE_GUARD),
+    Equivalence("C", "policy_entropy", "0 -> -1", C_ENTROPY, 32, ONE_GUARD),
+    Equivalence("C", "policy_entropy", "p > 0 -> p >= 0", C_ENTROPY, 48, ONE_GUARD),
+    Equivalence("C", "policy_entropy", "0 -> -1", C_ENTROPY, 52, ONE_GUARD),
+    Equivalence("C", "logit_magnitude", "z - z.mean(axis=1, keepdims=True) -> z.mean(axis=1, keepdims=True) - z",
+                "return np.mean(np.abs(z - z.mean(axis=1, keepdims=True)), axis=1)", 26,
+                "|a - b| and |b - a| are the same float: IEEE subtraction rounds symmetrically"),
+    Equivalence("C", "clip_fraction", "np.abs(rho - 1) > eps -> np.abs(rho - 1) >= eps",
+                "return float(np.mean(np.abs(rho - 1) > eps))", 25,
+                "differs only for a ratio whose |rho - 1| is eps exactly, where the clip leaves rho as it is: an exact "
+                "float edge no diagnostic's reading depends on"),
+    Equivalence("C", "clip_fraction", "rho - 1 -> 1 - rho", "return float(np.mean(np.abs(rho - 1) > eps))", 32,
+                "|a - b| and |b - a| are the same float: IEEE subtraction rounds symmetrically"),
+    Equivalence("C", "explained_variance", "returns - values -> values - returns",
+                "return float(1 - np.var(returns - values) / spread)", 28,
+                "the variance of -x is the variance of x, bit for bit (its mean and every deviation only change sign)"),
     # D: a zero advantage makes a zero term on either branch; the clip's own edge is a kink of the surrogate
-    Equivalence("D", "clipped_surrogate_gradient", "A > 0 -> A >= 0", D_CLIP,
+    Equivalence("D", "clipped_surrogate_gradient", "A > 0 -> A >= 0", D_CLIP, 16,
                 "a sample with A = 0 contributes rho * 0 = 0 unclipped and 0 clipped (rho is finite: pi_old > 0)"),
-    Equivalence("D", "clipped_surrogate_gradient", "A < 0 -> A <= 0", D_CLIP,
+    Equivalence("D", "clipped_surrogate_gradient", "rho > 1 + eps -> rho >= 1 + eps", D_CLIP, 26, KINK),
+    Equivalence("D", "clipped_surrogate_gradient", "A < 0 -> A <= 0", D_CLIP, 46,
                 "a sample with A = 0 contributes rho * 0 = 0 unclipped and 0 clipped (rho is finite: pi_old > 0)"),
-    Equivalence("D", "clipped_surrogate_gradient", "rho > 1 + eps -> rho >= 1 + eps", D_CLIP,
-                "differs only at rho == 1 + eps exactly, the surrogate's kink (both branches equal, no derivative): "
-                "either one-sided gradient is right there"),
-    Equivalence("D", "clipped_surrogate_gradient", "rho < 1 - eps -> rho <= 1 - eps", D_CLIP,
-                "differs only at rho == 1 - eps exactly, the surrogate's kink (both branches equal, no derivative): "
-                "either one-sided gradient is right there"),
+    Equivalence("D", "clipped_surrogate_gradient", "rho < 1 - eps -> rho <= 1 - eps", D_CLIP, 56, KINK),
 ]
 
 
@@ -53,11 +73,13 @@ def site_line(mutant) -> str:
     return (SOLUTIONS / folder / module).read_text(encoding="utf-8").splitlines()[number - 1].strip()
 
 
-def key(mutant) -> tuple[str, str, str, str]:
-    return mutant.project, mutant.id.split(".")[1], mutant.change, site_line(mutant)
+def key(mutant) -> tuple[str, str, str, str, int]:
+    """The list's key of ``mutant``: project, function, change, line text and column."""
+    site = mutant.id.split(".")[-2]
+    return mutant.project, mutant.id.split(".")[1], mutant.change, site_line(mutant), int(site[site.index("C") + 1:])
 
 
 def explained(mutant) -> str | None:
     """The list's reason that ``mutant`` is equivalent, or None when the list does not hold it."""
-    found = [e.reason for e in EQUIVALENT if (e.project, e.function, e.change, e.line) == key(mutant)]
+    found = [e.reason for e in EQUIVALENT if e[:5] == key(mutant)]
     return found[0] if found else None
