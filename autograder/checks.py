@@ -7,15 +7,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.config import CourseError, describe
-from autograder.findings import Located
 from capstone_check.student import StudentError
-from capstone_check.verdict import failing_message
+from capstone_check.verdict import Verdict  # noqa: F401 - one verdict for both sides, named here for the checks
 
 
 class Bar(BaseModel):
@@ -153,32 +152,6 @@ class Context:
         if self.seed_set == "public":
             return f"seed {seed}"
         return f"grading seed {self.seeds.index(seed) + 1} of {len(self.seeds)}"
-
-
-@dataclass
-class Verdict:
-    """A check's outcome: ``fraction`` of its points, a message for the student, and details for the report."""
-
-    fraction: float
-    message: str
-    details: dict = field(default_factory=dict)
-    findings: list = field(default_factory=list)  # the known mistakes recognised (``autograder.findings.Finding``)
-    located: list = field(default_factory=list)  # where the output departs (``autograder.findings.Located``)
-
-    @classmethod
-    def of(cls, failures: list[str], total: int, passed_message: str, note: str = "", findings=(), located=(),
-           case: str = "", **details) -> Verdict:
-        """Partial credit: the share of ``total`` sub-tests that did not fail; the first failures as the message,
-        after ``note`` (a hint or what did pass, said first and not counted as a failure). ``findings`` and
-        ``located`` (statements ``{"id", "text"}`` of ``capstone_check.located``, said first) are kept only for a
-        verdict that failed something; ``case``, the smallest failing case as a sentence, is said last. The failures
-        shown are as many as fit the row's length (``shown_failures``): one in a row led by where it departs."""
-        if not failures:
-            return cls(1.0, passed_message, details)
-        where = [Located(**statement) for statement in located]
-        shown = failing_message(failures, note, [s.model_dump() for s in where])
-        shown += f". {case}" if case else ""
-        return cls(max(0.0, 1 - len(failures) / total), shown, details, list(dict.fromkeys(findings)), where)
 
 
 class Check:

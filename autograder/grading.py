@@ -27,7 +27,7 @@ from autograder.report.model import CheckResult, ProjectResult, Report, not_run
 from autograder.sandbox import jail, runtime, staging
 from autograder.sandbox.runner import STOP, ChildRun, run_check
 from autograder.secrecy import Hidden, blind, redact_text, redacted
-from autograder.findings import led_on_error
+from autograder.findings import Located, led_on_error
 from autograder.status import Status
 from capstone_check.student import StudentError
 
@@ -64,7 +64,7 @@ def _entry(check_id: str, name: str, points: float, outcome: ChildRun | None, ve
         kind = outcome.kind if outcome.kind in ("syntax", "import") else None
         fraction, message, details = 0.0, _failure_message(outcome), not_run(outcome.status, kind)
     failed = verdict is not None and fraction < 1.0
-    findings, located = (list(verdict.findings), list(verdict.located)) if failed else ([], [])
+    findings, located = (list(verdict.findings), [Located(**s) for s in verdict.located]) if failed else ([], [])
     return CheckResult(check_id, name, round(points * fraction, 2), float(points), fraction >= 1.0, message, details,
                        round(outcome.seconds, 3) if outcome else 0.0, findings, located)
 

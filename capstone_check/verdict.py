@@ -70,9 +70,16 @@ def more_failing(count: int) -> str:
 
 @dataclass
 class Verdict:
+    """A check's outcome, the same class in final grading and in the students' checker: ``fraction`` of its points,
+    a message for the student, and what each side reads beside it."""
+
     fraction: float
     message: str
-    details: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict)  # final grading's: what the report and its figures show
+    findings: list = field(default_factory=list)  # final grading's: the known mistakes recognised
+    # (``autograder.findings.Finding``)
+    located: list = field(default_factory=list)  # where the output differs: statements ``{"id", "text"}`` of
+    # ``capstone_check.located`` (the report keeps them as ``autograder.findings.Located``)
     basis: bool | dict | None = None  # whether what the course's training runs use of the piece passes (per row
     # that builds on it, where their runs differ; None: as the verdict)
     parts: dict | None = None  # what ``of`` made the message of, so that recognised mistakes fit in it too
@@ -85,10 +92,16 @@ class Verdict:
     # another, or right on every seed and wrong at the fresh runs' edges, counted wrong, then right)
 
     @classmethod
-    def of(cls, failures: list[str], total: int, passed: str, note: str = "", located=()) -> Verdict:
-        """The share of ``total`` cases that did not fail; the message led by where the output departs (``located``:
-        statements) and its first failures (``failing_message``)."""
+    def of(cls, failures: list[str], total: int, passed: str, note: str = "", findings=(), located=(),
+           case: str = "", **details) -> Verdict:
+        """Partial credit: the share of ``total`` cases that did not fail. The message is led by where the output
+        differs (``located``: statements), then ``note`` (a hint or what did pass, not counted as a failure) and the
+        first failures, as many as fit the row's length (``failing_message``); ``case``, the smallest failing case as
+        a sentence, is said last. ``findings`` and ``located`` are kept only for a verdict that failed something."""
         if not failures:
-            return cls(1.0, passed)
-        parts = {"failures": failures, "note": note, "statements": located}
-        return cls(max(0.0, 1 - len(failures) / total), failing_message(**parts), parts=parts)
+            return cls(1.0, passed, details)
+        statements = [{"id": s["id"], "text": s["text"]} for s in located]
+        parts = {"failures": failures, "note": note, "statements": statements}
+        message = failing_message(**parts) + (f". {case}" if case else "")
+        return cls(max(0.0, 1 - len(failures) / total), message, details, list(dict.fromkeys(findings)), statements,
+                   parts=parts)
