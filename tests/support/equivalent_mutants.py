@@ -55,6 +55,24 @@ EQUIVALENT: list[Equivalence] = [
     Equivalence("C", "explained_variance", "returns - values -> values - returns",
                 "return float(1 - np.var(returns - values) / spread)", 28,
                 "the variance of -x is the variance of x, bit for bit (its mean and every deviation only change sign)"),
+    Equivalence("C", "q_overestimation", "q > 1 / (1 - gamma) -> q >= 1 / (1 - gamma)",
+                '"above_bound": float(np.mean(q > 1 / (1 - gamma)))}', 41,
+                "differs only for a Q equal to the bound 1 / (1 - gamma) to the last bit, an exact float edge no "
+                "diagnostic's reading depends on"),
+    # C's diagnose: the README says any threshold inside the course's gap, taken with < or <=, is right, and that no
+    # graded log lies on a line (every one at least 0.005 beyond it)
+    Equivalence("C", "diagnose", "np.mean(policy_entropy(log['logits'])) < 0.2 -> "
+                "np.mean(policy_entropy(log['logits'])) <= 0.2",
+                'if np.mean(policy_entropy(log["logits"])) < 0.2:  # ln 2 = 0.69 is uniform over two actions', 7,
+                "0.2 lies inside the gap between the README's lines (0.1 and 0.25 nats), where < and <= are both "
+                "right"),
+    Equivalence("C", "diagnose", "explained_variance(log['values'][late], log['returns'][late]) < 0.3 -> "
+                "explained_variance(log['values'][late], log['returns'][late]) <= 0.3",
+                'if explained_variance(log["values"][late], log["returns"][late]) < 0.3:', 7,
+                "0.3 lies inside the gap between the README's lines (0.25 and 0.4), where < and <= are both right"),
+    Equivalence("C", "diagnose", "worst > 0.05 -> worst >= 0.05",
+                'return "small_replay_buffer" if worst > 0.05 else "healthy"', 40,
+                "differs only for a worst update at 0.05 exactly, on the README's line, where it puts no graded log"),
     # D: a zero advantage makes a zero term on either branch; the clip's own edge is a kink of the surrogate
     Equivalence("D", "clipped_surrogate_gradient", "A > 0 -> A >= 0", D_CLIP, 16,
                 "a sample with A = 0 contributes rho * 0 = 0 unclipped and 0 clipped (rho is finite: pi_old > 0)"),
