@@ -4,26 +4,35 @@ redacted (``secrecy.redacted``), so a grading seed split by the cut cannot slip 
 
 A departed row's message has three parts: the verdict, the next step, then what the grader saw, led by ``SAW``. Once
 every check is judged, grading may replace the first two (``with_failing_pieces``): when a piece the row builds on
-fails its own check, fixing that piece is the next step. Each run's departure is one clause, ``at update U of N,
-...``. The runs' clauses are merged into one sentence, so a message says a thing once, however many seeds and
-settings it grades. No clause names a flat index into the parameters or the batch: a student cannot act on one. These
-are the grader's findings, which a report on the grading seeds may show (they quote nothing the student's code
-printed).
+fails its own check, fixing that piece is the next step. Each run's departure is a plain record (``Departure``: the
+update, of how many, and how), which crosses from the audit's process as data and is said as a clause, ``at update U
+of N, ...``, only where a message is written. The runs' departures are merged into one sentence, so a message says a
+thing once, however many seeds and settings it grades. No clause names a flat index into the parameters or the
+batch: a student cannot act on one. These are the grader's findings, which a report on the grading seeds may show
+(they quote nothing the student's code printed).
 """
 
 from __future__ import annotations
 
-import re
+from typing import TypedDict
 
 from capstone_check.located import SMALLEST
 from capstone_check.verdict import LONGEST
 
 SAW = "What the grader saw: "
-CLAUSE = re.compile(r"\bat update (\d+) of (\d+), (.*)$", re.S)
 
 
-def departure(exc, n_updates: int, tolerance: float, moment_tolerance: float = 0.0) -> str:
-    """One run's clause: the update that did not follow from the one before, and how (``exc``: a ``Departed``)."""
+class Departure(TypedDict):
+    """Where one run left the reference's updates: ``update`` of ``of``, and ``how`` (a clause's end, which names no
+    index a student cannot use). Plain data, so it crosses processes as it is."""
+
+    update: int
+    of: int
+    how: str
+
+
+def departure(exc, n_updates: int, tolerance: float, moment_tolerance: float = 0.0) -> Departure:
+    """One run's departure: the update that did not follow from the one before, and how (``exc``: a ``Departed``)."""
     if exc.what == "actions":
         how = "an action was not the one your parameters sample with the grader's random numbers"
     elif exc.what == "initial weights":
@@ -32,25 +41,26 @@ def departure(exc, n_updates: int, tolerance: float, moment_tolerance: float = 0
         how = f"Adam's moments were {exc.gap:.3g} away from the reference's (tolerance {moment_tolerance:g})"
     else:
         how = f"your parameters were {exc.gap:.3g} away from the reference's update (tolerance {tolerance:g})"
-    return f"at update {exc.update} of {n_updates}, {how}"
+    return Departure(update=exc.update, of=n_updates, how=how)
 
 
-def departed_update(clause: str | None) -> int | None:
-    """The update a ``departure`` clause names, or None for any other text."""
-    found = CLAUSE.search(clause or "")
-    return int(found.group(1)) if found else None
+def clause(found: Departure) -> str:
+    """A departure as a message says it: "at update 21 of 60, your parameters were ..."."""
+    return f"at update {found['update']} of {found['of']}, {found['how']}"
 
 
-def seen(failures: list[tuple[str, str]], runs: int) -> str:
-    """What the grader saw of ``runs`` runs, ``failures`` the (run as a message names it, its clause) of those that
-    departed, in order: one sentence, with the first run's clause in full and the others' updates."""
-    (label, clause), *_ = failures
-    found = [CLAUSE.search(clause) for _, clause in failures]
-    if not all(found):  # a clause of another form: said as it is
-        return f"{SAW}in {label}, {clause}."
-    updates, n_updates, how = [int(f.group(1)) for f in found], found[0].group(2), found[0].group(3)
+def departed_update(found: Departure | None) -> int | None:
+    """The update a departure names, or None where the run did not depart."""
+    return found["update"] if found else None
+
+
+def seen(failures: list[tuple[str, Departure]], runs: int) -> str:
+    """What the grader saw of ``runs`` runs, ``failures`` the (run as a message names it, its departure) of those
+    that departed, in order: one sentence, with the first run's clause in full and the others' updates."""
+    (label, first), *_ = failures
+    updates, n_updates, how = [found["update"] for _, found in failures], first["of"], first["how"]
     if runs == 1:
-        return f"{SAW}{clause}."
+        return f"{SAW}{clause(first)}."
     share = f"all {runs} runs" if len(failures) == runs else f"{len(failures)} of {runs} runs"
     if len(set(updates)) == 1:
         return f"{SAW}{share} left the reference's updates at update {updates[0]} of {n_updates}; in {label}, {how}."
@@ -58,7 +68,7 @@ def seen(failures: list[tuple[str, str]], runs: int) -> str:
             f"the others left at update {names(map(str, updates[1:]))}.")
 
 
-def departed_message(verdict: str, step: str, failures: list[tuple[str, str]], runs: int) -> str:
+def departed_message(verdict: str, step: str, failures: list[tuple[str, Departure]], runs: int) -> str:
     """A departed row's message: its verdict, its next step, then what the grader saw."""
     return f"{verdict} {step} {seen(failures, runs)}"
 

@@ -1,7 +1,9 @@
 """A row that builds on another leads with the verdict and the next step; runs that left the reference's updates are
 said once, however many seeds and settings; no clause names an index a student cannot use."""
 
-from autograder.departures import SAW, departed_message, departure, seen, with_failing_pieces
+import json
+
+from autograder.departures import SAW, clause as said, departed_message, departure, seen, with_failing_pieces
 from autograder.projects._shared.replay import Departed
 from autograder.report.model import CheckResult
 
@@ -9,8 +11,17 @@ VERDICT, STEP = "Not credited: training with your pieces left the reference's up
 BUILDS_ON = {"A.bar": ("A.gae", "A.batch", "A.update"), "C.diagnose_rules": ("C.fresh_runs",)}
 
 
-def clause(update: int, gap: float = 0.191, index: int = 2133, what: str = "parameters") -> str:
+def departed(update: int, gap: float = 0.191, index: int = 2133, what: str = "parameters") -> dict:
     return departure(Departed(update, gap, index, what), 60, 1e-5, 1e-3)
+
+
+def clause(update: int, gap: float = 0.191, index: int = 2133, what: str = "parameters") -> str:
+    return said(departed(update, gap, index, what))
+
+
+def test_a_departure_is_plain_data_that_crosses_a_process_as_it_is():
+    found = departed(21)
+    assert found["update"] == 21 and found["of"] == 60 and json.loads(json.dumps(found)) == found
 
 
 def row(cid: str, passed: bool, message: str = "m", score: float = 0.0, details: dict | None = None) -> CheckResult:
@@ -25,7 +36,7 @@ def test_a_clause_names_the_update_and_the_gap_never_a_flat_index():
 
 
 def test_runs_that_left_at_one_update_are_said_once():
-    failures = [(f"the run of seed {seed}", clause(21, gap)) for seed, gap in ((7, 0.191), (8, 0.2), (9, 0.3))]
+    failures = [(f"the run of seed {seed}", departed(21, gap)) for seed, gap in ((7, 0.191), (8, 0.2), (9, 0.3))]
     said = seen(failures, 3)
     assert said == (f"{SAW}all 3 runs left the reference's updates at update 21 of 60; in the run of seed 7, your "
                     "parameters were 0.191 away from the reference's update (tolerance 1e-05).")
@@ -33,15 +44,15 @@ def test_runs_that_left_at_one_update_are_said_once():
 
 
 def test_runs_that_left_at_different_updates_name_each_update_once():
-    failures = [("the run of seed 7", clause(21)), ("the run of seed 9", clause(18))]
+    failures = [("the run of seed 7", departed(21)), ("the run of seed 9", departed(18))]
     said = seen(failures, 3)
     assert said.startswith(f"{SAW}2 of 3 runs left the reference's updates. In the run of seed 7, at update 21 of 60")
     assert said.endswith("the others left at update 18.") and said.count("away from") == 1
-    assert seen([("the run of seed 7", clause(4))], 1) == f"{SAW}{clause(4)}."
+    assert seen([("the run of seed 7", departed(4))], 1) == f"{SAW}{clause(4)}."
 
 
 def departed_bar() -> CheckResult:
-    message = departed_message(VERDICT, STEP, [("the run of seed 7", clause(21))], 3)
+    message = departed_message(VERDICT, STEP, [("the run of seed 7", departed(21))], 3)
     return row("A.bar", False, message, details={"departed": [21, None, None]})
 
 

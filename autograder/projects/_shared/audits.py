@@ -31,7 +31,7 @@ from autograder.grading_run import GradingRun
 from autograder.submission_budget import OutOfBudget
 
 STOPPED_BY_CPU_LIMIT = {getattr(signal, name) for name in ("SIGXCPU", "SIGKILL") if hasattr(signal, name)}
-Replay = Callable[[dict, int, dict], tuple[list, "str | None"]]  # (run, seed, plain bar) -> (episodes, failure)
+Replay = Callable[[dict, int, dict], tuple[list, "dict | None"]]  # (run, seed, plain bar) -> (episodes, departure)
 
 
 def name_of(replay: Replay) -> str:

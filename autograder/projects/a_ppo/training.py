@@ -15,7 +15,7 @@ from autograder.checks import validated_bar
 from autograder.checks import Check, VerdictDetails, Malformed, Verdict, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, annealed, decode, init_agent, load, transitions
-from autograder.departures import departed_message, departed_update, departure
+from autograder.departures import Departure, departed_message, departed_update, departure
 from autograder.projects._shared.replay import Departed, audit
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.edges import Edges, alternatives
@@ -144,20 +144,20 @@ def audited_run(run_: dict, seed: int, bar) -> list:
                  bar.moment_tolerance)
 
 
-def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
-    """(episodes of the judge's own rollouts, None), or ([], the sentence naming the update that departed)."""
+def replay(run_: dict, seed: int, bar) -> tuple[list, Departure | None]:
+    """(episodes of the judge's own rollouts, None), or ([], where the run departed: ``departures.Departure``)."""
     try:
         return audited_run(run_, seed, bar), None
     except Departed as exc:
         return [], departure(exc, bar.n_updates, bar.replay_tolerance, bar.moment_tolerance)
 
 
-def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
+def replay_plain(run_: dict, seed: int, bar: dict) -> tuple[list, Departure | None]:
     """``replay`` with the bar as plain data (how the audit process is handed it), validated as course.yml's is."""
     return replay(run_, seed, validated_bar(Bar450, bar, "projects.A.checks.A.bar"))
 
 
-def audited(run_: dict, seed: int, bar, grading=None) -> tuple[list, list | None, str | None]:
+def audited(run_: dict, seed: int, bar, grading=None) -> tuple[list, list | None, Departure | None]:
     """(episodes, the final actor, None), or ([], None, the departure): the outcome the grader kept
     from its early audit of this very run (in ``grading``, the grading run), else a replay now."""
     c, snapshots, _ = unpacked(run_, seed, bar)

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from autograder.checks import Check, Verdict, VerdictDetails, require
 from autograder.projects._shared.ppo.recording import ReplayBar
-from autograder.departures import departed_message, departed_update
+from autograder.departures import Departure, departed_message, departed_update
 from autograder.projects.b_ablations import bar_runs, oracle
 from autograder.projects.b_ablations.choices import choices, collected_choices
 
@@ -27,9 +27,9 @@ class RunBar(ReplayBar):
 DEPARTED = {"departed", "departed_update"}  # B.bar's details when a run did not follow from the pieces
 
 
-def departed_verdict(departed: list[tuple[str, str]], runs: int, verdict: str, step: str) -> Verdict:
+def departed_verdict(departed: list[tuple[str, Departure]], runs: int, verdict: str, step: str) -> Verdict:
     """Score 0: ``departed`` of the ``runs`` runs did not follow from the student's pieces."""
-    first = next((u for u in (departed_update(clause) for _, clause in departed) if u is not None), None)
+    first = next((u for u in (departed_update(found) for _, found in departed) if u is not None), None)
     return Verdict(0.0, departed_message(verdict, step, departed, runs),
                    {"departed": len(departed), "departed_update": first})
 

@@ -20,7 +20,7 @@ from pydantic import Field
 from autograder.checks import Malformed, pairs
 from autograder.projects._shared import audits
 from autograder.projects._shared.proof import Recipe, adam, decode, transitions
-from autograder.departures import departure
+from autograder.departures import Departure, departure
 from autograder.projects._shared.replay import Departed, audit
 from autograder.projects._shared.ppo import oracle as ppo
 from autograder.projects._shared.ppo.edges import Edges, alternatives
@@ -99,7 +99,7 @@ def recorded_runs(student, names: list[str], seed: int, bar) -> dict:
     return {"seed": seed, "settings": runs}
 
 
-def replay(run_: dict, seed: int, bar) -> tuple[list, str | None]:
+def replay(run_: dict, seed: int, bar) -> tuple[list, Departure | None]:
     """(episodes of the judge's own rollouts, None), or ([], the sentence naming the update that departed)."""
     c, snapshots, actions = unpacked(run_, seed, bar)
     name = run_.get("setting")

@@ -18,7 +18,7 @@ import zipfile
 import numpy as np
 
 from autograder.checks import Malformed
-from autograder.departures import departure
+from autograder.departures import Departure, departure
 from autograder.projects._shared.ppo.hyperparameters import course_config, differences
 from autograder.projects._shared.ppo.recording import student_config
 from autograder.projects._shared.proof import decode, encode, init_agent, parameters
@@ -159,7 +159,7 @@ def own_proof(proof: bytes, seed: int, setting, bar) -> tuple[dict, np.ndarray, 
     return c, snapshots, moments, actions
 
 
-def replay_own(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
+def replay_own(run_: dict, seed: int, bar: dict) -> tuple[list, Departure | None]:
     """``replay`` for one of the student's own runs: the judge's episodes, or the sentence naming the departure.
     Every update is replayed from the student's parameters and Adam's m before it, with Adam's v the judge's own
     (carried from zero, so the recorded v steers nothing), and must land on the recorded run. Then each update of the
@@ -187,10 +187,10 @@ def replay_own(run_: dict, seed: int, bar: dict) -> tuple[list, str | None]:
         return [], departure(exc, bar.n_updates, bar.replay_tolerance, bar.moment_tolerance)
 
 
-def pieces_departure(exc: Departed, bar) -> str:
-    """The clause of a run in runs.npz whose update the folder's own pieces do not make as the reference does."""
+def pieces_departure(exc: Departed, bar) -> Departure:
+    """The departure of a run in runs.npz whose update the folder's own pieces do not make as the reference does."""
     gap = (f"parameters {exc.gap:.3g} away from" if exc.what == "pieces" else
            f"Adam's second moment {exc.gap:.3g} (relative) away from")
     most = bar.pieces_tolerance if exc.what == "pieces" else bar.pieces_moment_tolerance
-    return (f"at update {exc.update} of {bar.n_updates}, your details.py and ppo.py, run by the grader from your "
-            f"recorded run, made {gap} the reference's update (tolerance {most:g})")
+    return Departure(update=exc.update, of=bar.n_updates, how=f"your details.py and ppo.py, run by the grader from "
+                     f"your recorded run, made {gap} the reference's update (tolerance {most:g})")
