@@ -46,20 +46,26 @@ def _outcome(item, folder: Path) -> ChildRun:
     return ChildRun("ok", 0.0, raw=json.dumps({"data": data}).encode())
 
 
-def grader_scores(root: Path, pid: str, checks: list[str] | None = None, timed: bool = False) -> dict[str, float]:
+def grader_rows(root: Path, pid: str, checks: list[str] | None = None) -> dict[str, tuple[float, str, float]]:
+    """Per check, final grading's (score, message, seconds) on the public seeds."""
     folder, out = Path(root) / PROJECTS[pid].folder, {}
     for cid in checks or public_checks(pid):
         started = time.perf_counter()
         item = planned(COURSE, pid, cid, "public", folder)
-        out[cid] = judged(item, _outcome(item, folder), COURSE).score
-        if timed:
-            out[cid] = (out[cid], round(time.perf_counter() - started, 2))
+        entry = judged(item, _outcome(item, folder), COURSE)
+        out[cid] = (entry.score, entry.message, round(time.perf_counter() - started, 2))
     return out
 
 
-def bundle_scores(bundle: Path, root: Path, pid: str, checks: list[str] | None = None,
-                  timed: bool = False) -> dict[str, float]:
-    """The bundle's scores, from the bundle's own checker package (imported from ``bundle``)."""
+def grader_scores(root: Path, pid: str, checks: list[str] | None = None, timed: bool = False) -> dict[str, float]:
+    return {cid: (score, seconds) if timed else score
+            for cid, (score, _, seconds) in grader_rows(root, pid, checks).items()}
+
+
+def bundle_rows(bundle: Path, root: Path, pid: str,
+                checks: list[str] | None = None) -> dict[str, tuple[float, str, float]]:
+    """Per check, the bundle's (score, message, seconds), from the bundle's own checker package (imported from
+    ``bundle``), the message as its row prints it."""
     from capstone_check.child import run
 
     expected = bundle / "capstone_check" / "expected" / f"{pid}.json"
@@ -72,10 +78,16 @@ def bundle_scores(bundle: Path, root: Path, pid: str, checks: list[str] | None =
         fraction = min(max(result["fraction"], 0.0), 1.0)
         if spec["credit"] == "all_or_nothing" and fraction < 1.0:
             fraction = 0.0
-        out[cid] = round(spec["points"] * fraction, 2)
-        if timed:
-            out[cid] = (out[cid], round(time.perf_counter() - started, 2))
+        out[cid] = (round(spec["points"] * fraction, 2), result["message"] + spec.get("note", ""),
+                    round(time.perf_counter() - started, 2))
     return out
+
+
+def bundle_scores(bundle: Path, root: Path, pid: str, checks: list[str] | None = None,
+                  timed: bool = False) -> dict[str, float]:
+    """The bundle's scores, from the bundle's own checker package (imported from ``bundle``)."""
+    return {cid: (score, seconds) if timed else score
+            for cid, (score, _, seconds) in bundle_rows(bundle, root, pid, checks).items()}
 
 
 TRAINING = {"A.bar", "C.fresh_runs", "D.chapter_tables", "D.k_sweep", "D.beta_sweep"}  # seconds to minutes each
