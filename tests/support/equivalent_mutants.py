@@ -30,6 +30,7 @@ class Equivalence(NamedTuple):
     reason: str     # why no input the README allows can tell it from the reference, in one line
 
 
+B_SQUARES = "plain_sq, clipped_sq = (values - returns) ** 2, (clipped - returns) ** 2"
 C_ENTROPY = "return -np.sum(np.where(p > 0, p * np.where(p > 0, logp, 0.0), 0.0), axis=1)"
 D_CLIP = "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))"
 ONE_GUARD = ("0 log 0 is made 0 twice, by the inner and by the outer p > 0; the guard left whole still zeroes every "
@@ -38,6 +39,24 @@ KINK = ("differs only at a ratio exactly on the clip's edge, the surrogate's kin
         "derivative): either one-sided gradient is right there")
 
 EQUIVALENT: list[Equivalence] = [
+    # B: a sign inside a square, np.clip's first two arguments (a max of the two), the value loss's own kinks
+    Equivalence("B", "clipped_value_loss", "np.clip(values - values_old, -eps, eps) -> "
+                "np.clip(-eps, values - values_old, eps)",
+                "clipped = values_old + np.clip(values - values_old, -eps, eps)", 27,
+                "np.clip(a, lo, hi) is minimum(maximum(a, lo), hi), and maximum(a, lo) is maximum(lo, a)"),
+    Equivalence("B", "clipped_value_loss", "values - returns -> returns - values", B_SQUARES, 28,
+                "(a - b) ** 2 and (b - a) ** 2 are the same float: IEEE subtraction rounds symmetrically"),
+    Equivalence("B", "clipped_value_loss", "clipped - returns -> returns - clipped", B_SQUARES, 53,
+                "(a - b) ** 2 and (b - a) ** 2 are the same float: IEEE subtraction rounds symmetrically"),
+    Equivalence("B", "clipped_value_loss", "clipped_sq > plain_sq -> clipped_sq >= plain_sq",
+                "use_clipped = clipped_sq > plain_sq", 18,
+                "differs only where both branches of the max are equal, the loss's kink (no derivative): either "
+                "one-sided gradient is right there"),
+    Equivalence("B", "clipped_value_loss", "np.abs(values - values_old) < eps -> np.abs(values - values_old) <= eps",
+                "grad = np.where(use_clipped, (clipped - returns) * (np.abs(values - values_old) < eps), "
+                "values - returns)", 56,
+                "differs only at |V - V_old| == eps exactly, the clip's kink (no derivative): either one-sided "
+                "gradient is right there"),
     # C: a guard written twice, a sign inside an absolute value or a variance, a count at its exact float edge
     Equivalence("C", "policy_entropy", "p > 0 -> p >= 0", C_ENTROPY, 28, ONE_GUARD),
     Equivalence("C", "policy_entropy", "0 -> -1", C_ENTROPY, 32, ONE_GUARD),
