@@ -31,6 +31,7 @@ class Equivalence(NamedTuple):
 
 
 B_SQUARES = "plain_sq, clipped_sq = (values - returns) ** 2, (clipped - returns) ** 2"
+B_GRAD = "grad = np.where(use_clipped, (clipped - returns) * (np.abs(values - values_old) < eps), values - returns)"
 C_ENTROPY = "return -np.sum(np.where(p > 0, p * np.where(p > 0, logp, 0.0), 0.0), axis=1)"
 D_CLIP = "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))"
 ONE_GUARD = ("0 log 0 is made 0 twice, by the inner and by the outer p > 0; the guard left whole still zeroes every "
@@ -53,10 +54,14 @@ EQUIVALENT: list[Equivalence] = [
                 "differs only where both branches of the max are equal, the loss's kink (no derivative): either "
                 "one-sided gradient is right there"),
     Equivalence("B", "clipped_value_loss", "np.abs(values - values_old) < eps -> np.abs(values - values_old) <= eps",
-                "grad = np.where(use_clipped, (clipped - returns) * (np.abs(values - values_old) < eps), "
-                "values - returns)", 56,
+                B_GRAD, 56,
                 "differs only at |V - V_old| == eps exactly, the clip's kink (no derivative): either one-sided "
                 "gradient is right there"),
+    Equivalence("B", "clipped_value_loss", "values - values_old -> values_old - values", B_GRAD, 63,
+                "|a - b| and |b - a| are the same float: IEEE subtraction rounds symmetrically"),
+    Equivalence("B", "clipped_value_loss", "np.maximum(plain_sq, clipped_sq) -> np.maximum(clipped_sq, plain_sq)",
+                "return 0.5 * np.maximum(plain_sq, clipped_sq).mean(), grad / len(values)", 17,
+                "np.maximum is symmetric, NaN included (either argument's NaN is returned)"),
     # C: a guard written twice, a sign inside an absolute value or a variance, a count at its exact float edge
     Equivalence("C", "policy_entropy", "p > 0 -> p >= 0", C_ENTROPY, 28, ONE_GUARD),
     Equivalence("C", "policy_entropy", "0 -> -1", C_ENTROPY, 32, ONE_GUARD),
