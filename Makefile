@@ -12,7 +12,7 @@ endif
 VENV ?= .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: grade test test-fast docs release reference clean
+.PHONY: grade test test-fast docs pictures release reference clean
 
 # An existing venv is kept: making it again over itself with another interpreter would mix two Pythons.
 # setuptools' banner about editable installs (folders named like the package may shadow it) is known and harmless here:
@@ -41,6 +41,12 @@ test-fast: $(STAMP)  ## lint, then run the suite without its slow end-to-end mod
 
 docs: $(STAMP)  ## build the documentation site into site/ (open site/index.html); grades the reference for its pictures
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# The pages read in the repository show the pictures too: the build's photographs (not the figures, which only the
+# generated figures page shows), copied into docs/img.
+pictures: docs  ## copy the site's photographs into docs/img, where the pages read as Markdown find them
+	mkdir -p docs/img
+	for png in site/img/*.png; do case $${png##*/} in figure-*) ;; *) cp $$png docs/img/ ;; esac; done
 
 release: $(STAMP)  ## regenerate assignments/ from solutions/
 	$(VENV)/bin/autograder release

@@ -1,5 +1,6 @@
 """MkDocs hooks: the pages and pictures the build makes from the kit itself, added to the site as generated files
-(nothing of them is written into docs/ or committed).
+(nothing of them is written into docs/; `make pictures` copies the build's photographs into docs/img, so that the
+pages read in the repository show them too, and a build puts its own in their place).
 
 - reference/commands.md and reference/checks.md, from the CLI's parser and course.yml (docs_build/reference.py);
 - img/*.png, photographs of the pages a real grading writes, and reference/figures.md with every project's figures
@@ -73,17 +74,22 @@ def on_files(files, config):
     img.mkdir(exist_ok=True)
     projects, left_out = _projects()
     shots.grade_a_class(work, projects, whole=not left_out)
-    shots.photograph(work, img)
-    shots.what_was_photographed(work, img)
-    figures = shots.draw_figures(work, img, projects)
     example = projects[0]
     _checked.update(project=example, output=checker.checker_output(
         work, example, shots.named_mistakes(PROJECTS[example].folder)[0]))
+    shots.terminal_page(work, f"capstone-check {example}", _checked["output"], checker.WIDTH)
+    shots.gradescope_page(work, shots.SHOWN)
+    shots.photograph(work, img)
+    shots.what_was_photographed(work, img)
+    figures = shots.draw_figures(work, img, projects)
     pages = {"reference/commands.md": reference.commands_page(), "reference/checks.md": reference.checks_page(),
              "reference/figures.md": _figures_page(figures, left_out)}
     for uri, text in pages.items():
         files.append(File.generated(config, uri, content=text))
     for picture in sorted(img.iterdir()):
+        committed = files.get_file_from_path(f"img/{picture.name}")
+        if committed is not None:  # the repository's copy (`make pictures`) gives way to this build's
+            files.remove(committed)
         files.append(File.generated(config, f"img/{picture.name}", abs_src_path=str(picture)))
     return files
 

@@ -42,8 +42,19 @@ def test_no_page_names_an_issue_or_a_file_outside_the_repository(page):
         path = (page.parent / target.split("#")[0]).resolve()
         assert path.is_relative_to(ROOT.resolve()), f"{target} points outside the repository"
         generated = path.relative_to(ROOT.resolve()).as_posix()
-        if not generated.startswith(("docs/reference/", "docs/img/")):  # made by the build, checked by it
+        if not generated.startswith("docs/reference/"):  # made by the build, checked by it
             assert path.exists(), f"{target} does not exist"
+
+
+def test_the_pictures_read_in_the_repository_are_the_photographs_the_build_takes():
+    """The pages read as Markdown find their pictures: `make pictures` copies every photograph the build takes into
+    docs/img, and nothing else lies there."""
+    shots = (ROOT / "docs_build" / "shots.py").read_text(encoding="utf-8")
+    taken = set(re.findall(r'^    "([\w-]+)": \(f?"', shots[shots.index("PAGES = {"):], re.M))
+    committed = {png.stem for png in (ROOT / "docs" / "img").glob("*")}
+    assert taken and committed == taken, f"docs/img holds {sorted(committed)}; the build photographs {sorted(taken)}"
+    for png in (ROOT / "docs" / "img").glob("*.png"):
+        assert png.read_bytes().startswith(b"\x89PNG"), f"{png.name} is no PNG"
 
 
 @pytest.fixture(scope="module")
@@ -70,11 +81,15 @@ def test_the_site_builds_strictly_with_every_guide(site):
 
 @pytest.mark.slow  # builds the site: `make test-fast` leaves it out
 def test_the_pictures_are_photographs_of_a_real_grading(site):
-    for name in ("report", "summary", "compare", "similarity"):
+    for name in ("report", "summary", "compare", "similarity", "capstone-check", "gradescope"):
         png = (site / "img" / f"{name}.png").read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 20_000, f"{name}.png is not a photograph of a page"
     shown = json.loads((site / "img" / "class.json").read_text())  # what the photographed pages were made from
+    assert shown["seed_sets"] == ["grading"], f"the class was graded on {shown['seed_sets']}, not the grading seeds"
     assert len(set(shown["scores"].values())) >= 3, f"no spread of scores: {shown['scores']}"
+    by_what = {shown["class"][student]: score for student, score in shown["scores"].items()}
+    assert 0 < by_what["generated"] < by_what["reference"], f"the generated mutant is not a mistake: {by_what}"
+    assert by_what["empty"] == 0 and "late" not in by_what, f"the empty and late submissions: {by_what}"
     assert any(shown["shown_failing"].values()), f"the report shown names no mistake: {shown['shown_failing']}"
     assert shown["named_in_class"], "the summary's mistakes section is empty"
     figures = sorted((site / "img").glob("figure-C-*.png"))
