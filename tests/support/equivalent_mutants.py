@@ -32,6 +32,8 @@ class Equivalence(NamedTuple):
 
 B_SQUARES = "plain_sq, clipped_sq = (values - returns) ** 2, (clipped - returns) ** 2"
 B_GRAD = "grad = np.where(use_clipped, (clipped - returns) * (np.abs(values - values_old) < eps), values - returns)"
+B_STATS = ("collects the statistics in earlier epochs too, but each epoch starts their list afresh (stats = []), so "
+           "only the last epoch's are returned, as the reference's")
 C_ENTROPY = "return -np.sum(np.where(p > 0, p * np.where(p > 0, logp, 0.0), 0.0), axis=1)"
 D_CLIP = "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))"
 ONE_GUARD = ("0 log 0 is made 0 twice, by the inner and by the outer p > 0; the guard left whole still zeroes every "
@@ -62,6 +64,8 @@ EQUIVALENT: list[Equivalence] = [
     Equivalence("B", "clipped_value_loss", "np.maximum(plain_sq, clipped_sq) -> np.maximum(clipped_sq, plain_sq)",
                 "return 0.5 * np.maximum(plain_sq, clipped_sq).mean(), grad / len(values)", 17,
                 "np.maximum is symmetric, NaN included (either argument's NaN is returned)"),
+    Equivalence("B", "ppo_update", "epochs - 1 -> 1 - epochs", "if epoch < epochs - 1:", 23, B_STATS),
+    Equivalence("B", "ppo_update", "1 -> 2", "if epoch < epochs - 1:", 32, B_STATS),
     # C: a guard written twice, a sign inside an absolute value or a variance, a count at its exact float edge
     Equivalence("C", "policy_entropy", "p > 0 -> p >= 0", C_ENTROPY, 28, ONE_GUARD),
     Equivalence("C", "policy_entropy", "0 -> -1", C_ENTROPY, 32, ONE_GUARD),
