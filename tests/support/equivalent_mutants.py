@@ -34,6 +34,7 @@ B_SQUARES = "plain_sq, clipped_sq = (values - returns) ** 2, (clipped - returns)
 B_GRAD = "grad = np.where(use_clipped, (clipped - returns) * (np.abs(values - values_old) < eps), values - returns)"
 B_STATS = ("collects the statistics in earlier epochs too, but each epoch starts their list afresh (stats = []), so "
            "only the last epoch's are returned, as the reference's")
+ONE_COLUMN = "the critic's output has one column (init_agent's sizes + [1]), so column -1 is column 0"
 C_ENTROPY = "return -np.sum(np.where(p > 0, p * np.where(p > 0, logp, 0.0), 0.0), axis=1)"
 D_CLIP = "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))"
 ONE_GUARD = ("0 log 0 is made 0 twice, by the inner and by the outer p > 0; the guard left whole still zeroes every "
@@ -66,6 +67,16 @@ EQUIVALENT: list[Equivalence] = [
                 "np.maximum is symmetric, NaN included (either argument's NaN is returned)"),
     Equivalence("B", "ppo_update", "epochs - 1 -> 1 - epochs", "if epoch < epochs - 1:", 23, B_STATS),
     Equivalence("B", "ppo_update", "1 -> 2", "if epoch < epochs - 1:", 32, B_STATS),
+    Equivalence("B", "ppo_update", "0 -> -1", 'v_loss, d_values = clipped_value_loss(values[:, 0], '
+                'batch["values"][idx], batch["returns"][idx],', 64, ONE_COLUMN),
+    Equivalence("B", "ppo_update", "0 -> -1", 'v_loss, d_values = value_loss(values[:, 0], batch["returns"][idx])', 56,
+                ONE_COLUMN),
+    Equivalence("B", "ppo_update", "np.abs(np.expm1(log_rho)) > config.clip_eps -> "
+                "np.abs(np.expm1(log_rho)) >= config.clip_eps",
+                'stats.append((np.mean(np.expm1(log_rho) - log_rho), np.mean(np.abs(np.expm1(log_rho)) > '
+                'config.clip_eps),', 72,
+                "differs only for a ratio whose |rho - 1| is clip_eps exactly, where the clip leaves rho as it is: "
+                "an exact float edge of a reported statistic"),
     # C: a guard written twice, a sign inside an absolute value or a variance, a count at its exact float edge
     Equivalence("C", "policy_entropy", "p > 0 -> p >= 0", C_ENTROPY, 28, ONE_GUARD),
     Equivalence("C", "policy_entropy", "0 -> -1", C_ENTROPY, 32, ONE_GUARD),
