@@ -43,6 +43,11 @@ KINK = ("differs only at a ratio exactly on the clip's edge, the surrogate's kin
         "derivative): either one-sided gradient is right there")
 
 EQUIVALENT: list[Equivalence] = [
+    # A: a zero advantage makes a zero term on either branch
+    Equivalence("A", "clipped_surrogate", "advantages < 0 -> advantages <= 0",
+                "clipped = ((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps))", 55,
+                "a sample with advantage 0 weighs rho * 0 = 0 unclipped and 0 clipped (rho = exp of a finite "
+                "log-ratio)"),
     # B: a sign inside a square, np.clip's first two arguments (a max of the two), the value loss's own kinks
     Equivalence("B", "clipped_value_loss", "np.clip(values - values_old, -eps, eps) -> "
                 "np.clip(-eps, values - values_old, eps)",
