@@ -32,9 +32,9 @@ class Equivalence(NamedTuple):
 
 B_SQUARES = "plain_sq, clipped_sq = (values - returns) ** 2, (clipped - returns) ** 2"
 B_GRAD = "grad = np.where(use_clipped, (clipped - returns) * (np.abs(values - values_old) < eps), values - returns)"
-B_STATS = ("collects the statistics in earlier epochs too, but each epoch starts their list afresh (stats = []), so "
-           "only the last epoch's are returned, as the reference's")
-ONE_COLUMN = "the critic's output has one column (init_agent's sizes + [1]), so column -1 is column 0"
+STATS_AFRESH = ("collects the statistics in earlier epochs too, but each epoch starts their list afresh "
+                "(stats = []), so only the last epoch's are returned, as the reference's")
+ONE_COLUMN = "the critic's output has one column (its layer sizes end in 1), so column -1 is column 0"
 C_ENTROPY = "return -np.sum(np.where(p > 0, p * np.where(p > 0, logp, 0.0), 0.0), axis=1)"
 D_CLIP = "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))"
 ONE_GUARD = ("0 log 0 is made 0 twice, by the inner and by the outer p > 0; the guard left whole still zeroes every "
@@ -43,11 +43,14 @@ KINK = ("differs only at a ratio exactly on the clip's edge, the surrogate's kin
         "derivative): either one-sided gradient is right there")
 
 EQUIVALENT: list[Equivalence] = [
-    # A: a zero advantage makes a zero term on either branch
+    # A: a zero advantage makes a zero term on either branch, the critic's one column, the statistics' list
     Equivalence("A", "clipped_surrogate", "advantages < 0 -> advantages <= 0",
                 "clipped = ((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps))", 55,
                 "a sample with advantage 0 weighs rho * 0 = 0 unclipped and 0 clipped (rho = exp of a finite "
                 "log-ratio)"),
+    Equivalence("A", "ppo_update", "0 -> -1", 'v_loss, d_values = value_loss(values[:, 0], batch["returns"][idx])',
+                52, ONE_COLUMN),
+    Equivalence("A", "ppo_update", "1 -> 2", "if epoch < config.epochs - 1:", 39, STATS_AFRESH),
     # B: a sign inside a square, np.clip's first two arguments (a max of the two), the value loss's own kinks
     Equivalence("B", "clipped_value_loss", "np.clip(values - values_old, -eps, eps) -> "
                 "np.clip(-eps, values - values_old, eps)",
@@ -70,8 +73,8 @@ EQUIVALENT: list[Equivalence] = [
     Equivalence("B", "clipped_value_loss", "np.maximum(plain_sq, clipped_sq) -> np.maximum(clipped_sq, plain_sq)",
                 "return 0.5 * np.maximum(plain_sq, clipped_sq).mean(), grad / len(values)", 17,
                 "np.maximum is symmetric, NaN included (either argument's NaN is returned)"),
-    Equivalence("B", "ppo_update", "epochs - 1 -> 1 - epochs", "if epoch < epochs - 1:", 23, B_STATS),
-    Equivalence("B", "ppo_update", "1 -> 2", "if epoch < epochs - 1:", 32, B_STATS),
+    Equivalence("B", "ppo_update", "epochs - 1 -> 1 - epochs", "if epoch < epochs - 1:", 23, STATS_AFRESH),
+    Equivalence("B", "ppo_update", "1 -> 2", "if epoch < epochs - 1:", 32, STATS_AFRESH),
     Equivalence("B", "ppo_update", "0 -> -1", 'v_loss, d_values = clipped_value_loss(values[:, 0], '
                 'batch["values"][idx], batch["returns"][idx],', 64, ONE_COLUMN),
     Equivalence("B", "ppo_update", "0 -> -1", 'v_loss, d_values = value_loss(values[:, 0], batch["returns"][idx])', 56,
