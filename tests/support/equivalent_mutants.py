@@ -30,6 +30,7 @@ class Equivalence(NamedTuple):
     reason: str     # why no input the README allows can tell it from the reference, in one line
 
 
+A_CLIP = "clipped = ((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps))"
 B_SQUARES = "plain_sq, clipped_sq = (values - returns) ** 2, (clipped - returns) ** 2"
 B_GRAD = "grad = np.where(use_clipped, (clipped - returns) * (np.abs(values - values_old) < eps), values - returns)"
 STATS_AFRESH = ("collects the statistics in earlier epochs too, but each epoch starts their list afresh "
@@ -44,10 +45,15 @@ KINK = ("differs only at a ratio exactly on the clip's edge, the surrogate's kin
 
 EQUIVALENT: list[Equivalence] = [
     # A: a zero advantage makes a zero term on either branch, the critic's one column, the statistics' list
-    Equivalence("A", "clipped_surrogate", "advantages < 0 -> advantages <= 0",
-                "clipped = ((advantages > 0) & (rho > 1 + eps)) | ((advantages < 0) & (rho < 1 - eps))", 55,
+    Equivalence("A", "clipped_surrogate", "advantages < 0 -> advantages <= 0", A_CLIP, 55,
                 "a sample with advantage 0 weighs rho * 0 = 0 unclipped and 0 clipped (rho = exp of a finite "
                 "log-ratio)"),
+    Equivalence("A", "clipped_surrogate", "rho > 1 + eps -> rho >= 1 + eps", A_CLIP, 35, KINK),
+    Equivalence("A", "clipped_surrogate", "rho < 1 - eps -> rho <= 1 - eps", A_CLIP, 74, KINK),
+    Equivalence("A", "clipped_surrogate", "np.minimum(rho * advantages, np.clip(rho, 1 - eps, 1 + eps) * advantages) "
+                "-> np.minimum(np.clip(rho, 1 - eps, 1 + eps) * advantages, rho * advantages)",
+                "objective = np.minimum(rho * advantages, np.clip(rho, 1 - eps, 1 + eps) * advantages).mean()", 16,
+                "np.minimum is symmetric, NaN included (either argument's NaN is returned)"),
     Equivalence("A", "ppo_update", "0 -> -1", 'v_loss, d_values = value_loss(values[:, 0], batch["returns"][idx])',
                 52, ONE_COLUMN),
     Equivalence("A", "ppo_update", "1 -> 2", "if epoch < config.epochs - 1:", 39, STATS_AFRESH),
