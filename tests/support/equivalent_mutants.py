@@ -56,6 +56,8 @@ EQUIVALENT: list[Equivalence] = [
                 "np.minimum is symmetric, NaN included (either argument's NaN is returned)"),
     Equivalence("A", "ppo_update", "0 -> -1", 'v_loss, d_values = value_loss(values[:, 0], batch["returns"][idx])',
                 52, ONE_COLUMN),
+    Equivalence("A", "ppo_update", "config.epochs - 1 -> 1 - config.epochs", "if epoch < config.epochs - 1:", 23,
+                STATS_AFRESH),
     Equivalence("A", "ppo_update", "1 -> 2", "if epoch < config.epochs - 1:", 39, STATS_AFRESH),
     # B: a sign inside a square, np.clip's first two arguments (a max of the two), the value loss's own kinks
     Equivalence("B", "clipped_value_loss", "np.clip(values - values_old, -eps, eps) -> "
