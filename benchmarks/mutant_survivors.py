@@ -14,8 +14,7 @@ mutants (tests/support/equivalent_mutants.py) explains it, with the list's reaso
 Run from the repository's root, one grading at a time (``jobs=1``). --limit takes N mutants of each project at even
 steps through the list (``mutant_feedback.spread``, moved on by --shift); with --seed, N mutants drawn at random
 (numpy's ``default_rng(seed)``) instead: a sample apart from the even steps. B's mutants are graded with the
-reference's results.json and runs.npz, which B.table holds against the pieces of the folder: a mutant that changes any
-update fails B.table there, where a student who re-made those files with it would be judged by B.bar alone.
+reference's results.json and runs.npz (a student would have made theirs with the mutant).
 """
 
 from __future__ import annotations
