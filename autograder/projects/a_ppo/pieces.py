@@ -209,14 +209,18 @@ CONSTANT_TARGET = "a constant target"
 
 def variance_cases(seed: int):
     """(kind, predicted, target) for ``explained_variance``: a critic of some skill, a perfect one, a constant one,
-    and a constant target (Var(target) = 0, where the README asks for NaN) with predictions that vary, so that a
-    division left unguarded gives inf, not NaN."""
+    a constant target (Var(target) = 0, where the README asks for NaN) with predictions that vary, so that a
+    division left unguarded gives inf, not NaN, and a target whose variance lies between 0 and 1, so that a guard
+    against a zero variance is told from one against any variance up to 1 (drawn last: the cases before it are as
+    they were)."""
     rng = np.random.default_rng([seed, 15])
     target = rng.normal(0, 3, int(rng.integers(20, 60)))
     yield "a critic of some skill", 0.7 * target + rng.normal(0, 1, len(target)), target
     yield "a perfect critic", target.copy(), target
     yield "a constant critic", np.full(len(target), float(rng.normal())), target
     yield CONSTANT_TARGET, rng.normal(0, 1, 16), np.full(16, 2.5)  # 2.5 sums exactly: Var is 0, not rounding's
+    small = rng.normal(0, 0.3, int(rng.integers(20, 60)))
+    yield "a target of small spread", 0.7 * small + rng.normal(0, 0.1, len(small)), small
 
 
 def variance_failures(cases, got: list, tol: float) -> list[str]:

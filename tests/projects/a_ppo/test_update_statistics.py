@@ -15,6 +15,8 @@ from autograder.projects.a_ppo import pieces, update
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from capstone_check.kinds import a_statistics
 from rlkit.nn import Adam, flatten
+from tests.support.mutations import generate
+from tests.support.survivors import graded_rows
 
 SEEDS = [0, 7, 17, 101, 123_456_789, 4_000_000_000, 2**32 - 1]
 TOLERANCE = 1e-7  # A.update's, course.yml
@@ -115,3 +117,20 @@ def test_explained_variance_cases_hold_a_constant_target_that_an_unguarded_divis
             assert np.isfinite(want)
     assert oracle.explained_variance(cases[1][1], cases[1][2]) == 1.0
     assert abs(oracle.explained_variance(cases[2][1], cases[2][2])) < 1e-12
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_explained_variance_cases_hold_a_target_whose_variance_lies_between_0_and_1(seed):
+    """A guard against any variance up to 1 (a mutant of the kit's generator kept full marks on it) is told from the
+    README's guard against a zero variance: its NaN differs from the oracle's finite value there."""
+    small = [(predicted, target) for kind, predicted, target in pieces.variance_cases(seed)
+             if 0 < np.var(target) < 1]
+    assert small, "no target whose variance lies between 0 and 1"
+    assert all(np.isfinite(oracle.explained_variance(predicted, target)) for predicted, target in small)
+
+
+def test_a_guard_against_any_variance_up_to_1_fails_its_check(course):
+    [mutant] = [m for m in generate("A") if m.id.startswith("A.explained_variance.") and m.change == "0 -> 1"
+                and "if variance > 1 else" in m.source]
+    row = graded_rows(mutant, course, "public", ["A.value_entropy"])["A.value_entropy"]
+    assert not row["passed"] and "explained_variance (a target of small spread)" in row["message"], row["message"]
