@@ -15,9 +15,8 @@ import pytest
 from autograder import paths
 from autograder.loader import load_course
 from autograder.projects._shared.ppo import oracle
-from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.a_ppo.student_kit import TRAINED, UPDATE_READS
-from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR
+from autograder.projects.a_ppo.update import UPDATE_CONFIG, UPDATE_LR, update_inputs
 from autograder.student_kit import build
 from capstone_check.cli import row_line, total_lines
 from capstone_check.prediction import ceiling, predicted, said
@@ -296,7 +295,7 @@ def test_what_the_prediction_assumes_of_training_is_what_the_course_trains_with(
     course = load_course(paths.COURSE_FILE, private=False)
     trains_with = course.projects["A"].checks["A.bar"].bar["hyperparameters"]
     assert {key: trains_with[key] for key in TRAINED} == TRAINED
-    _, batch_ = update_case(0, RETURN_SCALE)
+    _, batch_ = update_inputs(0)
     unread = {key: value if key in UPDATE_READS else np.random.default_rng(1).normal(size=np.shape(value))
               for key, value in batch_.items()}
     assert set(unread) - set(UPDATE_READS), "the case's batch has no key the update leaves unread"
@@ -305,7 +304,7 @@ def test_what_the_prediction_assumes_of_training_is_what_the_course_trains_with(
 
 
 def _reference_update(batch_: dict) -> list:
-    agent, _ = update_case(0, RETURN_SCALE)
+    agent, _ = update_inputs(0)
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
     oracle.ppo_update(agent, optimizer, batch_, UPDATE_CONFIG, np.random.default_rng(0))
     return flatten(agent["actor"]) + flatten(agent["critic"])

@@ -12,8 +12,8 @@ import pytest
 from autograder import paths
 from autograder.loader import load_course
 from autograder.projects._shared.ppo import oracle as a_oracle
-from autograder.projects._shared.ppo.cases import gae_cases, update_case
-from autograder.projects.a_ppo.update import RETURN_SCALE, UPDATE_CONFIG, UPDATE_LR
+from autograder.projects._shared.ppo.cases import gae_cases
+from autograder.projects.a_ppo.update import UPDATE_CONFIG, UPDATE_LR, update_inputs
 from autograder.projects.b_ablations import switches as b_switches
 from autograder.projects.b_ablations.catalogue import flipped as b_flipped
 from autograder.projects.b_ablations.crafted import score_cases, separated, verdicts
@@ -56,7 +56,7 @@ def traced_update(seed: int, monkeypatch) -> tuple[list[float], list[float]]:
 
     monkeypatch.setattr(a_oracle, "clip_by_global_norm", clip_traced)
     monkeypatch.setattr(a_oracle, "clipped_surrogate", surrogate_traced)
-    agent, batch = update_case(seed, RETURN_SCALE)
+    agent, batch = update_inputs(seed)
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
     a_oracle.ppo_update(agent, optimizer, batch, UPDATE_CONFIG, np.random.default_rng(seed))
     return norms, clipped
@@ -70,7 +70,7 @@ def test_a_update_makes_global_norm_clipping_bind_and_ratios_leave_the_clip_rang
 
 
 def reference_update_with(seed: int, config: dict) -> np.ndarray:
-    agent, batch = update_case(seed, RETURN_SCALE)
+    agent, batch = update_inputs(seed)
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
     a_oracle.ppo_update(agent, optimizer, batch, config, np.random.default_rng(seed))
     return np.concatenate([p.ravel() for p in flatten(agent["actor"]) + flatten(agent["critic"])])

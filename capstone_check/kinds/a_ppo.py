@@ -196,16 +196,19 @@ def update(student, spec: dict) -> Verdict:
                              spec["minibatches"]) if "steps" in spec else []
         raise StudentError(after_lead(sentence(said), str(exc)), exc.kind, exc.exception) from None
     said = where_updated(spec, got, failures, optimizer)
-    departed = a_statistics.failures(statistics, spec["statistics"]["want"], spec["tol"]) if "statistics" in spec \
-        else []
-    verdict = Verdict.of(failures + departed, 3, "both networks match the reference after the update",
+    departed, ladder, got_rungs = [], [], []
+    if "statistics" in spec:
+        got_rungs = a_statistics.on_rungs(student.fn("ppo_update"), lambda values: config(student, values))
+        departed = a_statistics.failures(statistics, spec["statistics"]["want"], spec["tol"])
+        ladder = [] if departed else a_statistics.ladder_failures(got_rungs, spec["statistics"]["rungs"], spec["tol"])
+    verdict = Verdict.of(failures + departed + ladder, 3, "both networks match the reference after the update",
                          located=said)
     if failures and "trained" in spec:  # the same update, configured as the course's runs are: its statistics are
         try:  # the log's alone, so a run's updates hold or not by the networks
             verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))[0]
         except StudentError:
             verdict.basis = False
-    elif departed:
+    elif departed or ladder:
         verdict.basis = True
     numbers = [statistics.get(key) for key in a_statistics.STATISTICS]
     found = recognised(spec, got) if failures else []
@@ -213,7 +216,6 @@ def update(student, spec: dict) -> Verdict:
         found += recognised(spec, numbers)  # numbers, recorded at release
     with_findings(verdict, spec, found)
     if departed:
-        got_rungs = a_statistics.on_rungs(student.fn("ppo_update"), lambda values: config(student, values))
         case = a_statistics.smallest(got_rungs, spec["statistics"]["rungs"], spec["tol"])
         verdict.message += f". {case}" if case else ""
     return verdict

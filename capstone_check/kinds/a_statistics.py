@@ -160,3 +160,14 @@ def smallest(got: list, want: list[dict], tolerance: float) -> str:
         return (f"{SMALLEST}{rung_text(*rung)} returned {returned}; expected "
                 f"{', '.join(f'{key} {expected(key, w[key], 4)}' for key in keys)}.")
     return ""
+
+
+def ladder_failures(got: list, want: list[dict], tolerance: float) -> list[str]:
+    """The rungs are calls the check makes too: one that raises, or whose statistics depart, fails the row even
+    where A.update's own case passes (one epoch's statistics, say, are never reached by its four)."""
+    for rung, g, w in zip(RUNGS, got, want):
+        if g is None:
+            return [f"ppo_update raised on a smaller update ({rung_text(*rung)})"]
+        if wrong(g, w, tolerance):
+            return [f"ppo_update's statistics depart on a smaller update ({rung_text(*rung)})"]
+    return []

@@ -121,7 +121,7 @@ def value_entropy(ctx) -> dict:
 
 
 def update_check(ctx) -> dict:
-    agent, batch_ = update_case(ctx.seed, update.RETURN_SCALE)
+    agent, batch_ = update.update_inputs(ctx.seed)
     want = update.reference_update(ctx.seed)
     want_trained = update.reference_update(ctx.seed, config=TRAINED)
     statistics = update.statistics_variants(ctx.seed)  # the statistics' known mistakes, told by their four numbers

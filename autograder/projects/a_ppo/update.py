@@ -13,7 +13,7 @@ from autograder.comparisons import close
 from autograder.findings import Finding, computed, of_check, of_piece, same
 from autograder.projects.a_ppo.mistakes import MISTAKES, STATISTICS
 from autograder.projects._shared.ppo import oracle
-from autograder.projects._shared.ppo.cases import update_case
+from autograder.projects._shared.ppo.cases import update_case, with_a_flat_minibatch
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from capstone_check.kinds import a_statistics
 from capstone_check.kinds.a_located import RecordingAdam, raised_course, update_course
@@ -30,6 +30,13 @@ UPDATE_CONFIG = {"epochs": 4, "minibatches": 4, "clip_eps": 0.15, "vf_coef": 0.7
                  "max_grad_norm": 0.4}
 UPDATE_LR = 0.03  # with 4 epochs, large enough that ratios leave the clip range within the update, on every seed
 RETURN_SCALE = 5.0  # returns = V + 5 A: the value loss's gradient makes the joint norm exceed max_grad_norm
+
+
+def update_inputs(seed: int) -> tuple[dict, dict]:
+    """(agent, batch) of A.update: the shared update case, returns V + 5 A, with the first minibatch's advantages
+    nearly equal (``with_a_flat_minibatch``)."""
+    agent, batch = update_case(seed, RETURN_SCALE)
+    return agent, with_a_flat_minibatch(batch, seed, UPDATE_CONFIG["minibatches"])
 
 
 def student_config(student):
@@ -80,7 +87,7 @@ def reference_steps(seed: int) -> list[np.ndarray]:
 
 
 def reference_run(seed: int, details: dict | None = None, config: dict | None = None, records: list | None = None):
-    agent, batch = update_case(seed, RETURN_SCALE)
+    agent, batch = update_inputs(seed)
     optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
     oracle.ppo_update(agent, optimizer, batch, {**UPDATE_CONFIG, **(config or {})}, np.random.default_rng(seed),
                       details, records=records)
@@ -162,7 +169,7 @@ class Update(Check):
         tolerance: float = Field(description="largest gap per parameter from the reference's update")
 
     def collect(self, student, ctx):
-        agent, batch = update_case(ctx.seed, RETURN_SCALE)
+        agent, batch = update_inputs(ctx.seed)
         optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
         config = student_config(student)
         try:  # a call that raises fails the check, whatever it had changed before raising
@@ -191,8 +198,9 @@ class Update(Check):
                 or not all(rung is None or isinstance(rung, dict) for rung in rungs):
             raise Malformed("expected the update's statistics and one result per rung of the ladder")
         departed = a_statistics.failures(got, reference_statistics(ctx.seed), ctx.bar.tolerance)
-        return Verdict.of(failures + departed, 3, "both networks match the reference after the update; its inputs "
-                          "make the joint gradient norm exceed max_grad_norm and ratios leave the clip range",
+        ladder = [] if departed else a_statistics.ladder_failures(rungs, rung_statistics(), ctx.bar.tolerance)
+        return Verdict.of(failures + departed + ladder, 3, "both networks match the reference after the update; its "
+                          "inputs make the joint gradient norm exceed max_grad_norm and ratios leave the clip range",
                           note=update_hint(data, ctx.seed, recipe=not where) if failures else "",
                           findings=(update_findings(data, ctx.seed) if failures else [])
                           + (statistics_findings(got, ctx.seed) if departed else []), located=where,

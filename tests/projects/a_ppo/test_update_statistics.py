@@ -10,7 +10,6 @@ import pytest
 
 from autograder import paths
 from autograder.projects._shared.ppo import oracle
-from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.a_ppo import pieces, update
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from capstone_check.kinds import a_statistics
@@ -45,7 +44,7 @@ def test_every_statistic_the_readme_names_is_one_a_update_compares(folder):
 
 
 def test_every_key_the_reference_returns_is_one_a_update_compares():
-    agent, batch = update_case(0, update.RETURN_SCALE)
+    agent, batch = update.update_inputs(0)
     module = reference_ppo()
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=update.UPDATE_LR)
     returned = module.ppo_update(agent, optimizer, batch, module.Config(**update.UPDATE_CONFIG),
@@ -55,7 +54,7 @@ def test_every_key_the_reference_returns_is_one_a_update_compares():
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_references_statistics_are_the_oracles_on_every_seed(seed):
-    agent, batch = update_case(seed, update.RETURN_SCALE)
+    agent, batch = update.update_inputs(seed)
     module = reference_ppo()
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=update.UPDATE_LR)
     returned = module.ppo_update(agent, optimizer, batch, module.Config(**update.UPDATE_CONFIG),
@@ -63,7 +62,9 @@ def test_the_references_statistics_are_the_oracles_on_every_seed(seed):
     want = update.reference_statistics(seed)
     assert a_statistics.wrong(a_statistics.read(returned), want, TOLERANCE) == []
     low, high = want["clip_fraction"]
-    assert low == high > 0.05  # no ratio within rounding of the clip's edge, and a share of them beyond it
+    # no ratio within rounding of the clip's edge, and some beyond it (how many turns on the seed: the ladder's fixed
+    # ratios, graded too, hold a share beyond the clip on every seed)
+    assert low == high > 0
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -49,3 +49,19 @@ def update_case(seed: int, return_scale: float = 1.0):
     batch = expected_batch(segment, adv, return_scale * adv + segment.values[:-1])
     batch["obs"] = batch["obs"].astype(float)
     return agent, batch
+
+
+FLAT_SPREAD = 1e-8  # the normalization's epsilon: a minibatch this flat shows whether std + 1e-8 is what divides
+
+
+def with_a_flat_minibatch(batch: dict, seed: int, minibatches: int) -> dict:
+    """``batch`` with the first minibatch an update draws (the first ``rng.permutation`` of ``default_rng(seed)``,
+    the rng the checks hand ``ppo_update``) given advantages whose standard deviation is ``FLAT_SPREAD`` around 0.
+    Normalized as the README says, they become z / 2; an epsilon dropped, negated or changed gives NaN, inf, z or
+    z / 3, so the update departs. Only the advantages change."""
+    n = len(batch["actions"])
+    first = np.random.default_rng(seed).permutation(n)[:n // minibatches]
+    z = np.random.default_rng([seed, 31]).standard_normal(len(first))
+    advantages = batch["advantages"].copy()
+    advantages[first] = FLAT_SPREAD * (z - z.mean()) / z.std()
+    return {**batch, "advantages": advantages}
