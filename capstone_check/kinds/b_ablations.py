@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 
 from capstone_check.calls import recognised_parts, with_findings
+from capstone_check.kinds import a_statistics
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import close, decode
 from capstone_check.verdict import Verdict
@@ -70,7 +71,34 @@ def _same_training(student, spec: dict, values: dict) -> bool:
 
 
 def _all_close(got, want, tolerance) -> bool:
-    return len(got) == len(want) and all(close(g, w, tolerance) for g, w in zip(got, want))
+    return isinstance(got, list) and len(got) == len(want) and all(close(g, w, tolerance) for g, w in zip(got, want))
+
+
+STATISTICS = "statistics"  # beside "update" in a setting's outputs: what ppo_update returned, part of that output
+
+
+def outputs_compared(outputs: dict) -> list[str]:
+    """The outputs of a setting compared as arrays (the statistics are compared with ``update``)."""
+    return [k for k in outputs if k != STATISTICS]
+
+
+def kind_of(want: dict, name: str) -> str:
+    """The output in which flipping switch ``name`` shows in the reference's outputs ``want`` (per setting)."""
+    return next(k for k in outputs_compared(want[name]) if not _all_close(want[name][k], want["baseline"][k], 1e-12))
+
+
+def departure(got: dict, want: dict, kind: str, tolerance: float) -> str | None:
+    """None where one setting's output ``kind`` is the reference's; else what the failure adds: "" when the output
+    itself departs, or the statistics ppo_update returned that depart, named, when only they do."""
+    if not _all_close(got[kind], want[kind], tolerance):
+        return ""
+    keys = a_statistics.wrong(got.get(STATISTICS), want[STATISTICS], tolerance) if kind == "update" else []
+    return f" (the statistics it returns: {', '.join(keys)})" if keys else None
+
+
+def unchanged(got: dict, baseline: dict, kinds) -> bool:
+    """Whether a setting's outputs ``kinds`` are the baseline's to the last bits."""
+    return all(_all_close(got[k], baseline[k], 1e-12) for k in kinds)
 
 
 def _outputs(student, spec: dict, d: dict) -> dict:
@@ -97,10 +125,11 @@ def _outputs(student, spec: dict, d: dict) -> dict:
     out["advantages"] = [as_array(r, segment.rewards.shape, "advantages_and_returns")[segment.valid] for r in result]
     agent, batch = decode(inputs["update"])
     optimizer = _grader_adam(agent, c["update_optimizer"])
-    student.fn("ppo_update", "details")(agent, optimizer, batch, config_with(student, **c["update"]), details,
-                                        np.random.default_rng(seed))
+    returned = student.fn("ppo_update", "details")(agent, optimizer, batch, config_with(student, **c["update"]),
+                                                   details, np.random.default_rng(seed))
     out["update"] = flatten([agent["actor"], agent["critic"]])
-    return {k: [np.asarray(v, dtype=float) for v in values] for k, values in out.items()}
+    return {**{k: [np.asarray(v, dtype=float) for v in values] for k, values in out.items()},
+            STATISTICS: a_statistics.read(returned)}
 
 
 def _grader_adam(agent, c: dict):
@@ -154,7 +183,8 @@ def fails_in_the_courses_runs(student, spec: dict, flipped: set[str]) -> bool:
     got = {label: _outputs(student, at, d) for label, d in spec["settings"] if label in flipped}
     trained, want = decode(spec["trained"]["want"]), decode(spec["want"])
     want = {label: {**outputs, **trained.get(label, {})} for label, outputs in want.items()}
-    if not all(_all_close(got["baseline"][k], want["baseline"][k], spec["tol"]) for k in want["baseline"]):
+    if any(departure(got["baseline"], want["baseline"], k, spec["tol"]) is not None
+           for k in outputs_compared(want["baseline"])):
         return True
     return any(_switch_problem(spec, got, want, name, spec["kinds"][name]) for name in flipped - {"baseline"}
                if name in spec["kinds"])
@@ -163,21 +193,28 @@ def fails_in_the_courses_runs(student, spec: dict, flipped: set[str]) -> bool:
 def _ignored(spec: dict, got: dict) -> list[str]:
     """The mistakes of the switches whose flipping changes none of the outputs."""
     return [mid for name, mid in spec["ignored"].items()
-            if all(_all_close(got[name][k], got["baseline"][k], 1e-12) for k in got[name])]
+            if unchanged(got[name], got["baseline"], outputs_compared(got[name]))]
 
 
 BASELINE_DIFFERS = "with Details() differs from the reference (Project A's behaviour), so the switch cannot be judged"
 
 
 def _switch_problem(spec: dict, got: dict, want: dict, name: str, kind: str) -> str | None:
-    where, tol = spec["where"][name], spec["tol"]
-    others = [k for k in want[name] if k != kind and not _all_close(got[name][k], got["baseline"][k], 1e-12)]
-    if not _all_close(got["baseline"][kind], want["baseline"][kind], tol):
-        return f"{where} {BASELINE_DIFFERS}"
-    if _all_close(got[name][kind], got["baseline"][kind], 1e-12):
+    return switch_problem(got, want, name, kind, spec["where"][name], spec["tol"])
+
+
+def switch_problem(got: dict, want: dict, name: str, kind: str, where: str, tolerance: float) -> str | None:
+    """What is wrong with switch ``name`` (its output ``kind``, in function ``where``) given every setting's outputs
+    (``got``, the student's; ``want``, the reference's), or None: final grading's rule and the students' check's."""
+    others = [k for k in outputs_compared(want[name]) if k != kind and not unchanged(got[name], got["baseline"], [k])]
+    baseline = departure(got["baseline"], want["baseline"], kind, tolerance)
+    if baseline is not None:
+        return f"{where} {BASELINE_DIFFERS}{baseline}"
+    if unchanged(got[name], got["baseline"], [kind]):
         return f"flipping it changes nothing in {where}"
-    if not _all_close(got[name][kind], want[name][kind], tol):
-        return f"flipped, {where} changes, but not as the reference's does"
+    flipped = departure(got[name], want[name], kind, tolerance)
+    if flipped is not None:
+        return f"flipped, {where} changes, but not as the reference's does{flipped}"
     if others:
         return f"flipping it also changes {', '.join(others)}, which it should leave alone"
     return None

@@ -34,8 +34,11 @@ def advantages(rewards, values, terminated, truncated, gamma, lam, d: dict):
     return adv, adv + values[:-1]
 
 
-def ppo_update(agent, optimizer, batch, c: dict, d: dict, rng) -> None:
-    ppo.ppo_update(agent, optimizer, batch, c, rng, {key: d[key] for key in ppo.BASE_DETAILS})
+def ppo_update(agent, optimizer, batch, c: dict, d: dict, rng, records: list | None = None) -> None:
+    ppo.ppo_update(agent, optimizer, batch, c, rng, {key: d[key] for key in ppo.BASE_DETAILS}, records=records)
+
+
+statistics = ppo.statistics  # what ppo_update returns, from the ``records`` of its last epoch
 
 
 def make_optimizer(agent, c: dict, d: dict) -> Adam:

@@ -10,7 +10,6 @@ from autograder.projects.b_ablations import crafted, oracle, reference_runs, swi
 from autograder.projects.b_ablations.summary import log_cases, piece_cases
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.projects.b_ablations.mistakes import MISTAKES
-from autograder.comparisons import all_close
 from autograder.findings import computed, of_piece
 from autograder.projects._shared.encode import encode, mistakes_by_part
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
@@ -27,8 +26,7 @@ def defaults(ctx) -> dict:
 def switch_settings(ctx) -> dict:
     seed = ctx.seed
     want = {label: switches.outputs(seed, d, switches.oracle_run(seed)) for label, d in switches.settings()}
-    kinds = {name: next(k for k, w in want[name].items() if not all_close(w, want["baseline"][k], 1e-12))
-             for name in DETAILS}
+    kinds = {name: checker.kind_of(want, name) for name in DETAILS}
     agent = switches.fresh_agent(seed)
     inputs = {"agent": agent, "gradients": switches.adam_gradients(seed, agent),
               "segment": switches.truncation_segment(seed), "update": switches.update_inputs(seed)}
@@ -55,7 +53,8 @@ def at_the_course(seed: int, kinds: dict) -> dict:
         shown = CONFIGURED if label == "baseline" else [k for k in CONFIGURED if kinds[label] == k]
         if shown:
             out = switches.outputs(seed, d, run)
-            want[label] = {k: out[k] for k in shown}
+            want[label] = {k: out[k] for k in shown} | ({checker.STATISTICS: out[checker.STATISTICS]}
+                                                         if "update" in shown else {})
     return {"values": values, "want": encode(want)}
 
 

@@ -11,13 +11,15 @@ from pydantic import Field
 from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, require
 
 from autograder.comparisons import all_close
-from autograder.projects._shared.ppo.cases import gae_cases, update_case
+from autograder.projects._shared.ppo.cases import gae_cases, update_case, with_a_flat_minibatch
 from autograder.projects.b_ablations import oracle
 from autograder.findings import Finding, same
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.projects.b_ablations.mistakes import MISTAKES
 from autograder.projects.b_ablations.rounding import rounded_inside_the_clip
-from capstone_check.kinds.b_ablations import config_with, details_class, student_details
+from capstone_check.kinds import a_statistics
+from capstone_check.kinds.b_ablations import (BASELINE_DIFFERS, STATISTICS, config_with, details_class, kind_of,
+                                              outputs_compared, student_details, switch_problem, unchanged)
 from capstone_check.student import StudentError, as_array, as_float, describe
 from rlkit.cartpole import Segment
 from rlkit.nn import Adam, flatten
@@ -82,10 +84,12 @@ def on_valid_steps(advantages_and_returns, segment: Segment) -> list:
 
 
 def update_inputs(seed: int):
-    """Project A's fixed float64 batch, with the rollout's V_old moved off the critic so value clipping binds, and
-    rows where it does not bind but rounding makes the clipped branch the larger (``rounding``)."""
+    """Project A's fixed float64 batch, with the rollout's V_old moved off the critic so value clipping binds, rows
+    where it does not bind but rounding makes the clipped branch the larger (``rounding``), and a first minibatch of
+    nearly equal advantages (``with_a_flat_minibatch``)."""
     agent, batch = update_case(seed)
     batch["values"] = batch["values"] + np.random.default_rng(seed).normal(0, 0.5, batch["values"].shape)
+    batch = with_a_flat_minibatch(batch, seed, SWITCH_UPDATE_CONFIG["minibatches"])
     return agent, rounded_inside_the_clip(agent, batch, seed, update_config(seed))
 
 
@@ -111,12 +115,13 @@ def outputs(seed: int, d: dict, run) -> dict:
     out["learning_rate"] = run("learning_rate", d, None)
     segment = truncation_segment(seed)
     out["advantages"] = on_valid_steps(run("advantages", d, segment), segment)
-    out["update"] = run("update", d, update_inputs(seed))
+    out["update"], out[STATISTICS] = run("update", d, update_inputs(seed))
     return out
 
 
 def oracle_run(seed: int, changed: dict | None = None):
-    """The oracle's implementation for ``outputs``, with the config values of ``changed`` in place of the seed's."""
+    """The oracle's implementation for ``outputs``, with the config values of ``changed`` in place of the seed's;
+    an update gives the parameters it leaves and the statistics it returns (``oracle.statistics``)."""
     def run(kind, d, inputs):
         c = {**update_config(seed), **optimizer_config(seed), **(changed or {})}
         if kind == "init":
@@ -133,9 +138,9 @@ def oracle_run(seed: int, changed: dict | None = None):
             s = inputs
             return list(oracle.advantages(s.rewards, s.values, s.terminated, s.truncated, GAMMA, LAM, d))
         agent, batch = inputs
-        optimizer = update_optimizer(agent)
-        oracle.ppo_update(agent, optimizer, batch, c, d, np.random.default_rng(seed))
-        return flatten([agent["actor"], agent["critic"]])
+        optimizer, records = update_optimizer(agent), []
+        oracle.ppo_update(agent, optimizer, batch, c, d, np.random.default_rng(seed), records)
+        return flatten([agent["actor"], agent["critic"]]), oracle.statistics(records, c["clip_eps"])
     return run
 
 
@@ -167,8 +172,9 @@ def student_run(student, seed: int):
         agent, batch = inputs
         optimizer = update_optimizer(agent)
         config = config_with(student, **update_config(seed))
-        student.fn("ppo_update", "details")(agent, optimizer, batch, config, details, np.random.default_rng(seed))
-        return flatten([agent["actor"], agent["critic"]])
+        returned = student.fn("ppo_update", "details")(agent, optimizer, batch, config, details,
+                                                       np.random.default_rng(seed))
+        return flatten([agent["actor"], agent["critic"]]), a_statistics.read(returned)
     return run
 
 
@@ -234,19 +240,12 @@ class Switches(Check):
             raise Malformed("the switches' outputs do not cover every setting and function")
         failures, unjudged = [], set()  # where the baseline differs: said once per function, then "likewise"
         for name in DETAILS:
-            kind = next(k for k, w in want[name].items() if not all_close(w, want["baseline"][k], 1e-12))
-            others = [k for k in want[name] if k != kind and not all_close(got[name][k], got["baseline"][k], 1e-12)]
-            if not all_close(got["baseline"][kind], want["baseline"][kind], tol):
-                failures.append(f"{name}: likewise" if WHERE[name] in unjudged else
-                                f"{name}: {WHERE[name]} with Details() differs from the reference (Project A's "
-                                "behaviour), so the switch cannot be judged")
+            problem = switch_problem(got, want, name, kind_of(want, name), WHERE[name], tol)
+            if problem and BASELINE_DIFFERS in problem:
+                failures.append(f"{name}: likewise" if WHERE[name] in unjudged else f"{name}: {problem}")
                 unjudged.add(WHERE[name])
-            elif all_close(got[name][kind], got["baseline"][kind], 1e-12):
-                failures.append(f"{name}: flipping it changes nothing in {WHERE[name]}")
-            elif not all_close(got[name][kind], want[name][kind], tol):
-                failures.append(f"{name}: flipped, {WHERE[name]} changes, but not as the reference's does")
-            elif others:
-                failures.append(f"{name}: flipping it also changes {', '.join(others)}, which it should leave alone")
+            elif problem:
+                failures.append(f"{name}: {problem}")
         return Verdict.of(failures, len(DETAILS), "all nine switches do what the reference's do, and only that",
                           switches_ok=[n for n in DETAILS if not any(f.startswith(n + ":") for f in failures)],
                           findings=switch_findings(got, want, ctx.seed) if failures else [])
@@ -255,7 +254,7 @@ class Switches(Check):
 def switch_findings(got: dict, want: dict, seed: int) -> list[Finding]:
     """The switches flipped to no effect, and the wrong configurations the student's outputs match."""
     found = [MISTAKES[f"B.switches.{name}-ignored"].finding for name in DETAILS
-             if all(same(got[name][k], got["baseline"][k], 1e-12) for k in got[name])]
+             if unchanged(got[name], got["baseline"], outputs_compared(got[name]))]
     return found + [MISTAKES[mistake_id].finding for mistake_id, ((label, kind), value)
                     in wrong_configurations(want, seed).items() if same(got[label][kind], value, 1e-9)]
 
@@ -266,12 +265,13 @@ def wrong_configurations(want: dict, seed: int) -> dict:
     inputs = {"update": update_inputs, "optimizer": lambda s: (fresh_agent(s), adam_gradients(s, fresh_agent(s)))}
     both = MISTAKES["B.switches.clip-also-drops-normalization"]
     found = {both.id: (("clip_gradients", "update"),
-                       oracle_run(seed)("update", flipped(None) | both.variant, update_inputs(seed))),
+                       oracle_run(seed)("update", flipped(None) | both.variant, update_inputs(seed))[0]),
              "B.switches.truncation-never-bootstraps": (("baseline", "advantages"),
                                                         want["bootstrap_truncation"]["advantages"])}
     for mistake_id, label, kind in (("B.switches.adam-eps-fixed", "baseline", "optimizer"),
                                     ("B.switches.clip-eps-fixed", "baseline", "update"),
                                     ("B.switches.value-clip-eps-fixed", "clip_value_loss", "update")):
         mistake, setting = MISTAKES[mistake_id], flipped(None if label == "baseline" else label)
-        found[mistake_id] = ((label, kind), oracle_run(seed, mistake.variant)(kind, setting, inputs[kind](seed)))
+        value = oracle_run(seed, mistake.variant)(kind, setting, inputs[kind](seed))
+        found[mistake_id] = ((label, kind), value[0] if kind == "update" else value)
     return found
