@@ -28,6 +28,7 @@ from capstone_check.located import SMALLEST
 from capstone_check.verdict import LONGEST
 from tests.support.grading import copy_reference, grade_checks, mutate, quick_course_data, write_submission
 from tests.support.mutants import ALL, EQUIVALENT
+from tests.support.caught_survivors import CAUGHT, mutant_of
 from tests.support.plain_messages import repeated
 from tests.support.student_bundle import (OVERLAY_SECRET, OVERLAY_SEEDS, PROJECT_OF, PROJECT_OF_FOLDER, kit_message,
                                           kit_result)
@@ -160,6 +161,18 @@ def test_the_bundle_scores_every_planted_bug_as_the_grader_does(bundle, mutant, 
     checks = [c for c in in_bundle(bundle, pid) if c not in TRAINING or c == mutant.check]
     grader, student = both(bundle, root, pid, checks, request.config.cache)
     assert grader == student
+
+
+@pytest.mark.parametrize("project, function, change, line, check", CAUGHT,
+                         ids=[f"{p}.{f}: {c[:40]}" for p, f, c, _, _ in CAUGHT])
+def test_the_bundle_fails_a_generated_survivor_of_an_earlier_round_as_the_grader_does(bundle, project, function, change,
+                                                                                      line, check, tmp_path, request,
+                                                                                      course):
+    mutant = mutant_of(project, function, change, line)
+    root = copy_reference(tmp_path, mutant.folder)
+    write_submission(root, mutant.source, mutant.folder, mutant.module)
+    grader, student = both(bundle, root, project, [check], request.config.cache)
+    assert grader == student and grader[check] < course.projects[project].checks[check].points, (grader, student)
 
 
 # the checks the bundle runs as calls of single pieces, whose recorded values name mistakes (held against the bundle
