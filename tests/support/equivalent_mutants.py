@@ -41,7 +41,7 @@ D_CLIP = "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))"
 ONE_GUARD = ("0 log 0 is made 0 twice, by the inner and by the outer p > 0; the guard left whole still zeroes every "
              "p = 0 term")
 KINK = ("differs only at a ratio exactly on the clip's edge, the surrogate's kink (both branches equal, no "
-        "derivative): either one-sided gradient is right there")
+        "derivative), where the README accepts either one-sided gradient")
 
 EQUIVALENT: list[Equivalence] = [
     # A: a zero advantage makes a zero term on either branch, the critic's one column, the statistics' list
@@ -70,12 +70,12 @@ EQUIVALENT: list[Equivalence] = [
                 "(a - b) ** 2 and (b - a) ** 2 are the same float: IEEE subtraction rounds symmetrically"),
     Equivalence("B", "clipped_value_loss", "clipped_sq > plain_sq -> clipped_sq >= plain_sq",
                 "use_clipped = clipped_sq > plain_sq", 18,
-                "differs only where both branches of the max are equal, the loss's kink (no derivative): either "
-                "one-sided gradient is right there"),
+                "differs only where both branches of the max are equal, the loss's kink (no derivative), where the "
+                "README accepts either one-sided gradient"),
     Equivalence("B", "clipped_value_loss", "np.abs(values - values_old) < eps -> np.abs(values - values_old) <= eps",
                 B_GRAD, 56,
-                "differs only at |V - V_old| == eps exactly, the clip's kink (no derivative): either one-sided "
-                "gradient is right there"),
+                "differs only at |V - V_old| == eps exactly, the clip's kink (no derivative), where the README "
+                "accepts either one-sided gradient"),
     Equivalence("B", "clipped_value_loss", "values - values_old -> values_old - values", B_GRAD, 63,
                 "|a - b| and |b - a| are the same float: IEEE subtraction rounds symmetrically"),
     Equivalence("B", "clipped_value_loss", "np.maximum(plain_sq, clipped_sq) -> np.maximum(clipped_sq, plain_sq)",
@@ -91,8 +91,8 @@ EQUIVALENT: list[Equivalence] = [
                 "np.abs(np.expm1(log_rho)) >= config.clip_eps",
                 'stats.append((np.mean(np.expm1(log_rho) - log_rho), np.mean(np.abs(np.expm1(log_rho)) > '
                 'config.clip_eps),', 72,
-                "differs only for a ratio whose |rho - 1| is clip_eps exactly, where the clip leaves rho as it is: "
-                "an exact float edge of a reported statistic"),
+                "differs only for a ratio whose |rho - 1| is clip_eps exactly, which Project A's README (whose "
+                "statistics B's are) lets count either way"),
     # C: a guard written twice, a sign inside an absolute value or a variance, a count at its exact float edge
     Equivalence("C", "policy_entropy", "p > 0 -> p >= 0", C_ENTROPY, 28, ONE_GUARD),
     Equivalence("C", "policy_entropy", "0 -> -1", C_ENTROPY, 32, ONE_GUARD),
@@ -103,8 +103,7 @@ EQUIVALENT: list[Equivalence] = [
                 "|a - b| and |b - a| are the same float: IEEE subtraction rounds symmetrically"),
     Equivalence("C", "clip_fraction", "np.abs(rho - 1) > eps -> np.abs(rho - 1) >= eps",
                 "return float(np.mean(np.abs(rho - 1) > eps))", 25,
-                "differs only for a ratio whose |rho - 1| is eps exactly, where the clip leaves rho as it is: an exact "
-                "float edge no diagnostic's reading depends on"),
+                "differs only for a ratio whose |rho - 1| is eps exactly, which the README lets count either way"),
     Equivalence("C", "clip_fraction", "rho - 1 -> 1 - rho", "return float(np.mean(np.abs(rho - 1) > eps))", 32,
                 "|a - b| and |b - a| are the same float: IEEE subtraction rounds symmetrically"),
     Equivalence("C", "explained_variance", "returns - values -> values - returns",
@@ -112,8 +111,8 @@ EQUIVALENT: list[Equivalence] = [
                 "the variance of -x is the variance of x, bit for bit (its mean and every deviation only change sign)"),
     Equivalence("C", "q_overestimation", "q > 1 / (1 - gamma) -> q >= 1 / (1 - gamma)",
                 '"above_bound": float(np.mean(q > 1 / (1 - gamma)))}', 41,
-                "differs only for a Q equal to the bound 1 / (1 - gamma) to the last bit, an exact float edge no "
-                "diagnostic's reading depends on"),
+                "differs only for a Q equal to the bound 1 / (1 - gamma) to the last bit, which the README lets "
+                "count either way"),
     # C's diagnose: the README says any threshold inside the course's gap, taken with < or <=, is right, and that no
     # graded log lies on a line (every one at least 0.005 beyond it)
     Equivalence("C", "diagnose", "np.mean(policy_entropy(log['logits'])) < 0.2 -> "
