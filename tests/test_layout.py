@@ -89,3 +89,35 @@ def test_a_name_of_a_project_is_found():
     words = project_words()
     assert words.search('"B.table" in rows') and words.search("see ppo.py") and words.search("Project C's logs")
     assert not words.search("details: dict") and not words.search("project folder")
+
+
+def function_bodies(root: Path, least_lines: int = 4) -> dict[str, list[str]]:
+    """Body (its syntax tree, docstring left out) -> where, of every function of ``root`` whose body spans at least
+    ``least_lines`` lines."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            body = fn.body[1:] if ast.get_docstring(fn) is not None else fn.body
+            if body and body[-1].end_lineno - body[0].lineno + 1 >= least_lines:
+                key = ast.dump(ast.Module(body=body, type_ignores=[]))
+                found.setdefault(key, []).append(f"{path.relative_to(root.parent)}:{fn.name}")
+    return found
+
+
+def test_no_function_body_is_written_both_in_the_grader_and_in_the_checker():
+    """A rule both sides need lives once, in the checker's packages, and the grader imports it: a body written twice
+    drifts."""
+    grader, checker = function_bodies(paths.PACKAGE), function_bodies(paths.KIT_ROOT / "capstone_check")
+    twice = [(grader[body], checker[body]) for body in grader.keys() & checker.keys()]
+    assert not twice, twice
+
+
+def test_a_body_written_twice_is_found(tmp_path):
+    source = "def f(x):\n    '''doc'''\n    y = x + 1\n    y *= 2\n    y -= 3\n    return y\n"
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.py").write_text(source.replace("f(", f"{name}("))
+    (tmp_path / "c.py").write_text(source.replace("y -= 3", "y -= 4"))
+    assert sorted(map(sorted, function_bodies(tmp_path).values())) == [
+        [f"{tmp_path.name}/a.py:a", f"{tmp_path.name}/b.py:b"], [f"{tmp_path.name}/c.py:f"]]
