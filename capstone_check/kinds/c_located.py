@@ -15,7 +15,7 @@ SUBJECTS = {  # a diagnostic (and a statistic's key) -> how a located statement 
 
 
 ENTROPY_KINDS = {"ordinary": "on ordinary logits", "one-hot": "on logits of one-hot policies",
-                 "shifted": "on logits shifted by a large constant"}
+                 "shifted": "on logits shifted by a large constant", "far apart": "on logits far apart within a row"}
 
 RATIO_KINDS = {"unchanged": "for an unchanged policy", "changed": "for a policy that changed"}
 

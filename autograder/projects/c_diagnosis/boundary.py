@@ -7,7 +7,8 @@ exactly, on every seed:
 
 - the mean entropy of the policy, per update (so over any span of updates), by scaling each update's logits;
 - the explained variance of the critic over the late half, by moving each value towards or away from its return;
-- the DQN's mean |TD error| / mean |Q| of each update, by scaling that update's TD errors.
+- the DQN's mean |TD error| / mean |Q| of each update, by scaling that update's TD errors (after the Q-values of the
+  log's first and last transitions are raised, for the one log that raises them).
 
 Lines of the course (README, ``lines.py``): a policy whose mean entropy is at most 0.1 nats is saturated, one at 0.25
 or above may be healthy; a critic explaining at most a quarter of the returns' variance late in training is untrained,
@@ -43,6 +44,7 @@ class Boundary(NamedTuple):
     whole_variance: float | None = None  # explained variance of the whole run, lowered to this by the early half
     spike: float | None = None  # one late update's relative TD error; every other update's pooled to QUIET
     loud_start: float | None = None  # relative TD error of the whole log, carried by the first third
+    far_ends: float | None = None  # the log's first and last Q-values raised to this many times its mean |Q|
 
 
 QUIET = LATE_TD.healthy - CLEARANCE  # relative TD error of a DQN's updates away from its spike, and the most a
@@ -63,13 +65,23 @@ BOUNDARIES = [
     Boundary("a small buffer that spikes in one late update", "small_replay_buffer", ("small_replay_buffer", 1),
              spike=LATE_TD.fault + CLEARANCE),
     Boundary("a healthy DQN with a loud first third", "healthy", ("healthy", 2), loud_start=LATE_TD.fault + CLEARANCE),
+    # Added later, so ``plan`` draws its place after the others' order: a TD error read against Q-values of other
+    # updates than its own (the log's first and last, as a boolean mask minus one indexes) drowns the late spike.
+    Boundary("a small buffer whose first and last Q-values are far larger", "small_replay_buffer",
+             ("small_replay_buffer", 1), spike=LATE_TD.fault + CLEARANCE, far_ends=100.0),
 ]
+FIRST_DRAWN = 8  # the logs whose order ``plan`` draws first, as it did before any log was added
 
 
 def plan(seed: int, secret: str | None = None) -> list[Boundary]:
-    """The boundary logs of ``seed`` in the order the child sees them, shuffled by the seed and the course secret."""
+    """The boundary logs of ``seed`` in the order the child sees them, shuffled by the seed and the course secret:
+    the first ``FIRST_DRAWN`` in the order drawn first, as before any log was added, then each added log put at a place
+    drawn after (so their order is as it was, and no log's place is fixed)."""
     rng = np.random.default_rng([seed, 15_077, *run_plan.secret_words(secret)])
-    return [BOUNDARIES[i] for i in rng.permutation(len(BOUNDARIES))]
+    order = list(rng.permutation(FIRST_DRAWN))
+    for added in range(FIRST_DRAWN, len(BOUNDARIES)):
+        order.insert(int(rng.integers(len(order) + 1)), added)
+    return [BOUNDARIES[i] for i in order]
 
 
 def build(boundary: Boundary, base: dict) -> dict:
@@ -92,6 +104,8 @@ def build(boundary: Boundary, base: dict) -> dict:
             set_late_variance(log, target)
         if boundary.whole_variance is not None:
             lower_whole_variance(log, boundary.whole_variance)
+    if boundary.far_ends is not None:
+        raise_far_ends(log, boundary.far_ends)
     if boundary.spike is not None:
         set_spike(log, boundary.spike)
     if boundary.loud_start is not None:
@@ -160,6 +174,15 @@ def set_relative(log: dict, rows: np.ndarray, target: float) -> None:
     log["td_errors"][rows] *= target / relative(log, rows)
 
 
+def raise_far_ends(log: dict, times: float) -> None:
+    """The Q-values of the log's first and last transitions shifted (every action alike, so the greedy one stays) until
+    the taken one is ``times`` the log's mean |Q(s, a)|: read against them, an update's TD errors look small."""
+    q = taken_q(log)
+    target = times * np.abs(q).mean()
+    for row in (0, len(q) - 1):
+        log["q_values"][row] += target - q[row]
+
+
 def set_spike(log: dict, spike: float) -> None:
     """One update of the last quarter (the one whose values weigh least) at ``spike``; every other update at one
     relative error chosen so that the late half pooled is QUIET, so pooling over any span drowns the spike."""
@@ -201,6 +224,8 @@ LESSONS = {  # what each boundary log teaches when it is labelled wrong
                         "pooled stays under 0.05: look update by update",
     BOUNDARIES[7].name: "a DQN's first updates are loud while it learns; its late ones (each under 0.05 of |Q| here) "
                         "tell",
+    BOUNDARIES[8].name: "an update's TD errors are measured against that update's own Q-values, not against the log's "
+                        "first and last",
 }
 _lock = threading.Lock()
 

@@ -29,13 +29,19 @@ def stats(value, keys: tuple, what: str) -> dict:
 
 
 def entropy_logits_cases(seed: int):
-    """(kind, logits): ordinary rows at several scales and widths, and one-hot rows (huge logits, -inf, big shifts)."""
+    """(kind, logits): ordinary rows at several scales and widths, one-hot rows (huge logits, -inf, big shifts), and
+    last (drawn after the others, which stay as they were) rows whose logits lie far apart: two close logits beside one
+    about a thousand below them, or -inf beside two finite ones. Only a shift by the row's largest logit keeps exp from
+    overflowing there: one by the smallest gives 0 nats (or NaN) where the two close logits share the policy."""
     rng = np.random.default_rng([seed, 31])
     for A, scale in [(2, 0.3), (2, 3.0), (3, 1.0), (5, 10.0)]:
         yield "ordinary", rng.normal(0, scale, (int(rng.integers(20, 60)), A))
     one_hot = np.array([[900.0, -900.0], [-np.inf, 2.0], [0.0, -np.inf], [1e4 + 60, 1e4]])
     yield "one-hot", one_hot
     yield "shifted", rng.normal(0, 1, (30, 3)) + rng.choice([-1e3, 1e3], (30, 1))
+    far = rng.normal(0, 1, (10, 3))
+    far[np.arange(10), rng.integers(0, 3, 10)] -= rng.uniform(500, 1500, 10)
+    yield "far apart", np.vstack([[[1000.0, 999.0, 0.0], [-np.inf, 1.0, 2.0]], far])
 
 
 class Entropy(Check):

@@ -90,6 +90,13 @@ MUTANTS = [
            '        return "saturated_policy"\n'
            '    if explained_variance(log["values"][late], log["returns"][late]) < 0.2:\n', "C.diagnose_rules",
            "C.diagnose_rules.lines-swapped"),
+    # generated mutants that kept full marks until C.entropy's cases ended with logits far apart and
+    # C.diagnose_rules' logs with a small buffer whose first and last Q-values are far larger
+    Mutant("entropy shifted by the smallest logit", "C_diagnosis", "diagnostics.py",
+           "z = z - z.max(axis=1, keepdims=True)", "z = z - z.min(axis=1, keepdims=True)", "C.entropy"),
+    Mutant("diagnose reads each update's TD errors against the log's first and last Q-values", "C_diagnosis",
+           "diagnostics.py", 'td_error_stats(log["td_errors"][now], q[now])',
+           'td_error_stats(log["td_errors"][now], q[now - 1])', "C.diagnose_rules"),
 ]
 
 EQUIVALENT = [
