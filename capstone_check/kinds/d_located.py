@@ -85,12 +85,13 @@ PRICE_FEATURES = {
     "tie-less": "on the row where a response ties the exploit's logit and earns less",
     "tie": "on the rows where a response ties the exploit's logit",
     "cap-equals-floor": "on the rows whose cap equals their floor",
+    "floor-near": "on the row floored by a response half a logit below the exploit",
     "no-beta": "on the rows where no beta makes the exploit the unique mode (price 0)",
 }
 PRICE_KINDS = {"toy prompt": "toy", "random": "random", "floor binds": "floor-binds",
                "floor does not bind": "floor-free", "logit tie earning the same": "tie-same",
                "logit tie earning more": "tie-more", "logit tie earning less": "tie-less",
-               "cap equals floor": "cap-equals-floor"}
+               "cap equals floor": "cap-equals-floor", "floor half a logit below": "floor-near"}
 
 
 def price_features(kind: str, want: float) -> dict[str, bool]:

@@ -70,16 +70,29 @@ def cap_equals_floor_row(rng):
     return logits, rewards, exploit
 
 
+def near_floor_row(rng):
+    """A row whose floor is set by a response only half a logit below the exploit that earns 1/16 more: it sets the
+    floor (-1/16) / (-1/2) = 1/8, under every cap a dyadic row can have (at least (1 - 3/8) / 2), and no verdict of its
+    own, so the price is the cap. A test of which responses make the row infeasible that reaches below the exploit's
+    logit (``>= -1`` for ``>= 0``) returns 0 here; the rows before it need not hold such a response."""
+    logits, rewards, exploit = dyadic_row(rng)
+    rewards[np.flatnonzero(logits == logits[exploit] - 0.5)[0]] = rewards[exploit] + 1 / 16
+    return logits, rewards, exploit
+
+
 # The kinds of row price_cases draws, in its order after the toy's four prompts: every seed draws every kind, so the
-# public seeds show a student each kind that final grading's seeds can.
+# public seeds show a student each kind that final grading's seeds can. A kind added later is drawn after the others,
+# so the rows before it are as they were.
 PRICE_ROW_KINDS = (["random"] * 12 + ["floor binds", "floor does not bind"] * 2
-                   + [f"logit tie earning {earns}" for earns in TIES] + ["cap equals floor"] * 2)
+                   + [f"logit tie earning {earns}" for earns in TIES] + ["cap equals floor"] * 2
+                   + ["floor half a logit below"])
 
 
 def price_cases(seed: int):
     """The toy's four prompts first, then rows the student has not seen (``PRICE_ROW_KINDS``): random ones, two whose
     floor binds and two whose floor does not, three logit ties with the exploit (the tied response earning the same,
-    more and less) and two rows whose cap equals their floor, on every seed."""
+    more and less), two rows whose cap equals their floor, and a row floored by a response half a logit below the
+    exploit, on every seed."""
     cases = [(THETA_REF[x], CONTAINS_ANSWER[x], HEDGE) for x in range(N_PROMPTS)]
     rng = np.random.default_rng(seed)
     for i in range(12):
@@ -89,7 +102,8 @@ def price_cases(seed: int):
             rewards[exploit] = rewards.max() + 0.5
         cases.append((logits, rewards, exploit))
     cases += [floor_rows(rng, binding) for binding in (True, False, True, False)]
-    return cases + [tie_row(rng, earns) for earns in TIES] + [cap_equals_floor_row(rng), cap_equals_floor_row(rng)]
+    cases += [tie_row(rng, earns) for earns in TIES] + [cap_equals_floor_row(rng), cap_equals_floor_row(rng)]
+    return cases + [near_floor_row(rng)]
 
 
 def price_hint(logits, rewards, exploit, got) -> str:
@@ -168,4 +182,5 @@ def price_row(row: int) -> str:
         return f"on a row with a logit tie earning {kind.removeprefix('logit tie earning ')}"
     return {"random": "on a random row", "floor binds": "on a row whose floor binds",
             "floor does not bind": "on a row whose floor does not bind",
-            "cap equals floor": "on a row whose cap equals its floor"}[kind]
+            "cap equals floor": "on a row whose cap equals its floor",
+            "floor half a logit below": "on a row floored by a response half a logit below the exploit"}[kind]

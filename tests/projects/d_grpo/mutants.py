@@ -101,6 +101,10 @@ MUTANTS = [
     Mutant("price misses a response tied with the exploit in logit and in reward", "D_grpo", "grpo.py",
            "if np.any((disadvantage >= 0) & (gap <= 0)):", "if np.any((disadvantage >= 0) & (gap < 0)):",
            "D.price_exploit"),
+    # a generated mutant that kept full marks until D.price_exploit's rows ended with one floored half a logit below
+    Mutant("price counts a response up to a logit below the exploit as beating it", "D_grpo", "grpo.py",
+           "if np.any((disadvantage >= 0) & (gap <= 0)):", "if np.any((disadvantage >= -1) & (gap <= 0)):",
+           "D.price_exploit"),
 ]
 
 EQUIVALENT = [
