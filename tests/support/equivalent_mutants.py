@@ -40,6 +40,7 @@ C_ENTROPY = "return -np.sum(np.where(p > 0, p * np.where(p > 0, logp, 0.0), 0.0)
 D_CLIP = "clipped = ((A > 0) & (rho > 1 + eps)) | ((A < 0) & (rho < 1 - eps))"
 ONE_GUARD = ("0 log 0 is made 0 twice, by the inner and by the outer p > 0; the guard left whole still zeroes every "
              "p = 0 term")
+CLIP_ARGUMENTS = "np.clip(a, lo, hi) is minimum(maximum(a, lo), hi), and maximum(a, lo) is maximum(lo, a)"
 KINK = ("differs only at a ratio exactly on the clip's edge, the surrogate's kink (both branches equal, no "
         "derivative), where the README accepts either one-sided gradient")
 
@@ -48,12 +49,18 @@ EQUIVALENT: list[Equivalence] = [
     Equivalence("A", "clipped_surrogate", "advantages < 0 -> advantages <= 0", A_CLIP, 55,
                 "a sample with advantage 0 weighs rho * 0 = 0 unclipped and 0 clipped (rho = exp of a finite "
                 "log-ratio)"),
+    Equivalence("A", "clipped_surrogate", "advantages > 0 -> advantages >= 0", A_CLIP, 16,
+                "a sample with advantage 0 weighs rho * 0 = 0 unclipped and 0 clipped (rho = exp of a finite "
+                "log-ratio)"),
     Equivalence("A", "clipped_surrogate", "rho > 1 + eps -> rho >= 1 + eps", A_CLIP, 35, KINK),
     Equivalence("A", "clipped_surrogate", "rho < 1 - eps -> rho <= 1 - eps", A_CLIP, 74, KINK),
     Equivalence("A", "clipped_surrogate", "np.minimum(rho * advantages, np.clip(rho, 1 - eps, 1 + eps) * advantages) "
                 "-> np.minimum(np.clip(rho, 1 - eps, 1 + eps) * advantages, rho * advantages)",
                 "objective = np.minimum(rho * advantages, np.clip(rho, 1 - eps, 1 + eps) * advantages).mean()", 16,
                 "np.minimum is symmetric, NaN included (either argument's NaN is returned)"),
+    Equivalence("A", "clipped_surrogate", "np.clip(rho, 1 - eps, 1 + eps) -> np.clip(1 - eps, rho, 1 + eps)",
+                "objective = np.minimum(rho * advantages, np.clip(rho, 1 - eps, 1 + eps) * advantages).mean()", 45,
+                CLIP_ARGUMENTS),
     Equivalence("A", "ppo_update", "0 -> -1", 'v_loss, d_values = value_loss(values[:, 0], batch["returns"][idx])',
                 52, ONE_COLUMN),
     Equivalence("A", "ppo_update", "config.epochs - 1 -> 1 - config.epochs", "if epoch < config.epochs - 1:", 23,
@@ -63,7 +70,7 @@ EQUIVALENT: list[Equivalence] = [
     Equivalence("B", "clipped_value_loss", "np.clip(values - values_old, -eps, eps) -> "
                 "np.clip(-eps, values - values_old, eps)",
                 "clipped = values_old + np.clip(values - values_old, -eps, eps)", 27,
-                "np.clip(a, lo, hi) is minimum(maximum(a, lo), hi), and maximum(a, lo) is maximum(lo, a)"),
+                CLIP_ARGUMENTS),
     Equivalence("B", "clipped_value_loss", "values - returns -> returns - values", B_SQUARES, 28,
                 "(a - b) ** 2 and (b - a) ** 2 are the same float: IEEE subtraction rounds symmetrically"),
     Equivalence("B", "clipped_value_loss", "clipped - returns -> returns - clipped", B_SQUARES, 53,

@@ -75,3 +75,10 @@ def test_the_students_checker_fails_it_and_passes_the_reference(d_kit, tmp_path)
     assert result["fraction"] < 1 and "half a logit below the exploit" in result["message"], result["message"]
     reference = kit_result(d_kit, copy_reference(tmp_path / "reference", "D_grpo"), "D", "D.price_exploit")
     assert reference["fraction"] == 1, reference["message"]
+
+
+@pytest.mark.parametrize("folder", [paths.SOLUTIONS, paths.ASSIGNMENTS])
+def test_the_readme_counts_the_rows_beyond_the_toy_as_the_check_draws_them(folder):
+    readme = (folder / "D_grpo" / "README.md").read_text(encoding="utf-8")
+    rows = {len(price_cases(seed)) - N_PROMPTS for seed in SEEDS}
+    assert len(rows) == 1 and f"exact answers on {rows.pop()} rows you have not seen" in readme
