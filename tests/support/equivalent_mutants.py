@@ -66,6 +66,14 @@ EQUIVALENT: list[Equivalence] = [
     Equivalence("A", "ppo_update", "config.epochs - 1 -> 1 - config.epochs", "if epoch < config.epochs - 1:", 23,
                 STATS_AFRESH),
     Equivalence("A", "ppo_update", "1 -> 2", "if epoch < config.epochs - 1:", 39, STATS_AFRESH),
+    Equivalence("A", "ppo_update", "np.abs(np.expm1(log_rho)) > config.clip_eps -> "
+                "np.abs(np.expm1(log_rho)) >= config.clip_eps",
+                'stats.append((np.mean(np.expm1(log_rho) - log_rho), np.mean(np.abs(np.expm1(log_rho)) > '
+                'config.clip_eps),', 72,
+                "differs only for a ratio whose |rho - 1| is clip_eps exactly, which the README lets count either way"),
+    Equivalence("A", "explained_variance", "target - predicted -> predicted - target",
+                'return float(1 - np.var(target - predicted) / variance) if variance > 0 else float("nan")', 28,
+                "the variance of -x is the variance of x, bit for bit (its mean and every deviation only change sign)"),
     # B: a sign inside a square, np.clip's first two arguments (a max of the two), the value loss's own kinks
     Equivalence("B", "clipped_value_loss", "np.clip(values - values_old, -eps, eps) -> "
                 "np.clip(-eps, values - values_old, eps)",
