@@ -548,14 +548,13 @@ def test_boundary_logs_sit_exactly_where_they_are_built():
             assert np.isclose(late_variance(log), b.variance)
         if b.whole_variance is not None:
             assert np.isclose(c_oracle.explained_variance(log["values"], log["returns"]), b.whole_variance)
-            assert late_variance(log) >= b.floor_variance - 1e-12
         if b.spike is not None:
             late_updates = [m for m in updates if late(log)[m].all()]
             assert np.isclose(max(relative(log, m) for m in late_updates), b.spike)
             assert relative(log, late(log)) <= QUIET + 1e-12 and relative(log, log["update"] >= 0) < QUIET + 1e-12
         if b.loud_start is not None:
             assert np.isclose(relative(log, log["update"] >= 0), b.loud_start)
-            assert max(relative(log, m) for m in updates if late(log)[m].all()) <= QUIET + 1e-12
+            assert np.allclose([relative(log, m) for m in updates if late(log)[m].all()], QUIET)
 
 
 def test_matters_with_the_mean_is_told_the_row_it_got_wrong_and_the_chapters_criterion(tmp_path, course):

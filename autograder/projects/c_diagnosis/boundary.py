@@ -2,13 +2,16 @@
 the reference's ``diagnose`` decides, so that the order of its rules and each of its thresholds change a label.
 
 A boundary log starts from one of the seed's fresh runs and keeps its fault: a fault made milder up to the line, or a
-healthy run made to look as much like a fault as a healthy run may. Only the statistic named is moved, and it is set
-exactly, on every seed:
+healthy run made to look as much like a fault as a healthy run may. Every statistic a rule of the README reads is set
+exactly, to the same value on every seed, so a wrong line or a wrong order of the rules labels a log the same way
+whichever run the seed trained (a value left as the run had it would fall on either side of a wrong line by seed):
 
 - the mean entropy of the policy, per update (so over any span of updates), by scaling each update's logits;
 - the explained variance of the critic over the late half, by moving each value towards or away from its return;
+- the explained variance of the whole run, where a log names it, by moving the early half's values;
 - the DQN's mean |TD error| / mean |Q| of each update, by scaling that update's TD errors (after the Q-values of the
-  log's first and last transitions are raised, for the one log that raises them).
+  log's first and last transitions are raised, for the one log that raises them): a spike and the late half pooled,
+  or every update after the first third, set exactly.
 
 Lines of the course (README, ``lines.py``): a policy whose mean entropy is at most 0.1 nats is saturated, one at 0.25
 or above may be healthy; a critic explaining at most a quarter of the returns' variance late in training is untrained,
@@ -36,32 +39,31 @@ class Boundary(NamedTuple):
     name: str
     label: str  # the truth: the base run's own label
     base: tuple[str, int]  # (label, severity) of the fresh run it starts from
-    entropy: float | None = None  # mean policy entropy of every update
-    floor_entropy: float | None = None  # raised to this if below (a healthy policy that stays a policy)
-    ceiling_entropy: float | None = None  # lowered to this if above
-    variance: float | None = None  # explained variance of the late half
-    floor_variance: float | None = None
-    whole_variance: float | None = None  # explained variance of the whole run, lowered to this by the early half
+    entropy: float | None = None  # mean policy entropy of every update (a policy's log: always set)
+    variance: float | None = None  # explained variance of the late half (a policy's log: always set)
+    whole_variance: float | None = None  # explained variance of the whole run, set by the early half
     spike: float | None = None  # one late update's relative TD error; every other update's pooled to QUIET
     loud_start: float | None = None  # relative TD error of the whole log, carried by the first third
     far_ends: float | None = None  # the log's first and last Q-values raised to this many times its mean |Q|
 
 
+SURE_ENTROPY = 0.45  # a policy clear of both entropy lines: the entropy of a log about the critic
+SURE_VARIANCE = 0.6  # a critic clear of both variance lines: the late explained variance of a log about the policy
 QUIET = LATE_TD.healthy - CLEARANCE  # relative TD error of a DQN's updates away from its spike, and the most a
 # healthy late update shows
 BOUNDARIES = [
     Boundary("a healthy policy as confident as a healthy one gets", "healthy", ("healthy", 1),
-             entropy=ENTROPY.healthy + CLEARANCE, floor_variance=0.6),
+             entropy=ENTROPY.healthy + CLEARANCE, variance=SURE_VARIANCE),
     Boundary("a saturated policy loosened to the line", "saturated_policy", ("saturated_policy", 1),
-             entropy=ENTROPY.fault - CLEARANCE),
+             entropy=ENTROPY.fault - CLEARANCE, variance=SURE_VARIANCE),
     Boundary("a saturated policy whose critic explains little", "saturated_policy", ("saturated_policy", 2),
-             ceiling_entropy=0.05, variance=0.1),
+             entropy=0.05, variance=0.1),
     Boundary("an untrained critic that explains a quarter", "untrained_critic", ("untrained_critic", 1),
-             variance=LATE_VARIANCE.fault - CLEARANCE, floor_entropy=0.45),
+             variance=LATE_VARIANCE.fault - CLEARANCE, entropy=SURE_ENTROPY),
     Boundary("a healthy critic just over the line", "healthy", ("healthy", 1),
-             variance=LATE_VARIANCE.healthy + CLEARANCE, floor_entropy=0.45),
-    Boundary("a healthy critic that learned late", "healthy", ("healthy", 1), floor_variance=0.6,
-             whole_variance=LATE_VARIANCE.fault - CLEARANCE, floor_entropy=0.45),
+             variance=LATE_VARIANCE.healthy + CLEARANCE, entropy=SURE_ENTROPY),
+    Boundary("a healthy critic that learned late", "healthy", ("healthy", 1), variance=SURE_VARIANCE,
+             whole_variance=LATE_VARIANCE.fault - CLEARANCE, entropy=SURE_ENTROPY),
     Boundary("a small buffer that spikes in one late update", "small_replay_buffer", ("small_replay_buffer", 1),
              spike=LATE_TD.fault + CLEARANCE),
     Boundary("a healthy DQN with a loud first third", "healthy", ("healthy", 2), loud_start=LATE_TD.fault + CLEARANCE),
@@ -88,22 +90,10 @@ def build(boundary: Boundary, base: dict) -> dict:
     """``base`` (a fresh run's log) with the statistics ``boundary`` names set."""
     log = {key: np.array(value, copy=True) for key, value in base.items()}
     if "logits" in log:
-        target = boundary.entropy
-        if target is None:
-            entropy = np.mean(oracle.entropy_nats(log["logits"]))
-            if boundary.floor_entropy is not None and entropy < boundary.floor_entropy:
-                target = boundary.floor_entropy
-            if boundary.ceiling_entropy is not None and entropy > boundary.ceiling_entropy:
-                target = boundary.ceiling_entropy
-        if target is not None:
-            set_entropy(log, target)
-        target = boundary.variance
-        if target is None and boundary.floor_variance is not None:
-            target = max(late_variance(log), boundary.floor_variance)
-        if target is not None:
-            set_late_variance(log, target)
+        set_entropy(log, boundary.entropy)
+        set_late_variance(log, boundary.variance)
         if boundary.whole_variance is not None:
-            lower_whole_variance(log, boundary.whole_variance)
+            set_whole_variance(log, boundary.whole_variance)
     if boundary.far_ends is not None:
         raise_far_ends(log, boundary.far_ends)
     if boundary.spike is not None:
@@ -144,14 +134,13 @@ def whole_variance(log: dict) -> float:
     return oracle.explained_variance(log["values"], log["returns"])
 
 
-def lower_whole_variance(log: dict, target: float) -> None:
-    """Scale the early half's residuals R - V by one factor c >= 1 so that the whole run's explained variance is
-    ``target`` (bisection on log c; the late half, and so its explained variance, is left as it is)."""
+def set_whole_variance(log: dict, target: float) -> None:
+    """Scale the early half's residuals R - V by one factor c so that the whole run's explained variance is ``target``
+    (bisection on log c: the explained variance falls as c grows; the late half, and so its explained variance, is
+    left as it is)."""
     early = ~late(log)
     residual = log["returns"][early] - log["values"][early]
-    if whole_variance(log) <= target:
-        return
-    low, high = 0.0, 20.0
+    low, high = -20.0, 20.0
     for _ in range(200):
         mid = (low + high) / 2
         log["values"][early] = log["returns"][early] - np.exp(mid) * residual
@@ -197,13 +186,12 @@ def set_spike(log: dict, spike: float) -> None:
 
 
 def set_loud_start(log: dict, loud: float) -> None:
-    """Every update after the first third at no more than QUIET; the first third's updates scaled together so that
-    the whole log pooled is ``loud``."""
+    """Every update after the first third exactly at QUIET (as loud as a healthy late update may be, on every seed);
+    the first third's updates scaled together so that the whole log pooled is ``loud``."""
     q, n = np.abs(taken_q(log)), int(log["update"].max()) + 1
     first = log["update"] < n / 3
     for u in np.unique(log["update"][~first]):
-        rows = log["update"] == u
-        set_relative(log, rows, min(relative(log, rows), QUIET))
+        set_relative(log, log["update"] == u, QUIET)
     rest = np.abs(log["td_errors"][~first]).sum()
     log["td_errors"][first] *= (loud * q.sum() - rest) / np.abs(log["td_errors"][first]).sum()
 
