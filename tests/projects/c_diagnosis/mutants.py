@@ -97,6 +97,10 @@ MUTANTS = [
     Mutant("diagnose reads each update's TD errors against the log's first and last Q-values", "C_diagnosis",
            "diagnostics.py", 'td_error_stats(log["td_errors"][now], q[now])',
            'td_error_stats(log["td_errors"][now], q[now - 1])', "C.diagnose_rules"),
+    # the README's earlier healthy-DQN line: once it passed on some draws of grading seeds and failed on others
+    Mutant("diagnose with the old healthy-DQN line of 0.03", "C_diagnosis", "diagnostics.py",
+           'return "small_replay_buffer" if worst > 0.05 else "healthy"',
+           'return "small_replay_buffer" if worst > 0.03 else "healthy"', "C.diagnose_rules"),
 ]
 
 EQUIVALENT = [
