@@ -105,6 +105,14 @@ MUTANTS = [
     Mutant("price counts a response up to a logit below the exploit as beating it", "D_grpo", "grpo.py",
            "if np.any((disadvantage >= 0) & (gap <= 0)):", "if np.any((disadvantage >= -1) & (gap <= 0)):",
            "D.price_exploit"),
+    # two whose grade once turned on the draw of grading seeds (the sweeps); each loses its piece's check anyway
+    Mutant("KL penalty as half the squared log-ratio", "D_grpo", "grpo.py",
+           "return r - beta * np.log(p / p_ref)", "return r - beta * 0.5 * np.log(p / p_ref) ** 2", "D.kl_penalty"),
+    Mutant("a step that standardizes its rewards across prompts", "D_grpo", "grpo.py",
+           "        groups.append((ys, weight(r)))\n    for _ in range(epochs):\n",
+           "        groups.append((ys, r))\n    pooled = np.concatenate([r for _, r in groups])\n"
+           "    groups = [(ys, (r - pooled.mean()) / (pooled.std() + 1e-8)) for ys, r in groups]\n"
+           "    for _ in range(epochs):\n", "D.grpo_step"),
 ]
 
 EQUIVALENT = [
