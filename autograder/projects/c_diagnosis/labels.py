@@ -124,9 +124,11 @@ class FreshRuns(Check):
 
 def graded_runs(seeds, secret) -> list[bool]:
     """Per fresh run of ``seeds``, in plan order: whether it is graded, its deciding statistic at or beyond the fresh
-    runs' edges (``lines.graded_fresh``: outside every gap between two lines, and clear of them); a run the README
-    leaves open, or one nearer a line than the students' logs at the edges, is not graded."""
-    return [lines.graded_fresh(log) for seed in seeds for log in fresh.unbundle(fresh.fresh_logs(seed, secret))]
+    runs' edges (``lines.graded_fresh``: outside every gap between two lines, and clear of them) and the README's
+    lines give it its own label; a run the README leaves open, one nearer a line than the students' logs at the
+    edges, or one whose statistics say another fault than the one it was trained with, is not graded."""
+    return [lines.graded_fresh(log, run.label) for seed in seeds
+            for run, log in zip(run_plan.fresh_plan(seed, secret), fresh.unbundle(fresh.fresh_logs(seed, secret)))]
 
 
 def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:

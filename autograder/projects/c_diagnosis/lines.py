@@ -76,7 +76,21 @@ def in_a_gap(log: dict, lines: Lines = README_LINES) -> bool:
     return gap.inside(value)
 
 
-def graded_fresh(log: dict) -> bool:
+FAULT_OF = {ENTROPY: "saturated_policy", LATE_VARIANCE: "untrained_critic", LATE_TD: "small_replay_buffer"}
+
+
+def readme_label(log: dict) -> str | None:
+    """The label the README's lines give ``log``, or None where its deciding statistic lies inside a gap."""
+    gap, value = deciding_statistic(log)
+    if gap.inside(value):
+        return None
+    at_fault = value >= gap.fault if gap.fault > gap.healthy else value <= gap.fault
+    return FAULT_OF[gap] if at_fault else "healthy"
+
+
+def graded_fresh(log: dict, truth: str | None = None) -> bool:
     """Whether final grading labels a fresh run: its deciding statistic lies at or beyond its side's edge
-    (``EDGES``, which hold every README gap)."""
-    return not in_a_gap(log, EDGES)
+    (``EDGES``, which hold every README gap), and, given the run's ``truth``, the README's lines give it that label.
+    A run trained healthy whose critic happens to explain under a tenth of the late variance is an untrained critic
+    by every line the README states: a right ``diagnose`` says so, so the run tells nothing and is not graded."""
+    return not in_a_gap(log, EDGES) and (truth is None or readme_label(log) == truth)

@@ -106,8 +106,8 @@ def fresh_runs(ctx) -> dict:
     logs, truth = [], []
     for seed in ctx.seeds:
         for run, log in zip(run_plan.fresh_plan(seed, None), fresh.unbundle(fresh.fresh_logs(seed, None))):
-            if lines.graded_fresh(log):  # the README leaves its label open, or it lies near a line: final grading
-                logs.append(log)  # leaves it out too
+            if lines.graded_fresh(log, run.label):  # the README leaves it open, it lies near a line, or the lines
+                logs.append(log)  # give it another label: final grading leaves it out too
                 truth.append([run.label, run.severity])
     at_edges = [moved_fields(edges.at_the_edges(label, log), log) for log, (label, _) in zip(logs, truth)]
     return {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",

@@ -75,6 +75,25 @@ def test_a_run_between_a_line_and_its_edge_is_not_graded_and_one_on_the_edge_is(
         assert not lines.graded_fresh(td_at(log, between)) and not lines.in_a_gap(td_at(log, between))
 
 
+def test_a_run_whose_statistics_say_another_fault_than_its_training_is_not_graded():
+    """A healthy run whose critic explains under a tenth of the late variance (one of seed 2789219404's) is an
+    untrained critic by every line the README states: a right diagnose says so, so final grading leaves it out. A
+    healthy DQN with a spike beyond the small buffer's edge likewise; each kept at its own label."""
+    by_kind = {(run.label, run.severity): log for run, log in runs(PUBLIC[0])}
+    critic = by_kind[("healthy", 1)]
+    residual = critic["returns"] - critic["values"]
+    weak = {**critic, "values": critic["returns"] - residual * np.sqrt((1 - 0.09) / (1 - lines.late_variance(critic)))}
+    assert np.isclose(lines.late_variance(weak), 0.09) and lines.readme_label(weak) == "untrained_critic"
+    assert lines.graded_fresh(weak) and not lines.graded_fresh(weak, "healthy")
+    assert lines.graded_fresh(weak, "untrained_critic")
+    loud = td_at(by_kind[("healthy", 2)], 0.1)
+    assert lines.graded_fresh(loud) and not lines.graded_fresh(loud, "healthy")
+    assert lines.graded_fresh(loud, "small_replay_buffer")
+    for seed in SEEDS:
+        assert all(lines.graded_fresh(log, run.label) == (lines.graded_fresh(log) and lines.readme_label(log) ==
+                                                          run.label) for run, log in runs(seed))
+
+
 def test_the_public_runs_at_their_edges_hold_every_kind_of_run():
     kinds = {(run.label, run.severity) for seed in PUBLIC for run, log in runs(seed) if lines.graded_fresh(log)}
     assert kinds == set(run_plan.AGENTS)
