@@ -84,7 +84,8 @@ def with_findings(verdict: Verdict, spec: dict, ids) -> Verdict:
     last, after what was expected and found, which make room for it (``failing_message``)."""
     ids = list(dict.fromkeys(ids))
     if verdict.fraction < 1 and ids:
-        named = "; " + "; ".join(f"{RECOGNISED}{spec['findings'][m]}" for m in ids)
+        verdict.findings = [spec["findings"][m] for m in ids]  # their sentences, which the row carries beside
+        named = "; " + "; ".join(f"{RECOGNISED}{sentence}" for sentence in verdict.findings)
         verdict.message = (failing_message(**verdict.parts, named=named) if verdict.parts
                            else f"{verdict.message}{named}")
     return verdict

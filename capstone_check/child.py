@@ -63,7 +63,9 @@ def result_of(verdict) -> dict:
     found = {name: value for name, value in (("basis", verdict.basis), ("remade", verdict.remade),
                                              ("by_kind", verdict.by_kind), ("spread", verdict.spread))
              if value is not None}
-    return {"status": "ok", "fraction": verdict.fraction, "message": verdict.message, **found}
+    named = [finding for finding in verdict.findings if isinstance(finding, str)]  # the checker's: their sentences
+    return {"status": "ok", "fraction": verdict.fraction, "message": verdict.message, **found,
+            **({"named": named} if named else {})}
 
 
 def serve(run_request) -> None:

@@ -151,9 +151,9 @@ def foreseen(row, spec: dict) -> float:
 
 
 def recognised(row) -> str:
-    """The known mistakes the row's evidence names (said last in it), for a prediction that leaves the evidence out."""
-    _, found, named = row.evidence.partition(RECOGNISED)
-    return f"; {RECOGNISED}{named}" if found else ""
+    """The known mistakes the row's evidence names (carried beside it), for a prediction that leaves the evidence
+    out."""
+    return "".join(f"; {RECOGNISED}{sentence}" for sentence in row.named)
 
 
 def said(row, spec: dict, rows: dict) -> str:

@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from capstone_check import starts
@@ -50,6 +50,7 @@ class Row:
     basis: bool | dict | None = None  # whether what training uses of the piece passes, where its check tells
     foreseen: float | None = None  # a row left to final grading: the share its public evidence predicts
     evidence: str = ""  # and what that evidence says
+    named: list = field(default_factory=list)  # the sentences of the known mistakes that evidence recognised
     remade: dict | None = None  # a training bar's: where the pieces first fail to remake the reference's own runs
     # ({} where they remake them; None where this kit cannot tell)
     by_kind: dict | None = None  # per kind of case, [how many right, how many] (``Verdict.by_kind``)
@@ -108,7 +109,8 @@ def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
     fraction = min(max(float(result["fraction"]), 0.0), 1.0)
     if spec["kind"] == "final_only":  # its probe's result: listed as left to final grading, predicted from it
         return Row(check, spec["name"], spec["points"], 0.0, False, FINAL_ONLY, seconds, final_only=True,
-                   foreseen=fraction, evidence=result["message"], raised=result.get("status") == "student_error",
+                   foreseen=fraction, evidence=result["message"], named=result.get("named", []),
+                   raised=result.get("status") == "student_error",
                    by_kind=result.get("by_kind"), remade=result.get("remade"), spread=result.get("spread"))
     if spec["credit"] == "all_or_nothing" and fraction < 1.0:
         fraction = 0.0

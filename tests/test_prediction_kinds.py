@@ -9,8 +9,9 @@ import pytest
 
 from capstone_check.cli import row_line
 from capstone_check.kinds.c_diagnosis import labelled_by_kind
-from capstone_check.prediction import ceiling, predicted, said
+from capstone_check.prediction import ceiling, predicted, recognised, said
 from capstone_check.runner import FINAL_ONLY, Row
+from capstone_check.verdict import RECOGNISED
 
 FAULTS = ["saturated_policy", "untrained_critic", "small_replay_buffer"]
 SPEC = {"adds": "left to final grading: predicted from how many of them `my_labels` names as your `diagnose` does",
@@ -124,3 +125,11 @@ def test_a_fresh_runs_row_opened_both_ways_for_many_kinds_stays_within_a_failing
                                                       "is right on the public 6 kinds of runs")
     message = failing_message(["1 saturated policy run (severity 1) labelled healthy"], note)
     assert len(message) <= LONGEST and message.endswith("labelled healthy"), message
+
+
+def test_the_mistakes_a_prediction_names_travel_beside_the_evidence_never_read_back_from_its_text():
+    row = Row("C.fresh_runs", "fresh runs", 4.0, 0.0, False, FINAL_ONLY, 0.1, final_only=True,
+              foreseen=0.5, evidence=f"2 healthy runs labelled saturated_policy; {RECOGNISED}a sentence in the text",
+              named=["the sentence the child handed back"])
+    assert recognised(row) == f"; {RECOGNISED}the sentence the child handed back"
+    assert recognised(Row("C.fresh_runs", "fresh runs", 4.0, 0.0, False, "", 0.1)) == ""
