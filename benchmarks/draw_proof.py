@@ -39,26 +39,30 @@ SEEDED = {  # per project, its checks whose cases or runs are drawn from the gra
 FOLDERS = {project: folder for project, (folder, _) in MODULES.items()}
 
 
-def implementations(project: str, mutants: int, planted: int | None = None) -> list[tuple[str, str, object]]:
+def implementations(project: str, mutants: int, planted: int | None = None,
+                    named: str = "") -> list[tuple[str, str, object]]:
     """(kind, name, what ``graded_rows`` grades): ``planted`` of the planted bugs (all by default; at even steps),
-    the correct rewrites, ``mutants`` generated mutants (at even steps)."""
-    folder, out = FOLDERS[project], []
-    for kind, items in (("planted", spread([m for m in ALL if m.folder == folder], planted)),
-                        ("rewrite", [v for v in EQUIVALENT if v.folder == folder])):
+    the correct rewrites, ``mutants`` generated mutants (at even steps); with ``named``, only the planted bugs and
+    rewrites whose name holds one of its comma-separated words, and no generated mutant."""
+    folder, out, words = FOLDERS[project], [], [w for w in named.split(",") if w]
+    picked = [m for m in ALL if m.folder == folder and (not words or any(w in m.name for w in words))]
+    for kind, items in (("planted", picked if words else spread(picked, planted)),
+                        ("rewrite", [v for v in EQUIVALENT if v.folder == folder
+                                     and (not words or any(w in v.name for w in words))])):
         for item in items:
             source = mutate((paths.SOLUTIONS / folder / item.module).read_text(encoding="utf-8"), item.old, item.new)
             out.append((kind, item.name, types.SimpleNamespace(folder=folder, module=item.module, source=source,
                                                                project=project)))
-    out += [("generated", m.id, m) for m in spread(generate(project), mutants)]
+    out += [("generated", m.id, m) for m in spread(generate(project), 0 if words else mutants)]
     return out
 
 
 def measure(project: str, checks: list[str], sets: list[list[int]], mutants: int, planted: int | None,
-            meter: Meter) -> dict:
+            meter: Meter, named: str = "") -> dict:
     base = load_course(paths.COURSE_FILE, private=False)
     courses = [base.model_copy(update={"seeds": base.seeds.model_copy(update={"grading": seeds})}) for seeds in sets]
     rows, seconds = {}, []
-    for kind, name, implementation in implementations(project, mutants, planted):
+    for kind, name, implementation in implementations(project, mutants, planted, named):
         scores = defaultdict(list)
         for course in courses:
             before = meter.seconds()
@@ -100,6 +104,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=3)
     parser.add_argument("--mutants", type=int, default=10, help="generated mutants per project")
     parser.add_argument("--planted", type=int, default=None, help="planted bugs per project (default: every one)")
+    parser.add_argument("--names", default="", help="only planted bugs and rewrites whose name holds one of these "
+                        "comma-separated words (no generated mutant)")
     parser.add_argument("--rng", type=int, default=0, help="seed of the draw of the seed sets")
     parser.add_argument("--out", default="", help="write every score as JSON here")
     args = parser.parse_args()
@@ -110,7 +116,7 @@ def main() -> None:
         meter.add(os.getpid())  # this process and every child it starts, sandboxed ones included
         for project in args.projects.split(","):
             checks = [cid for cid in SEEDED[project] if cid in course.projects[project].checks]
-            results[project] = measure(project, checks, sets, args.mutants, args.planted, meter)
+            results[project] = measure(project, checks, sets, args.mutants, args.planted, meter, args.names)
     for project, result in results.items():
         print(table(project, result))
     print(f"{time.perf_counter() - started:.0f} s of wall time; CPU counted by {meter.how}")
