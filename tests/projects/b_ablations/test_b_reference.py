@@ -13,6 +13,7 @@ from autograder.cli import main
 from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.projects.b_ablations import catalogue, oracle, switches
+from capstone_check.kinds.b_ablations import STATISTICS, outputs_compared
 from tests.support.grading import (copy_reference, grade_checks, grade_in_a_fresh_process, mutate, without_timing,
                                    write_submission)
 from tests.support.imports import forgotten_after
@@ -68,9 +69,11 @@ def test_the_defaults_train_exactly_as_project_a():
 def test_every_switch_changes_exactly_one_of_the_graders_fixed_outputs(name):
     run = switches.oracle_run(5)
     base, flipped = switches.outputs(5, oracle.flipped(None), run), switches.outputs(5, oracle.flipped(name), run)
-    changed = [kind for kind in base if not all_close(flipped[kind], base[kind], 1e-12)]
+    changed = [kind for kind in outputs_compared(base) if not all_close(flipped[kind], base[kind], 1e-12)]
     assert changed == [{"init_agent": "init", "make_optimizer": "optimizer", "learning_rate": "learning_rate",
                         "advantages_and_returns": "advantages", "ppo_update": "update"}[catalogue.WHERE[name]]]
+    # what ppo_update returns is part of its output: a switch acting elsewhere leaves it as it was, to the bit
+    assert (flipped[STATISTICS] != base[STATISTICS]) == (changed == ["update"])
 
 
 def test_ablating_fewer_than_five_details_is_explained(tmp_path, course):
