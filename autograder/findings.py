@@ -17,7 +17,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from capstone_check.located import after_lead, sentence
-from capstone_check.values import same  # noqa: F401 - the judges' comparison with a mistake's values, from here
+from capstone_check.calls import flat
+from capstone_check.values import decode, same  # noqa: F401 - the judges' comparison with mistakes, from here
 
 
 class Finding(BaseModel):
@@ -112,3 +113,20 @@ def matched(mistakes: Iterable[Mistake], cases: list[tuple], got: list, toleranc
 def named(findings: Iterable[Finding]) -> str:
     """The findings as one clause of a message: their sentences, joined."""
     return "; ".join(f.text for f in findings)
+
+
+def recorded_mistakes(spec: dict, mistakes: dict) -> dict:
+    """``spec`` (a check of calls) with, on each call, the values each known mistake of its piece gives on its
+    inputs, and the mistakes' sentences. A mistake is recorded only where it can be computed on every call of its
+    piece."""
+    recorded = {}
+    for piece in {c["fn"] for c in spec["calls"] if "raises" not in c["out"]}:
+        calls = [c for c in spec["calls"] if c["fn"] == piece and "raises" not in c["out"]]
+        for mistake in of_piece(mistakes, piece):
+            values = [computed(mistake.variant, *decode(c["args"]), **decode(c.get("kwargs", {}))) for c in calls]
+            if any(v is None for v in values):
+                continue
+            for c, value in zip(calls, values):
+                c.setdefault("mistakes", {})[mistake.id] = flat(value)
+            recorded[mistake.id] = mistake.text
+    return {**spec, "findings": {**spec.get("findings", {}), **recorded}} if recorded else spec

@@ -1,5 +1,8 @@
-"""Checks of single pieces: call the student's function on the recorded public inputs and compare each output with
-the value final grading's reference gives on those inputs (recorded at release), with final grading's tolerance.
+"""Checks of calls, written once for both sides: the student's functions are called on a spec's inputs
+(``capstone_check.calling.collect_calls``) and ``judge_calls`` compares what came back with the values the reference
+gives on them. Final grading makes the spec from its grading seeds (``autograder.projects._shared.calls.CallsCheck``),
+collects in its sandboxed child and judges in its own process; the students' checker reads the spec recorded at
+release on the public seeds and runs the same two halves in one child, so on those seeds its row is final grading's.
 
 A call's ``out`` says what must come back: ``{"array": want, "shape": ..., "compare": ..., "tol": ...}``,
 ``{"float": want, ...}``, ``{"pair": [out, out]}``, ``{"dict": {key: out}}``, ``{"raises": "ValueError"}``; and a
@@ -14,28 +17,12 @@ from functools import reduce
 
 import numpy as np
 
-from capstone_check.located import after_lead, located, raising, sentence, smallest_case
-from capstone_check.student import StudentError, as_array, as_float, describe
-from capstone_check.own_lines import led, through_calls
+from capstone_check.calling import collect_calls, shaped
+from capstone_check.located import located, raising, smallest_case
+from capstone_check.student import StudentError
+from capstone_check.own_lines import led, through_calls, through_said
 from capstone_check.values import COMPARE, decode, difference, fmt, same
-from capstone_check.verdict import RECOGNISED, Verdict, failing_message
-
-
-def _shaped(value, out: dict, what: str):
-    """The student's value as the check collects it (a StudentError when it cannot be: wrong type, shape, NaN)."""
-    if "pair" in out:
-        if not isinstance(value, (tuple, list)) or len(value) != len(out["pair"]):
-            raise StudentError(f"{what}: expected a pair of values, found {describe(value)}", "invalid")
-        return [_shaped(v, o, f"{what}[{i}]") for i, (v, o) in enumerate(zip(value, out["pair"]))]
-    if "dict" in out:
-        if not isinstance(value, dict) or set(value) != set(out["dict"]):
-            raise StudentError(f"{what}: expected a dict with keys {', '.join(out['dict'])}, found "
-                               f"{describe(value)}", "invalid")
-        return {k: _shaped(value[k], o, f"{what}['{k}']") for k, o in out["dict"].items()}
-    if "float" in out and out.get("finite", True):
-        return as_float(value, what)
-    shape = out.get("shape", ())
-    return as_array(value, shape, what, finite=out.get("finite", True))
+from capstone_check.verdict import Verdict
 
 
 def _mismatch(got, out: dict) -> str | None:
@@ -80,14 +67,11 @@ def recognised_parts(spec: dict, got: dict) -> list[str]:
 
 
 def with_findings(verdict: Verdict, spec: dict, ids) -> Verdict:
-    """``verdict``, its message ending with the sentence of each recognised mistake when the check failed: said
-    last, after what was expected and found, which make room for it (``failing_message``)."""
+    """``verdict`` with the known mistakes it recognised (``ids``), when it failed: each ``{"id", "text"}``, said
+    beside its message, never in it, as final grading's report says them."""
     ids = list(dict.fromkeys(ids))
     if verdict.fraction < 1 and ids:
-        verdict.findings = [spec["findings"][m] for m in ids]  # their sentences, which the row carries beside
-        named = "; " + "; ".join(f"{RECOGNISED}{sentence}" for sentence in verdict.findings)
-        verdict.message = (failing_message(**verdict.parts, named=named) if verdict.parts
-                           else f"{verdict.message}{named}")
+        verdict.findings = [{"id": m, "text": spec["findings"][m]} for m in ids]
     return verdict
 
 
@@ -115,71 +99,74 @@ def where_said(spec: dict, compared: dict) -> list[dict]:
     return said
 
 
-def where_and_smallest(student, spec: dict, verdict: Verdict) -> Verdict:
+def where_and_smallest(spec: dict, verdict: Verdict, ladder_outputs) -> Verdict:
     """``verdict`` (its message led by where its output departs, from ``Verdict.of``), when it failed, ending with
-    the smallest rung of ``spec["ladder"]`` that fails, as final grading says it."""
-    if verdict.fraction >= 1:
+    the smallest rung of ``spec["ladder"]`` that fails (``ladder_outputs``: each rung's output, None where it
+    raised), as final grading says it."""
+    if verdict.fraction >= 1 or "ladder" not in spec:
         return verdict
-    if "ladder" in spec:
-        ladder, rungs = spec["ladder"], []
-        for rung in ladder["rungs"]:
-            try:
-                got = student.call(ladder["fn"], ladder.get("module"), decode(rung["args"]), {})
-                got = np.asarray(got[ladder["pick"]] if ladder.get("pick") is not None else got, dtype=float)
-            except Exception:  # noqa: BLE001 - a rung is shown, never graded: one that fails is shown as raising
-                got = None
-            rungs.append((rung["what"], got, decode(rung["want"])))
-        case = smallest_case(rungs, ladder["tol"])
-        verdict.message += f". {case}" if case else ""
+    ladder = spec["ladder"]
+    if not isinstance(ladder_outputs, list) or len(ladder_outputs) != len(ladder["rungs"]):
+        raise StudentError("the ladder's outputs collected do not answer its rungs one for one", "invalid")
+    rungs = [(rung["what"], None if got is None else np.asarray(got, dtype=float), decode(rung["want"]))
+             for rung, got in zip(ladder["rungs"], ladder_outputs)]
+    case = smallest_case(rungs, ladder["tol"])
+    verdict.message += f". {case}" if case else ""
     return verdict
 
 
-def raised_where(student, spec: dict, raised: list[tuple[dict, StudentError | None]]) -> StudentError:
-    """The first exception of a piece that raised on some of its located calls (``raised``: each located call and what
-    it raised, or None), led, as final grading leads it, by the piece it departs through and the feature of the calls
-    it raised on."""
-    first = next(exc for _, exc in raised if exc is not None)
+def raised_said(spec: dict, raised: list[int]) -> list[dict]:
+    """Where a piece raised, from the indices of the spec's calls it raised on (``raised``): per subject of
+    ``spec["locate"]``, the feature of its located calls that raised, as final grading says it."""
     where, said = spec["locate"], []
     for key, about in where["subjects"].items():
-        calls = [(call, exc) for call, exc in raised if any(k == key for k, _ in call["locate"])]
-        if any(exc is not None for _, exc in calls):
-            said += raising(where["check"], calls[0][0]["fn"], about["features"],
-                            [decode(c["masks"]) for c, _ in calls], [exc is not None for _, exc in calls])
-    return StudentError(after_lead(sentence(led(through_calls(student, spec), said, named=False)), str(first)),
-                        first.kind, first.exception)
+        calls = [(i, call) for i, call in enumerate(spec["calls"]) if any(k == key for k, _ in call.get("locate", []))]
+        if any(i in raised for i, _ in calls):
+            masks, raised_on = [decode(call["masks"]) for _, call in calls], [i in raised for i, _ in calls]
+            said += raising(where["check"], calls[0][1]["fn"], about["features"], masks, raised_on)
+    return said
 
 
-def run_calls(student, spec: dict) -> Verdict:
+def error_said(spec: dict, partial) -> list[dict]:
+    """Where the output had departed when the student's code raised, from the ``partial`` it was handed on with
+    (untrusted where another process sent it): the piece a composite departs through, then the feature of the located
+    calls it raised on."""
+    if not isinstance(partial, dict):
+        return []
+    raised = partial.get("raised")
+    count = len(spec["calls"])
+    indices = [i for i in raised if type(i) is int and 0 <= i < count] if isinstance(raised, list) else []
+    raising_here = spec.get("locate", {}).get("raising", False)
+    return led(through_said(spec, partial.get("through")), raised_said(spec, indices) if raising_here and indices
+               else [], named=False)
+
+
+def judge_calls(spec: dict, collected, through=None) -> Verdict:
+    """The verdict on the outputs ``collect_calls`` gathered (``collected``, untrusted where another process sent it:
+    a value of the wrong form is the student's error), against the spec's expected values: the share of groups
+    without a failure, where the output departs, the known mistakes its outputs are, and the smallest failing rung.
+    The piece a composite departs through is said from the re-runs collected beside (``collected["through"]``), or
+    by ``through()``, asked only of a failing row (the students' checker re-runs only then)."""
+    outputs = collected.get("outputs") if isinstance(collected, dict) else None
+    if not isinstance(outputs, list) or len(outputs) != len(spec["calls"]):
+        raise StudentError("the outputs collected do not answer the check's calls one for one", "invalid")
     failed: dict[str, str] = {}
     compared: dict = {}  # subject key -> (got, want, masks) of the calls that say where its output departs
     matches: dict[str, bool] = {}  # recorded mistake -> whether every call that records it matched so far
-    located_calls: list[tuple[dict, StudentError | None]] = []  # each located call and what it raised: the rest run
-    for call in spec["calls"]:
-        args, kwargs = decode(call.get("args", [])), decode(call.get("kwargs", {}))
-        kept = {i: np.array(args[i], copy=True) for i in call.get("keep", [])}
+    for call, output in zip(spec["calls"], outputs):
         out, what = call["out"], call["what"]
         if "raises" in out:
-            raised = student.call(call["fn"], call.get("module"), args, kwargs, raises=out["raises"])
+            raised = _told(output, "raised", bool)
             if not raised and call["group"] not in failed:
                 failed[call["group"]] = out["message"]
             if "mistake" in call:  # a known mistake of its own: returning where it should raise
                 matches[call["mistake"]] = not raised
             continue
-        try:
-            got = _shaped(student.call(call["fn"], call.get("module"), args, kwargs), out, what)
-        except StudentError as exc:
-            if exc.kind != "raised" or not call.get("locate") or not spec.get("locate", {}).get("raising"):
-                raise StudentError(after_lead(sentence(through_calls(student, spec)), str(exc)), exc.kind,
-                                   exc.exception) from None
-            located_calls.append((call, exc))
-            continue
-        if call.get("locate") and spec.get("locate", {}).get("raising"):
-            located_calls.append((call, None))
+        got = shaped(_told(output, "got", object), out, what)
         for mistake, value in call.get("mistakes", {}).items():
             matches[mistake] = matches.get(mistake, True) and same(flat(got), value)
-        for i, before in kept.items():
-            if call["group"] not in failed and not np.array_equal(args[i], before):
-                failed[call["group"]] = f"{what}: changed the array it was given; return a new array"
+        if _told(output, "changed", bool) and call["group"] not in failed:
+            failed[call["group"]] = f"{what}: changed the array it was given; return a new array"
         base = decode(call["base"]) if "base" in call else 0.0  # a step is located by its change, not its new values
         for key, part in call.get("locate", []):
             compared.setdefault(key, []).append((_part(got, part) - base, _expected(out, part) - base,
@@ -193,10 +180,27 @@ def run_calls(student, spec: dict) -> Verdict:
             low, high = call["range"]["bounds"]
             if not low <= got <= high:
                 failed.setdefault(call["range"]["group"], f"{what}: {call['range']['message']}; returned {got:.4g}")
-    if any(exc is not None for _, exc in located_calls):
-        raise raised_where(student, spec, located_calls)
     named = [m for m, hit in matches.items() if hit]
-    said = led(through_calls(student, spec), where_said(spec, compared), named=bool(named)) if failed else []
+    via = (through() if through else through_said(spec, collected.get("through"))) if failed else []
+    said = led(via, where_said(spec, compared), named=bool(named)) if failed else []
     verdict = with_findings(Verdict.of(list(failed.values()), spec["total"], spec["passed"], located=said), spec,
                             named)
-    return where_and_smallest(student, spec, verdict)
+    return where_and_smallest(spec, verdict, collected.get("ladder"))
+
+
+def _told(output, key: str, kind):
+    """``output[key]`` as ``collect_calls`` sends it; anything else is a value of the wrong form."""
+    if not isinstance(output, dict) or key not in output or not isinstance(output[key], kind):
+        raise StudentError(f"the collected output has no {key!r} of the form the check sends", "invalid")
+    return output[key]
+
+
+def run_calls(student, spec: dict) -> Verdict:
+    """A check of calls in the students' checker: collected and judged in one process, as final grading's child
+    collects and its judge decides."""
+    try:
+        collected = collect_calls(student, spec)
+    except StudentError as exc:
+        exc.located = error_said(spec, exc.partial)
+        raise
+    return judge_calls(spec, collected, through=lambda: through_calls(student, spec))

@@ -11,6 +11,8 @@ import traceback
 from importlib import import_module
 from pathlib import Path
 
+from capstone_check.located import after_lead, sentence
+
 def _function(name: str):
     """The checker's function named ``capstone_check.<module>:<function>`` in the expected values (the kit wrote the
     name from the function its project registered for the check's kind)."""
@@ -44,7 +46,9 @@ def run(request: dict) -> dict:
             return {"status": "ok", "row": per_seed(spec, "row")(student, spec, request["seed"])}
         verdict = runner_of(spec)(student, spec)
     except StudentError as exc:  # with what the prediction reads of it, where the check found that much
-        return {"status": "student_error", "kind": exc.kind, "fraction": 0.0, "message": str(exc),
+        return {"status": "student_error", "kind": exc.kind, "fraction": 0.0,
+                "message": after_lead(sentence(exc.located), str(exc)),
+                **({"located": exc.located} if exc.located else {}),
                 **({"basis": exc.basis} if getattr(exc, "basis", None) is not None else {})}
     except MemoryError:
         return {"status": "student_error", "kind": "memory", "fraction": 0.0, "message": "ran out of memory"}
@@ -63,9 +67,9 @@ def result_of(verdict) -> dict:
     found = {name: value for name, value in (("basis", verdict.basis), ("remade", verdict.remade),
                                              ("by_kind", verdict.by_kind), ("spread", verdict.spread))
              if value is not None}
-    named = [finding for finding in verdict.findings if isinstance(finding, str)]  # the checker's: their sentences
+    named = [finding["text"] for finding in verdict.findings]  # the sentences of the known mistakes recognised
     return {"status": "ok", "fraction": verdict.fraction, "message": verdict.message, **found,
-            **({"named": named} if named else {})}
+            **({"named": named} if named else {}), **({"located": verdict.located} if verdict.located else {})}
 
 
 def serve(run_request) -> None:

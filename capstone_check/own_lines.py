@@ -117,26 +117,39 @@ def _flat_departing(got, want, tolerance: float) -> np.ndarray | None:
     return departing(got, np.ravel(np.asarray(want, dtype=float)), tolerance)
 
 
-def through_calls(student, spec: dict) -> list[dict]:
-    """In the students' checker: the statement for a composite's located calls (``spec["calls"]`` of
-    ``spec["through"]``'s function) with each recorded piece in turn replaced by its stand-in, as final grading says
-    it."""
-    if "through" not in spec:
-        return []
-    about = spec["through"]
+def collect_through(student, spec: dict) -> dict:
+    """In the process that runs the student's code: the composite's outputs on its located calls (``spec["calls"]`` of
+    ``spec["through"]``'s function) with each recorded piece in turn replaced by its stand-in (``reran``) and, where
+    the spec names the pieces' parameters, with every piece at once (under ``EVERY``: ``reran_whole``); {} where the
+    spec holds no records (final grading's grading seeds, whose records would give the composite away)."""
+    about = spec.get("through")
+    if not about or "records" not in about:
+        return {}
     module = student.module(about["module"])
     calls = [call for call in spec["calls"] if call["fn"] == about["fn"] and call.get("locate")]
-
-    def run():
-        return [numbers(getattr(module, about["fn"])(*decode(call["args"]), **decode(call.get("kwargs", {}))))
-                for call in calls]
-
-    records, wants = decode(about["records"]), [expected_numbers(call["out"]) for call in calls]
-    said = through(about["check"], about["fn"], about["noun"], list(records), reran(module, records, run), wants,
-                   about["tol"])
-    if said or "parameters" not in about:
-        return said
     runs = [lambda call=call: getattr(module, about["fn"])(*decode(call["args"]), **decode(call.get("kwargs", {})))
             for call in calls]
-    return own_lines(about["check"], about["fn"], about["noun"], reran_whole(module, records, runs), wants,
-                     about["tol"], about["parameters"])
+    records = decode(about["records"])
+    reruns = reran(module, records, lambda: [numbers(run()) for run in runs])
+    return {**reruns, EVERY: reran_whole(module, records, runs)} if "parameters" in about else reruns
+
+
+def through_said(spec: dict, reruns) -> list[dict]:
+    """The statement the re-runs show (``reruns``, as ``collect_through`` gave them: untrusted where another process
+    sent them), against the spec's expected outputs: the piece the composite departs only through, else what shows
+    its own lines depart; [] where neither shows."""
+    about = spec.get("through")
+    if not about or not isinstance(reruns, dict) or not reruns:
+        return []
+    calls = [call for call in spec["calls"] if call["fn"] == about["fn"] and call.get("locate")]
+    pieces, wants = list(decode(about["records"])), [expected_numbers(call["out"]) for call in calls]
+    said = through(about["check"], about["fn"], about["noun"], pieces, reruns, wants, about["tol"])
+    if said or "parameters" not in about:
+        return said
+    return own_lines(about["check"], about["fn"], about["noun"], reruns.get(EVERY), wants, about["tol"],
+                     about["parameters"])
+
+
+def through_calls(student, spec: dict) -> list[dict]:
+    """In the students' checker: the statement for a composite's located calls, re-run and judged in one process."""
+    return through_said(spec, collect_through(student, spec))

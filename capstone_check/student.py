@@ -33,6 +33,9 @@ class StudentError(Exception):
         # plain data a check had collected when the student's code raised (a whole update: its steps so far),
         # from which the grader says where the output departed before it ended (``Check.located_on_error``)
         self.partial: dict = {}
+        # where the output departed, said as statements where the students' checker says it in the same process
+        # (final grading's judge remakes them from ``partial``): the row's message is led by them
+        self.located: list = []
 
 
 def _student_line(exc: BaseException, folder: Path) -> str:

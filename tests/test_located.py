@@ -198,7 +198,7 @@ def test_what_a_child_sends_of_its_reruns_says_nothing_unless_every_step_is_the_
     check = PROJECTS["D"].checks["D.grpo_step"]
     ctx = Context((7,), "public", validated_bar(check, course.projects["D"].checks["D.grpo_step"].bar, "D.grpo_step"))
     entry = CheckResult("D.grpo_step", check.name, 0.0, 3.0, False, "`grpo_step` raised IndexError")
-    right = [w.tolist() for w in reference_steps(7)]
+    right = [w.ravel().tolist() for w in reference_steps(7)]  # each step as one row of numbers, as sent
     for forged in ("all", {"you passed": right}, {"kl_penalized_reward": right[:-1]},
                    {"kl_penalized_reward": [[1.0]] * len(right)}, {"kl_penalized_reward": [None] * len(right)},
                    {"kl_penalized_reward": right[:-1] + [(np.array(right[-1]) + 1).tolist()]}):

@@ -484,17 +484,22 @@ def test_a_surrogate_that_departs_only_through_its_ratio_names_it_in_final_gradi
 
 
 def test_the_stand_ins_records_are_made_for_the_public_seeds_only(course):
-    """The records of the reference's piece outputs would give a graded step away: none on the grading seeds; on a
-    public seed one file, however many submissions are graded."""
+    """The records of the reference's piece outputs would give a graded step away: none in the child's inputs on the
+    grading seeds; on a public seed one file, however many submissions are graded."""
+    import json
+
     from autograder.checks import Context
+    from autograder.projects.a_ppo.clip_gradient import ClippedSurrogateGradient
     from autograder.projects.d_grpo.steps import GrpoStep
 
-    bar = course.projects["D"].checks["D.grpo_step"].bar
-    assert GrpoStep().prepare(Context((4_000_000_001, 55), "grading", bar)) is None
-    made = GrpoStep().prepare(Context((7,), "public", bar))
-    assert made.endswith(".json") and GrpoStep().prepare(Context((7,), "public", bar)) == made  # once per seed
-    from autograder.projects.a_ppo.clip_gradient import ClippedSurrogateGradient
-    assert ClippedSurrogateGradient().prepare(Context((4_000_000_001, 55), "grading", bar)) is None
+    for check, pid in ((GrpoStep(), "D"), (ClippedSurrogateGradient(), "A")):
+        bar = check.Bar(**course.projects[pid].checks[check.id].bar)
+        with open(check.prepare(Context((4_000_000_001, 55), "grading", bar)), encoding="utf-8") as made:
+            assert "through" not in json.load(made)
+        made = check.prepare(Context((7,), "public", bar))
+        with open(made, encoding="utf-8") as inputs:
+            assert json.load(inputs)["through"]["records"]
+        assert check.prepare(Context((7,), "public", bar)) == made  # once per seed
 
 
 # ------------------------------------------------------------------------- inputs that tell neighbours apart

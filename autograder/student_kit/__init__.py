@@ -27,7 +27,8 @@ from autograder.loader import load_course
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.release import for_students
-from autograder.student_kit.mistakes import catalogue_of, recorded_mistakes
+from autograder.findings import recorded_mistakes
+from autograder.student_kit.mistakes import catalogue_of
 
 NAME, VERSION = "rl-capstone-student", "0.1.0"
 COMMON_KINDS = {"calls": run_calls}  # checks of single pieces: the student's functions called on recorded inputs

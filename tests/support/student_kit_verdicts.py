@@ -36,8 +36,8 @@ def _outcome(item, folder: Path) -> ChildRun:
         try:
             student = Student(folder, PROJECTS[item.project].modules)
             parts.append(plain(item.check.collect(student, ctx)))
-        except StudentError as exc:
-            return ChildRun("student_error", 0.0, message=str(exc))
+        except StudentError as exc:  # with what the check had collected, as the child hands it back
+            return ChildRun("student_error", 0.0, plain(exc.partial), message=str(exc), kind=exc.kind)
         except Exception as exc:  # noqa: BLE001 - as the child says it: the student's when it came from their files
             if raised_by_student(exc, folder.resolve()) is None:
                 raise

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Check, Malformed, ToleranceBar, Verdict, pairs
-from autograder.comparisons import close, close_where_defined, difference
-from autograder.findings import matched, of_piece
+from autograder.checks import Check, Verdict
+from autograder.comparisons import close
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
+from autograder.projects._shared.calls import CallsCheck
+from autograder.projects._shared.encode import call, encode, locate, located_call, out_array, out_float
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
 from capstone_check.kinds import a_located
-from capstone_check.located import located, smallest_case
-from capstone_check.student import StudentError, as_array, as_float, describe
+from capstone_check.student import StudentError, as_array, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
 from rlkit.nn import mlp_forward, mlp_init
@@ -29,67 +29,28 @@ def pair(value, shapes, what):
 # ------------------------------------------------------------------------------------------------ GAE
 
 
-class GAE(Check):
+class GAE(CallsCheck):
     id = "A.gae"
     name = "GAE: lambda = 1 is reward-to-go minus V, lambda = 0 the TD error, any lambda the recursion"
+    mistakes = MISTAKES
 
-    Bar = ToleranceBar
-
-    def collect(self, student, ctx):
-        fn, out = student.fn("gae"), []
+    def spec(self, ctx) -> dict:
+        tol, calls = ctx.bar.tolerance, []
         for T, N, gamma, lam, r, v, term, trunc in gae_cases(ctx.seed):
-            adv, ret = pair(fn(r.copy(), v.copy(), term.copy(), trunc.copy(), gamma, lam), [(T, N), (T, N)],
-                            f"gae(T={T}, N={N}, lam={lam})")
-            out.append([adv, ret])
-        return {"out": out, "ladder": [on_rung(fn, rung) for rung in a_located.LADDER]}
-
-    def judge(self, data, ctx):
-        tol, failed = ctx.bar.tolerance, {}
-        for (T, N, gamma, lam, r, v, term, trunc), (adv, ret) in pairs(gae_cases(ctx.seed), data["out"]):
-            if lam == 1.0:
-                want, label = oracle.reward_to_go_minus_value(r, v, term, trunc, gamma), "lambda = 1"
-                what = "the discounted reward-to-go (bootstrapped at truncations and the segment's end) minus V"
-            elif lam == 0.0:
-                want, label, what = oracle.td_error(r, v, term, gamma), "lambda = 0", "the TD error"
-            else:
-                want, label, what = oracle.gae(r, v, term, trunc, gamma, lam), "general lambda", "the GAE recursion"
-            if label not in failed and not close(adv, want, tol):
-                failed[label] = f"{label} (T = {T}, N = {N}): advantages should equal {what}; {difference(adv, want)}"
-            if "returns" not in failed and not close(ret, np.array(adv) + v[:T], tol):
-                failed["returns"] = "returns should be advantages + V(s_t)"
-        cases = [(r, v, term, trunc, gamma, lam) for _, _, gamma, lam, r, v, term, trunc in gae_cases(ctx.seed)]
-        return Verdict.of(list(failed.values()), 4, "matches at lambda = 1, lambda = 0 and in general, across "
-                          "terminations, truncations and segment ends",
-                          findings=matched(of_piece(MISTAKES, "gae"), cases, data["out"]),
-                          located=gae_located(cases, data["out"], tol), case=gae_smallest(data, tol))
-
-
-def on_rung(fn, rung):
-    """The advantages ``gae`` returns on a ladder's rung, or None when it raises or returns something else: a rung is
-    shown, never graded, so it fails nothing by itself."""
-    r, v, term, trunc, gamma, lam = rung
-    try:
-        return as_array(fn(r.copy(), v.copy(), term.copy(), trunc.copy(), gamma, lam)[0], r.shape, "gae")
-    except Exception:  # noqa: BLE001 - any failure on a rung only means the rung is shown as raising
-        return None
-
-
-def gae_located(cases, outputs, tol) -> list[dict]:
-    """Where the advantages depart, over every case (``capstone_check.kinds.a_located``'s features)."""
-    pairs = [(adv, oracle.gae(r, v, term, trunc, gamma, lam)) for (r, v, term, trunc, gamma, lam), (adv, _)
-             in zip(cases, outputs)]
-    masks = [a_located.features(term, trunc) for _, _, term, trunc, _, _ in cases]
-    return located(pairs, tol, "A.gae", a_located.SUBJECT, a_located.FEATURES, masks)
-
-
-def gae_smallest(data, tol) -> str:
-    """The smallest rung of the ladder on which the student's advantages fail."""
-    got = data.get("ladder")
-    if not isinstance(got, list) or len(got) != len(a_located.LADDER):
-        raise Malformed(f"expected {len(a_located.LADDER)} results for the ladder")
-    return smallest_case([(a_located.call_text(rung), None if g is None else np.asarray(g, dtype=float),
-                           oracle.gae(rung[0], rung[1], rung[2], rung[3], rung[4], rung[5]))
-                          for rung, g in zip(a_located.LADDER, got)], tol)
+            label = {1.0: "lambda = 1", 0.0: "lambda = 0"}.get(lam, "general lambda")
+            want = oracle.gae(r, v, term, trunc, gamma, lam)
+            out = {"pair": [out_array(want, tol), out_array(want + v[:T], tol)]}
+            what, args = f"gae(T={T}, N={N}, lam={lam})", [r, v, term, trunc, gamma, lam]
+            calls.append(located_call(call("gae", args, out, f"{what} advantages", label, pick=0),
+                                      a_located.features(term, trunc), ("advantages", 0)))
+            calls.append(call("gae", args, out, f"{what} returns (advantages + V)", "returns", pick=1))
+        ladder = {"fn": "gae", "pick": 0, "tol": tol, "rungs": [
+            {"args": encode(list(rung)), "what": a_located.call_text(rung), "want": encode(oracle.gae(*rung))}
+            for rung in a_located.LADDER]}
+        return {"kind": "calls", "calls": calls, "total": 4, "ladder": ladder,
+                "passed": "matches at lambda = 1, lambda = 0 and in general, across terminations, truncations and "
+                          "segment ends",
+                **locate(self.id, tol, {"advantages": (a_located.SUBJECT, a_located.FEATURES)})}
 
 
 # ------------------------------------------------------------------------------------------------ batch
@@ -223,60 +184,32 @@ def variance_cases(seed: int):
     yield "a target of small spread", 0.7 * small + rng.normal(0, 0.1, len(small)), small
 
 
-def variance_failures(cases, got: list, tol: float) -> list[str]:
-    """The first departing case of each kind (a constant target, or any other), as failures."""
-    failed = {}
-    for (kind, predicted, target), value in pairs(cases, got, "explained variance cases"):
-        want = oracle.explained_variance(predicted, target)
-        label = kind if kind == CONSTANT_TARGET else "variance"
-        if label in failed or close_where_defined(value, want, tol):
-            continue
-        failed[label] = (f"explained_variance ({kind}): expected NaN, as Var(target) = 0, found {value:.6g}"
-                         if kind == CONSTANT_TARGET else f"explained_variance ({kind}): expected 1 - Var(target - "
-                         f"predicted) / Var(target) = {want:.6g}, found {value:.6g}")
-    return list(failed.values())
-
-
-class ValueEntropy(Check):
+class ValueEntropy(CallsCheck):
     id = "A.value_entropy"
     name = "Value loss and entropy bonus, with their gradients"
+    mistakes = MISTAKES
 
-    Bar = ToleranceBar
-
-    def collect(self, student, ctx):
+    def spec(self, ctx) -> dict:
         rng = np.random.default_rng(ctx.seed)
         values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
         logits = np.vstack([rng.normal(0, 2, (30, N_ACTIONS)), [[60.0, -60.0], [0.0, 0.0]]])
-        v = pair(student.fn("value_loss")(values, returns), [(), (40,)], "value_loss")
-        h = pair(student.fn("entropy_bonus")(logits), [(), logits.shape], "entropy_bonus")
-        fn = student.fn("explained_variance")
-        explained = [as_float(fn(predicted.copy(), target.copy()), f"explained_variance ({kind})", nan=True)
-                     for kind, predicted, target in variance_cases(ctx.seed)]
-        return {"value": v, "entropy": h, "explained_variance": explained}
-
-    def judge(self, data, ctx):
-        rng = np.random.default_rng(ctx.seed)
-        values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
-        logits = np.vstack([rng.normal(0, 2, (30, N_ACTIONS)), [[60.0, -60.0], [0.0, 0.0]]])
-        failures = []
+        tol = ctx.bar.tolerance
         loss, grad = oracle.value_loss(values, returns)
-        if not (close(data["value"][0], loss, ctx.bar.tolerance) and close(data["value"][1], grad, ctx.bar.tolerance)):
-            sign = close(data["value"][1], -grad, 1e-9)
-            failures.append(f"value_loss: expected ({loss:.6g}, (V - R) / B), found ({data['value'][0]:.6g}, ...)"
-                            + (" with the gradient's sign flipped" if sign else ""))
         H, dH = oracle.entropy_bonus(logits)
-        if not (close(data["entropy"][0], H, ctx.bar.tolerance) and close(data["entropy"][1], dH, ctx.bar.tolerance)):
-            failures.append(f"entropy_bonus: expected H = {H:.6g} nats and dH/dz = -pi (log pi + H) / B, found H = "
-                            f"{data['entropy'][0]:.6g} (rows include a near one-hot and a uniform policy)")
-        cases = list(variance_cases(ctx.seed))
-        failures += variance_failures(cases, data["explained_variance"], ctx.bar.tolerance)
-        findings = (matched(of_piece(MISTAKES, "value_loss"), [(values, returns)], [data["value"]])
-                    + matched(of_piece(MISTAKES, "entropy_bonus"), [(logits,)], [data["entropy"]])
-                    + matched(of_piece(MISTAKES, "explained_variance"), [case[1:] for case in cases],
-                              data["explained_variance"]))
-        said = (located([(data["value"][1], grad)], ctx.bar.tolerance, self.id, a_located.VALUE_SUBJECT)
-                + located([(data["entropy"][1], dH)], ctx.bar.tolerance, self.id, a_located.ENTROPY_SUBJECT,
-                          a_located.ROW_FEATURES, [a_located.entropy_row_features(logits)])
-                + located([(data["value"][0], loss)], ctx.bar.tolerance, self.id, a_located.VALUE_LOSS_SUBJECT)
-                + located([(data["entropy"][0], H)], ctx.bar.tolerance, self.id, a_located.ENTROPY_VALUE_SUBJECT))
-        return Verdict.of(failures, 4, "both values and both gradients match", findings=findings, located=said)
+        value = call("value_loss", [values, returns], {"pair": [out_array(loss, tol), out_array(grad, tol)]},
+                     "value_loss: expected (0.5 mean (V - R)^2, (V - R) / B)", "value")
+        entropy = call("entropy_bonus", [logits], {"pair": [out_array(H, tol), out_array(dH, tol)]},
+                       "entropy_bonus: expected the mean entropy and dH/dz = -pi (log pi + H) / B", "entropy")
+        calls = [located_call(value, {}, ("value", 1), ("value_loss", 0)),
+                 located_call(entropy, a_located.entropy_row_features(logits), ("entropy", 1), ("entropy_value", 0))]
+        for kind, predicted, target in variance_cases(ctx.seed):
+            constant = kind == CONSTANT_TARGET
+            calls.append(call("explained_variance", [predicted, target], out_float(
+                oracle.explained_variance(predicted, target), tol, "defined", False), f"explained_variance ({kind})",
+                kind if constant else "explained_variance",
+                hint="Var(target) = 0: return NaN" if constant else "1 - Var(target - predicted) / Var(target)"))
+        return {"kind": "calls", "calls": calls, "total": 4, "passed": "both values and both gradients match",
+                **locate(self.id, tol, {"value": (a_located.VALUE_SUBJECT, {}),
+                                        "entropy": (a_located.ENTROPY_SUBJECT, a_located.ROW_FEATURES),
+                                        "value_loss": (a_located.VALUE_LOSS_SUBJECT, {}),
+                                        "entropy_value": (a_located.ENTROPY_VALUE_SUBJECT, {})})}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.cascade import explained
+from capstone_check.cascade import explained
 from autograder.checks import Check, Malformed, ToleranceBar, Verdict, require
 from autograder.comparisons import beyond, close, difference
 from autograder.findings import Finding, matched, of_piece, same

@@ -5,35 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
-from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases, update_case
+from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, update_case
 from autograder.projects.a_ppo import clip_gradient as clip_gradient_check, pieces, reference_runs, update
 from autograder.findings import computed, of_check
-from autograder.projects._shared.encode import (call, encode, locate, located_call, mistakes_as_values, out_array,
-                                                out_float)
+from autograder.projects._shared.encode import encode, mistakes_as_values
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from capstone_check.calls import flat
-from capstone_check.kinds import a_bar, a_located, a_ppo as checker
-
-
-def gae(ctx) -> dict:
-    tol, calls = ctx.bar.tolerance, []
-    for T, N, gamma, lam, r, v, term, trunc in gae_cases(ctx.seed):
-        label = {1.0: "lambda = 1", 0.0: "lambda = 0"}.get(lam, "general lambda")
-        want = oracle.gae(r, v, term, trunc, gamma, lam)
-        out = {"pair": [out_array(want, tol), out_array(want + v[:T], tol)]}
-        what = f"gae(T={T}, N={N}, lam={lam})"
-        calls.append(located_call(call("gae", [r, v, term, trunc, gamma, lam], out, f"{what} advantages", label,
-                                       pick=0), a_located.features(term, trunc), ("advantages", 0)))
-        calls.append(call("gae", [r, v, term, trunc, gamma, lam], out, f"{what} returns (advantages + V)", "returns",
-                          pick=1))
-    ladder = {"fn": "gae", "pick": 0, "tol": tol, "rungs": [
-        {"args": encode(list(rung)), "what": a_located.call_text(rung), "want": encode(oracle.gae(*rung))}
-        for rung in a_located.LADDER]}
-    return {"kind": "calls", "calls": calls, "total": 4, "passed": "matches at lambda = 1, lambda = 0 and in general, "
-            "across terminations, truncations and segment ends",
-            **locate("A.gae", tol, {"advantages": (a_located.SUBJECT, a_located.FEATURES)}), "ladder": ladder}
+from capstone_check.kinds import a_bar, a_ppo as checker
 
 
 # What a training run takes from the pieces, for predicting A.bar when a piece's check fails only elsewhere: the keys
@@ -66,60 +45,6 @@ def ratio(ctx) -> dict:
             "tol": ctx.bar.tolerance, "first_tol": ctx.bar.first_minibatch_tolerance, **named}
 
 
-def clip_gradient(ctx) -> dict:
-    tol, calls = ctx.bar.tolerance, []
-    for logits, actions, old, adv, eps, kind in pieces.surrogate_cases(ctx.seed):
-        want_objective, want_grad = oracle.clipped_surrogate(logits, actions, old, adv, eps)
-        args = [logits, actions, old, adv, eps]
-        if kind == "at theta = theta_old":
-            plain = oracle.plain_policy_gradient(logits, actions, adv)
-            calls.append(call("clipped_surrogate", args, {"pair": [out_float(0.0, np.inf, "absolute"),
-                                                                    out_array(plain, tol)]},
-                              "at theta = theta_old the gradient should equal the plain policy gradient", kind, pick=1))
-        elif kind.startswith("beyond"):
-            calls.append(call("clipped_surrogate", args, {"pair": [out_float(0.0, np.inf, "absolute"),
-                                                                    out_array(np.zeros_like(logits), tol)]},
-                              "beyond the clip on the favourable side the gradient should be zero", kind, pick=1))
-        calls.append(located_call(call("clipped_surrogate", args, {"pair": [
-            out_float(want_objective, tol, "absolute"), out_array(want_grad, tol)]},
-            f"clipped_surrogate ({kind}, eps {eps})", "values"), pieces.surrogate_features(*args), ("gradient", 1),
-            ("objective", 0)))
-    through = {"check": "A.clip_gradient", "fn": "clipped_surrogate", "module": "ppo",
-               "noun": clip_gradient_check.THROUGH_NOUN, "tol": tol,
-               "records": encode(clip_gradient_check.ratio_records(ctx.seed))}
-    return {"kind": "calls", "calls": calls, "total": 3, "through": through,
-            "passed": "the plain policy gradient at theta_old, zero beyond the clip, and the right objective "
-                      "everywhere",
-            **locate("A.clip_gradient", tol, {"gradient": (a_located.SURROGATE_SUBJECT, a_located.SAMPLE_FEATURES),
-                                              "objective": (a_located.OBJECTIVE_SUBJECT, {})})}
-
-
-def value_entropy(ctx) -> dict:
-    rng = np.random.default_rng(ctx.seed)
-    values, returns = rng.normal(0, 5, 40), rng.normal(0, 5, 40)
-    logits = np.vstack([rng.normal(0, 2, (30, 2)), [[60.0, -60.0], [0.0, 0.0]]])
-    tol = ctx.bar.tolerance
-    loss, grad = oracle.value_loss(values, returns)
-    H, dH = oracle.entropy_bonus(logits)
-    calls = [located_call(call("value_loss", [values, returns], {"pair": [out_array(loss, tol), out_array(grad, tol)]},
-                               "value_loss: expected (0.5 mean (V - R)^2, (V - R) / B)", "value"), {}, ("value", 1),
-                          ("value_loss", 0)),
-             located_call(call("entropy_bonus", [logits], {"pair": [out_array(H, tol), out_array(dH, tol)]},
-                               "entropy_bonus: expected the mean entropy and dH/dz = -pi (log pi + H) / B", "entropy"),
-                          a_located.entropy_row_features(logits), ("entropy", 1), ("entropy_value", 0))]
-    for kind, predicted, target in pieces.variance_cases(ctx.seed):
-        constant = kind == pieces.CONSTANT_TARGET
-        calls.append(call("explained_variance", [predicted, target], out_float(
-            oracle.explained_variance(predicted, target), tol, "defined", False), f"explained_variance ({kind})",
-            kind if constant else "explained_variance",
-            hint="Var(target) = 0: return NaN" if constant else "1 - Var(target - predicted) / Var(target)"))
-    return {"kind": "calls", "calls": calls, "total": 4, "passed": "both values and both gradients match",
-            **locate("A.value_entropy", tol, {"value": (a_located.VALUE_SUBJECT, {}),
-                                              "entropy": (a_located.ENTROPY_SUBJECT, a_located.ROW_FEATURES),
-                                              "value_loss": (a_located.VALUE_LOSS_SUBJECT, {}),
-                                              "entropy_value": (a_located.ENTROPY_VALUE_SUBJECT, {})})}
-
-
 def update_check(ctx) -> dict:
     agent, batch_ = update.update_inputs(ctx.seed)
     want = update.reference_update(ctx.seed)
@@ -149,8 +74,9 @@ def bar(ctx) -> dict:
 # the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
 KINDS = {"a_batch": checker.batch, "a_ratio": checker.ratio, "a_update": checker.update, "a_bar": a_bar.bar}
 
-SPECS = {"A.gae": gae, "A.batch": batch, "A.ratio": ratio, "A.clip_gradient": clip_gradient,
-         "A.value_entropy": value_entropy, "A.update": update_check, "A.bar": bar}
+SPECS = {"A.gae": pieces.GAE().spec, "A.batch": batch, "A.ratio": ratio,
+         "A.clip_gradient": clip_gradient_check.ClippedSurrogateGradient().spec,
+         "A.value_entropy": pieces.ValueEntropy().spec, "A.update": update_check, "A.bar": bar}
 # A.bar's ``builds_on``, the rows whose failure here means the replay of every update departs there: a run's updates
 # are made of gae, flatten_batch, the ratio and ppo_update, which A.update checks with clipped_surrogate, value_loss and
 # entropy_bonus inside it. A failure of A.clip_gradient or A.value_entropy alone is an edge case training may or may

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.cascade import explained
+from capstone_check.cascade import explained
 from autograder.checks import validated_bar
 from autograder.checks import Check, VerdictDetails, Malformed, Verdict, pairs
 from autograder.projects._shared import audits

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.cascade import Probe, explained
+from capstone_check.cascade import Probe, explained
 from autograder.checks import Bar, Check, Malformed, Verdict
 from autograder.comparisons import close
 from autograder.findings import Finding, computed, of_check, of_piece, same

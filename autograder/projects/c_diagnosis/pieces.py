@@ -4,25 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Check, ToleranceBar, Verdict, pairs
-from autograder.comparisons import close_where_defined, difference
-from autograder.findings import matched, of_piece
+from autograder.projects._shared.calls import CallsCheck
+from autograder.projects._shared.encode import call, locate, located_call, out_array, out_float
 from autograder.projects.c_diagnosis import oracle
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
 from capstone_check.kinds import c_located
-from capstone_check.kinds.c_located import where
-from capstone_check.student import StudentError, as_array, describe
+from capstone_check.located import of_kinds
 
 
-def raw_array(value, shape: tuple, what: str) -> np.ndarray:
-    """``value`` as a float array of ``shape``; NaN and inf are kept (some cases expect them)."""
-    return as_array(value, shape, what, finite=False)
-
-
-def stats(value, keys: tuple, what: str) -> dict:
-    if not isinstance(value, dict) or set(value) != set(keys):
-        raise StudentError(f"{what}: expected a dict with keys {', '.join(keys)}, found {describe(value)}", "invalid")
-    return {key: float(raw_array(value[key], (), f"{what}['{key}']")) for key in keys}
+def located_as(check: str, tol: float, kinds: dict, *pieces_: str) -> dict:
+    """The spec's ``locate`` for diagnostics whose cases are each of one kind (``kinds``: kind -> where)."""
+    return locate(check, tol, {piece: (c_located.SUBJECTS[piece], kinds) for piece in pieces_})
 
 
 # ------------------------------------------------------------------------------------------------ policy diagnostics
@@ -44,50 +36,27 @@ def entropy_logits_cases(seed: int):
     yield "far apart", np.vstack([[[1000.0, 999.0, 0.0], [-np.inf, 1.0, 2.0]], far])
 
 
-class Entropy(Check):
+class Entropy(CallsCheck):
     id = "C.entropy"
     name = "Policy entropy in nats, one-hot policies included, and the logits' magnitude"
-    Bar = ToleranceBar
+    mistakes = MISTAKES
 
-    def collect(self, student, ctx):
-        H, M = student.fn("policy_entropy"), student.fn("logit_magnitude")
-        out = []
-        for kind, logits in entropy_logits_cases(ctx.seed):
-            out.append([raw_array(H(logits.copy()), (len(logits),), f"policy_entropy ({kind} logits)"),
-                        raw_array(M(np.where(np.isinf(logits), 0.0, logits)), (len(logits),),
-                                f"logit_magnitude ({kind} logits)")])
-        return {"out": out}
-
-    def judge(self, data, ctx):
-        tol, failed = ctx.bar.tolerance, {}
-        for (kind, logits), (H, M) in pairs(entropy_logits_cases(ctx.seed), data["out"], "logits cases"):
-            want = oracle.entropy_nats(logits)
+    def spec(self, ctx) -> dict:
+        tol, calls = ctx.bar.tolerance, []
+        cases = list(entropy_logits_cases(ctx.seed))
+        for (kind, logits), masks in zip(cases, of_kinds([kind for kind, _ in cases])):
             label = "one-hot entropy" if kind == "one-hot" else "entropy"
-            if label not in failed and not close_where_defined(H, want, tol):
-                hint = ""
-                if close_where_defined(H, want / np.log(2), 1e-6):
-                    hint = " (these are bits: use the natural logarithm, entropy is measured in nats here)"
-                elif np.any(np.isnan(np.asarray(H, float))):
-                    hint = " (NaN: count 0 log 0 as 0, and subtract the largest logit before exp)"
-                failed[label] = f"{label}, {kind} logits: expected -sum pi log pi in nats; {difference(H, want)}{hint}"
-            want_m = oracle.logit_magnitude(np.where(np.isinf(logits), 0.0, logits))
-            label = "magnitude under a shift" if kind == "shifted" else "magnitude"
-            if label not in failed and not close_where_defined(M, want_m, tol):
-                failed[label] = (f"logit_magnitude, {kind} logits: expected mean_a |z_a - mean z| per row; "
-                                 f"{difference(M, want_m)}" + (" (a shift common to all actions must not change it)"
-                                                         if kind == "shifted" else ""))
-        cases, out = list(entropy_logits_cases(ctx.seed)), data["out"]
-        findings = (matched(of_piece(MISTAKES, "policy_entropy"), [(z,) for _, z in cases], [o[0] for o in out])
-                    + matched(of_piece(MISTAKES, "logit_magnitude"),
-                              [(np.where(np.isinf(z), 0.0, z),) for _, z in cases], [o[1] for o in out]))
-        kinds = [kind for kind, _ in cases]
-        finite = [np.where(np.isinf(z), 0.0, z) for _, z in cases]
-        said = (where(self.id, "policy_entropy", kinds, [o[0] for o in out],
-                      [oracle.entropy_nats(z) for _, z in cases], tol, c_located.ENTROPY_KINDS)
-                + where(self.id, "logit_magnitude", kinds, [o[1] for o in out],
-                        [oracle.logit_magnitude(z) for z in finite], tol, c_located.ENTROPY_KINDS))
-        return Verdict.of(list(failed.values()), 4, "entropy in nats (one-hot rows included) and logit magnitude match",
-                          findings=findings, located=said)
+            calls.append(located_call(call("policy_entropy", [logits], out_array(oracle.entropy_nats(logits), tol,
+                                                                                "defined", False),
+                                           f"policy_entropy ({kind} logits)", label), masks, ("policy_entropy", None)))
+            finite = np.where(np.isinf(logits), 0.0, logits)
+            calls.append(located_call(call("logit_magnitude", [finite], out_array(oracle.logit_magnitude(finite), tol,
+                                                                                  "defined", False),
+                                           f"logit_magnitude ({kind} logits)", "magnitude under a shift"
+                                           if kind == "shifted" else "magnitude"), masks, ("logit_magnitude", None)))
+        return {"kind": "calls", "calls": calls, "total": 4,
+                "passed": "entropy in nats (one-hot rows included) and logit magnitude match",
+                **located_as("C.entropy", tol, c_located.ENTROPY_KINDS, "policy_entropy", "logit_magnitude")}
 
 
 def ratio_cases(seed: int):
@@ -104,41 +73,26 @@ def ratio_cases(seed: int):
     return cases
 
 
-class KLClip(Check):
+class KLClip(CallsCheck):
     id = "C.kl_clip"
     name = "Approximate KL and clip fraction from old and new log-probabilities"
-    Bar = ToleranceBar
+    mistakes = MISTAKES
 
-    def collect(self, student, ctx):
-        kl, cf = student.fn("approx_kl"), student.fn("clip_fraction")
-        return {"out": [[float(raw_array(kl(new.copy(), old.copy()), (), "approx_kl")),
-                         float(raw_array(cf(new.copy(), old.copy(), eps), (), "clip_fraction"))]
-                        for new, old, eps in ratio_cases(ctx.seed)]}
-
-    def judge(self, data, ctx):
-        tol, failed = ctx.bar.tolerance, {}
-        for (new, old, eps), (kl, cf) in pairs(ratio_cases(ctx.seed), data["out"], "log-prob cases"):
-            want = oracle.approx_kl(new, old)
+    def spec(self, ctx) -> dict:
+        tol, calls = ctx.bar.tolerance, []
+        cases = ratio_cases(ctx.seed)
+        kinds = of_kinds(["unchanged" if np.all(new == old) else "changed" for new, old, _ in cases])
+        for (new, old, eps), masks in zip(cases, kinds):
             label = "KL of an unchanged policy" if np.all(new == old) else "KL"
-            if label not in failed and not close_where_defined(kl, want, tol):
-                naive = np.mean(old - new)
-                hint = (" (that is mean(log old - log new), which can be negative; use (rho - 1) - log rho)"
-                        if close_where_defined(kl, naive, 1e-9) or close_where_defined(kl, -naive, 1e-9) else "")
-                failed[label] = f"{label}: expected mean((rho - 1) - log rho) = {want:.6g}, found {kl:.6g}{hint}"
-            want_cf = oracle.clip_fraction(new, old, eps)
-            if "clip" not in failed and not close_where_defined(cf, want_cf, tol):
-                failed["clip"] = (f"clip fraction at eps = {eps}: expected the share of |rho - 1| > eps, "
-                                  f"{want_cf:.4g}, found {cf:.4g}")
-        cases, out = list(ratio_cases(ctx.seed)), data["out"]
-        findings = (matched(of_piece(MISTAKES, "approx_kl"), [c[:2] for c in cases], [o[0] for o in out])
-                    + matched(of_piece(MISTAKES, "clip_fraction"), cases, [o[1] for o in out]))
-        kinds = ["unchanged" if np.all(new == old) else "changed" for new, old, _ in cases]
-        said = (where(self.id, "approx_kl", kinds, [o[0] for o in out],
-                      [oracle.approx_kl(new, old) for new, old, _ in cases], tol, c_located.RATIO_KINDS)
-                + where(self.id, "clip_fraction", kinds, [o[1] for o in out],
-                        [oracle.clip_fraction(*c) for c in cases], tol, c_located.RATIO_KINDS))
-        return Verdict.of(list(failed.values()), 3, "approximate KL and clip fraction match, 0 for an unchanged policy",
-                          findings=findings, located=said)
+            kl = out_float(oracle.approx_kl(new, old), tol, "defined", False)
+            calls.append(located_call(call("approx_kl", [new, old], kl, "approx_kl", label), masks,
+                                      ("approx_kl", None)))
+            calls.append(located_call(call("clip_fraction", [new, old, eps], out_float(
+                oracle.clip_fraction(new, old, eps), tol, "defined", False), f"clip_fraction at eps = {eps}", "clip"),
+                masks, ("clip_fraction", None)))
+        return {"kind": "calls", "calls": calls, "total": 3,
+                "passed": "approximate KL and clip fraction match, 0 for an unchanged policy",
+                **located_as("C.kl_clip", tol, c_located.RATIO_KINDS, "approx_kl", "clip_fraction")}
 
 
 # ------------------------------------------------------------------------------------------------ critic diagnostics
@@ -156,36 +110,20 @@ def variance_cases(seed: int):
     yield "constant returns", rng.normal(0, 1, 40), np.full(40, 3.5)
 
 
-class ExplainedVariance(Check):
+class ExplainedVariance(CallsCheck):
     id = "C.explained_variance"
     name = "Explained variance of the critic, constant returns included"
-    Bar = ToleranceBar
+    mistakes = MISTAKES
 
-    def collect(self, student, ctx):
-        fn = student.fn("explained_variance")
-        return {"out": [float(raw_array(fn(v.copy(), r.copy()), (), f"explained_variance ({kind})"))
-                        for kind, v, r in variance_cases(ctx.seed)]}
-
-    def judge(self, data, ctx):
-        tol, failed = ctx.bar.tolerance, {}
-        for (kind, v, r), got in pairs(variance_cases(ctx.seed), data["out"], "critic cases"):
-            want = oracle.explained_variance(v, r)
-            label = kind if kind == "constant returns" else "ordinary"
-            if label in failed or close_where_defined(got, want, tol):
-                continue
-            if kind == "constant returns":
-                failed[label] = (f"with constant returns Var(R) = 0 and the ratio is undefined: expected NaN, "
-                                 f"found {got:.6g}")
-            else:
-                inverted = 1 - np.var(r) / np.var(r - v) if np.var(r - v) > 0 else np.nan
-                hint = (" (the ratio is upside down: Var(R - V) goes on top)"
-                        if close_where_defined(got, inverted, 1e-9) else "")
-                failed[label] = f"{kind}: expected 1 - Var(R - V) / Var(R) = {want:.6g}, found {got:.6g}{hint}"
-        cases = [(v, r) for _, v, r in variance_cases(ctx.seed)]
-        said = where(self.id, "explained_variance", [kind for kind, _, _ in variance_cases(ctx.seed)],
-                     data["out"], [oracle.explained_variance(v, r) for v, r in cases], tol, c_located.VARIANCE_KINDS)
-        return Verdict.of(list(failed.values()), 2, "matches, and is NaN for constant returns",
-                          findings=matched(of_piece(MISTAKES, "explained_variance"), cases, data["out"]), located=said)
+    def spec(self, ctx) -> dict:
+        cases = list(variance_cases(ctx.seed))
+        calls = [located_call(call("explained_variance", [v, r], out_float(oracle.explained_variance(v, r),
+                                                                           ctx.bar.tolerance, "defined", False),
+                                   f"explained_variance ({kind})", kind if kind == "constant returns" else "ordinary"),
+                              masks, ("explained_variance", None))
+                 for (kind, v, r), masks in zip(cases, of_kinds([kind for kind, _, _ in cases]))]
+        return {"kind": "calls", "calls": calls, "total": 2, "passed": "matches, and is NaN for constant returns",
+                **located_as(self.id, ctx.bar.tolerance, c_located.VARIANCE_KINDS, "explained_variance")}
 
 
 # ---------------------------------------------------------------------------------------------- value-based diagnostics
@@ -205,52 +143,35 @@ def td_cases(seed: int):
 
 
 TD_KEYS, Q_KEYS = ("mean_abs", "max_abs", "relative"), ("vs_mc", "ratio_mc", "above_bound")
+ABOVE_BOUND_HINT = {"above_bound": {"hint": "with reward 1 per step no return exceeds 1 / (1 - gamma)"}}
 
 
-class TDAndQ(Check):
+class TDAndQ(CallsCheck):
     id = "C.td_q"
     name = "TD-error statistics and Q-value overestimation against 1/(1-gamma) and Monte Carlo returns"
-    Bar = ToleranceBar
+    mistakes = MISTAKES
 
-    def collect(self, student, ctx):
-        td_fn, q_fn = student.fn("td_error_stats"), student.fn("q_overestimation")
-        return {"out": [[stats(td_fn(td.copy(), q.copy()), TD_KEYS, "td_error_stats"),
-                         stats(q_fn(q.copy(), g.copy(), gamma), Q_KEYS, "q_overestimation")]
-                        for td, q, g, gamma in td_cases(ctx.seed)]}
-
-    def judge(self, data, ctx):
-        tol, failed = ctx.bar.tolerance, {}
-        for (td, q, g, gamma), (got_td, got_q) in pairs(td_cases(ctx.seed), data["out"], "TD cases"):
+    def spec(self, ctx) -> dict:
+        tol, calls = ctx.bar.tolerance, []
+        cases = list(td_cases(ctx.seed))
+        kinds = of_kinds(["negative Q" if (q < 0).any() else "positive Q" for _, q, _, _ in cases])
+        for (td, q, g, gamma), masks in zip(cases, kinds):
             want_td, want_q = oracle.td_error_stats(td, q), oracle.q_overestimation(q, g, gamma)
-            for key, want, got, what in [(k, want_td[k], got_td[k], "td_error_stats") for k in TD_KEYS] + \
-                                        [(k, want_q[k], got_q[k], "q_overestimation") for k in Q_KEYS]:
-                label = f"{what}['{key}']"
-                if label not in failed and not close_where_defined(got, want, tol):
-                    failed[label] = (f"{label} at gamma = {gamma}: expected {want:.6g}, found {got:.6g}"
-                                     f"{td_hint(key, got, td, q)}")
-        cases, out = list(td_cases(ctx.seed)), data["out"]
-        findings = (matched(of_piece(MISTAKES, "td_error_stats"), [c[:2] for c in cases],
-                            [[o[0][k] for k in TD_KEYS] for o in out])
-                    + matched(of_piece(MISTAKES, "q_overestimation"), [c[1:] for c in cases],
-                              [[o[1][k] for k in Q_KEYS] for o in out]))
-        kinds = ["negative Q" if (q < 0).any() else "positive Q" for _, q, _, _ in cases]
-        said = [statement for part, keys, fn in ((0, TD_KEYS, lambda c: oracle.td_error_stats(*c[:2])),
-                                                 (1, Q_KEYS, lambda c: oracle.q_overestimation(*c[1:])))
-                for key in keys for statement in where(
-                    self.id, f"{('td_error_stats', 'q_overestimation')[part]}:{key}", kinds,
-                    [o[part][key] for o in out], [fn(c)[key] for c in cases], tol, c_located.TD_KINDS)]
-        return Verdict.of(list(failed.values()), 6, "TD-error statistics and overestimation match", findings=findings,
-                          located=said)
-
-
-def td_hint(key: str, got: float, td, q) -> str:
-    """What a wrong TD or Q statistic most likely did, when it is recognisable."""
-    if key == "above_bound":
-        return " (with reward 1 per step no return exceeds 1 / (1 - gamma))"
-    if key == "relative" and (q < 0).any() and close_where_defined(got, np.abs(td).mean() / abs(q.mean()), 1e-9):
-        return (f" (that divides by |mean Q| = {abs(q.mean()):.4g}, not by the values' size mean |Q| = "
-                f"{np.abs(q).mean():.4g})")
-    return ""
+            for key in TD_KEYS:
+                calls.append(located_call(call("td_error_stats", [td, q], {"dict": {
+                    k: out_float(want_td[k], tol, "defined", False) for k in TD_KEYS}},
+                    f"td_error_stats at gamma = {gamma}", f"td_error_stats['{key}']", pick=key),
+                    masks, (f"td_error_stats:{key}", key)))
+            for key in Q_KEYS:
+                calls.append(located_call(call("q_overestimation", [q, g, gamma],
+                                               {"dict": {k: out_float(want_q[k], tol, "defined", False)
+                                                         for k in Q_KEYS}},
+                                               f"q_overestimation at gamma = {gamma}", f"q_overestimation['{key}']",
+                                               pick=key, **ABOVE_BOUND_HINT.get(key, {})),
+                                          masks, (f"q_overestimation:{key}", key)))
+        return {"kind": "calls", "calls": calls, "total": 6, "passed": "TD-error statistics and overestimation match",
+                **located_as("C.td_q", tol, c_located.TD_KINDS, *(f"td_error_stats:{k}" for k in TD_KEYS),
+                             *(f"q_overestimation:{k}" for k in Q_KEYS))}
 
 
 def curve_cases(seed: int):
@@ -266,25 +187,18 @@ def curve_cases(seed: int):
     yield "no episodes", np.full(5, np.nan)
 
 
-class ReturnDrop(Check):
+class ReturnDrop(CallsCheck):
     id = "C.return_drop"
     name = "Return stability after the peak"
-    Bar = ToleranceBar
+    mistakes = MISTAKES
 
-    def collect(self, student, ctx):
-        fn = student.fn("return_drop")
-        return {"out": [float(raw_array(fn(curve.copy()), (), f"return_drop ({kind})"))
-                        for kind, curve in curve_cases(ctx.seed)]}
-
-    def judge(self, data, ctx):
-        tol, failed = ctx.bar.tolerance, {}
-        for (kind, curve), got in pairs(curve_cases(ctx.seed), data["out"], "return curves"):
-            want = oracle.return_drop(curve)
-            label = "ordinary" if kind == "ordinary" else "edge"
-            if label not in failed and not close_where_defined(got, want, tol):
-                failed[label] = f"{kind} curve: expected 1 - mean(after the peak) / peak = {want:.6g}, found {got:.6g}"
-        cases = [(curve,) for _, curve in curve_cases(ctx.seed)]
-        said = where(self.id, "return_drop", [kind for kind, _ in curve_cases(ctx.seed)], data["out"],
-                     [oracle.return_drop(c) for c, in cases], tol, c_located.CURVE_KINDS)
-        return Verdict.of(list(failed.values()), 2, "matches, gaps, a final peak and an empty curve included",
-                          findings=matched(of_piece(MISTAKES, "return_drop"), cases, data["out"]), located=said)
+    def spec(self, ctx) -> dict:
+        cases = list(curve_cases(ctx.seed))
+        calls = [located_call(call("return_drop", [curve], out_float(oracle.return_drop(curve), ctx.bar.tolerance,
+                                                                     "defined", False),
+                                   f"return_drop ({kind} curve)", "ordinary" if kind == "ordinary" else "edge"),
+                              masks, ("return_drop", None))
+                 for (kind, curve), masks in zip(cases, of_kinds([kind for kind, _ in cases]))]
+        return {"kind": "calls", "calls": calls, "total": 2,
+                "passed": "matches, gaps, a final peak and an empty curve included",
+                **located_as("C.return_drop", ctx.bar.tolerance, c_located.CURVE_KINDS, "return_drop")}

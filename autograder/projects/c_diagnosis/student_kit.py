@@ -6,96 +6,25 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.findings import computed, of_piece
-from autograder.projects._shared.encode import call, locate, located_call, mistakes_as_values, out_array, out_float
-from capstone_check.located import of_kinds
-from autograder.projects.c_diagnosis import boundary, edges, fresh, lines, oracle, pieces, run_plan
+from autograder.projects._shared.encode import mistakes_as_values
+from autograder.projects.c_diagnosis import boundary, edges, fresh, lines, pieces, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
-from capstone_check.kinds import c_diagnosis as checker, c_located
+from capstone_check.kinds import c_diagnosis as checker
 
 
-def located_as(check: str, tol: float, kinds: dict, *pieces_: str) -> dict:
-    """The spec's ``locate`` for diagnostics whose cases are each of one kind (``kinds``: kind -> where)."""
-    return locate(check, tol, {piece: (c_located.SUBJECTS[piece], kinds) for piece in pieces_})
 
 
-def entropy(ctx) -> dict:
-    tol, calls = ctx.bar.tolerance, []
-    cases = list(pieces.entropy_logits_cases(ctx.seed))
-    for (kind, logits), masks in zip(cases, of_kinds([kind for kind, _ in cases])):
-        label = "one-hot entropy" if kind == "one-hot" else "entropy"
-        calls.append(located_call(call("policy_entropy", [logits], out_array(oracle.entropy_nats(logits), tol,
-                                                                            "defined", False),
-                                       f"policy_entropy ({kind} logits)", label), masks, ("policy_entropy", None)))
-        finite = np.where(np.isinf(logits), 0.0, logits)
-        calls.append(located_call(call("logit_magnitude", [finite], out_array(oracle.logit_magnitude(finite), tol,
-                                                                              "defined", False),
-                                       f"logit_magnitude ({kind} logits)", "magnitude under a shift"
-                                       if kind == "shifted" else "magnitude"), masks, ("logit_magnitude", None)))
-    return {"kind": "calls", "calls": calls, "total": 4,
-            "passed": "entropy in nats (one-hot rows included) and logit magnitude match",
-            **located_as("C.entropy", tol, c_located.ENTROPY_KINDS, "policy_entropy", "logit_magnitude")}
 
 
-def kl_clip(ctx) -> dict:
-    tol, calls = ctx.bar.tolerance, []
-    cases = pieces.ratio_cases(ctx.seed)
-    kinds = of_kinds(["unchanged" if np.all(new == old) else "changed" for new, old, _ in cases])
-    for (new, old, eps), masks in zip(cases, kinds):
-        label = "KL of an unchanged policy" if np.all(new == old) else "KL"
-        calls.append(located_call(call("approx_kl", [new, old], out_float(oracle.approx_kl(new, old), tol, "defined",
-                                                                          False), "approx_kl", label),
-                                  masks, ("approx_kl", None)))
-        calls.append(located_call(call("clip_fraction", [new, old, eps], out_float(
-            oracle.clip_fraction(new, old, eps), tol, "defined", False), f"clip_fraction at eps = {eps}", "clip"),
-            masks, ("clip_fraction", None)))
-    return {"kind": "calls", "calls": calls, "total": 3,
-            "passed": "approximate KL and clip fraction match, 0 for an unchanged policy",
-            **located_as("C.kl_clip", tol, c_located.RATIO_KINDS, "approx_kl", "clip_fraction")}
 
 
-def explained_variance(ctx) -> dict:
-    cases = list(pieces.variance_cases(ctx.seed))
-    calls = [located_call(call("explained_variance", [v, r], out_float(oracle.explained_variance(v, r),
-                                                                       ctx.bar.tolerance, "defined", False),
-                               f"explained_variance ({kind})", kind if kind == "constant returns" else "ordinary"),
-                          masks, ("explained_variance", None))
-             for (kind, v, r), masks in zip(cases, of_kinds([kind for kind, _, _ in cases]))]
-    return {"kind": "calls", "calls": calls, "total": 2, "passed": "matches, and is NaN for constant returns",
-            **located_as("C.explained_variance", ctx.bar.tolerance, c_located.VARIANCE_KINDS, "explained_variance")}
 
 
-def td_q(ctx) -> dict:
-    tol, calls = ctx.bar.tolerance, []
-    cases = list(pieces.td_cases(ctx.seed))
-    kinds = of_kinds(["negative Q" if (q < 0).any() else "positive Q" for _, q, _, _ in cases])
-    for (td, q, g, gamma), masks in zip(cases, kinds):
-        want_td, want_q = oracle.td_error_stats(td, q), oracle.q_overestimation(q, g, gamma)
-        for key in pieces.TD_KEYS:
-            calls.append(located_call(call("td_error_stats", [td, q], {"dict": {
-                k: out_float(want_td[k], tol, "defined", False) for k in pieces.TD_KEYS}},
-                f"td_error_stats at gamma = {gamma}", f"td_error_stats['{key}']", pick=key),
-                masks, (f"td_error_stats:{key}", key)))
-        for key in pieces.Q_KEYS:
-            calls.append(located_call(call("q_overestimation", [q, g, gamma],
-                                           {"dict": {k: out_float(want_q[k], tol, "defined", False)
-                                                     for k in pieces.Q_KEYS}},
-                                           f"q_overestimation at gamma = {gamma}", f"q_overestimation['{key}']",
-                                           pick=key), masks, (f"q_overestimation:{key}", key)))
-    return {"kind": "calls", "calls": calls, "total": 6, "passed": "TD-error statistics and overestimation match",
-            **located_as("C.td_q", tol, c_located.TD_KINDS, *(f"td_error_stats:{k}" for k in pieces.TD_KEYS),
-                         *(f"q_overestimation:{k}" for k in pieces.Q_KEYS))}
 
 
-def return_drop(ctx) -> dict:
-    cases = list(pieces.curve_cases(ctx.seed))
-    calls = [located_call(call("return_drop", [curve], out_float(oracle.return_drop(curve), ctx.bar.tolerance,
-                                                                 "defined", False),
-                               f"return_drop ({kind} curve)", "ordinary" if kind == "ordinary" else "edge"),
-                          masks, ("return_drop", None))
-             for (kind, curve), masks in zip(cases, of_kinds([kind for kind, _ in cases]))]
-    return {"kind": "calls", "calls": calls, "total": 2,
-            "passed": "matches, gaps, a final peak and an empty curve included",
-            **located_as("C.return_drop", ctx.bar.tolerance, c_located.CURVE_KINDS, "return_drop")}
+
+
+
 
 
 def fresh_runs(ctx) -> dict:
@@ -154,8 +83,9 @@ def own_labels(ctx) -> dict:
 # functions)
 KINDS = {"c_fresh_runs": checker.fresh_runs, "c_at_the_lines": checker.at_the_lines, "c_own_labels": checker.own_labels}
 
-SPECS = {"C.entropy": entropy, "C.kl_clip": kl_clip, "C.explained_variance": explained_variance, "C.td_q": td_q,
-         "C.return_drop": return_drop, "C.fresh_runs": fresh_runs}
+SPECS = {"C.entropy": pieces.Entropy().spec, "C.kl_clip": pieces.KLClip().spec,
+         "C.explained_variance": pieces.ExplainedVariance().spec, "C.td_q": pieces.TDAndQ().spec,
+         "C.return_drop": pieces.ReturnDrop().spec, "C.fresh_runs": fresh_runs}
 # What final grading adds that this kit cannot check, and the public evidence each row is predicted from (``probe``).
 # C.diagnose_rules labels logs built at the lines from the fresh runs final grading trains; every public seed's are
 # built here, and `diagnose` on them predicts the row, whatever diagnostic fails its own check: a wrong diagnostic

@@ -7,13 +7,14 @@ import itertools
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, pairs
-from autograder.comparisons import beyond, close, difference
+from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict
+from autograder.comparisons import beyond
 from autograder.findings import matched, of_piece
+from autograder.projects._shared.calls import CallsCheck
+from autograder.projects._shared.encode import call, locate, located_call, out_array
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from capstone_check.kinds import d_located
-from capstone_check.located import located
 from capstone_check.student import as_array
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
 
@@ -48,58 +49,36 @@ def make_groups(seed: int, n: int) -> list[np.ndarray]:
     return groups
 
 
-WEIGHTS = {  # student function -> (oracle, a mistake worth naming when the student's output matches it)
-    "group_centered_weight": (oracle.centered, None),
-    "group_standardized_weight": (oracle.standardized, (
-        lambda r: (r - r.mean()) / (r.std(ddof=1) + 1e-8) if len(r) > 1 else r * 0,
-        "use the population standard deviation (ddof = 0), as the chapter's normalize does")),
-    "leave_one_out_weight": (oracle.leave_one_out, (
-        lambda r: r - (r.sum() - r) / len(r),
-        "the mean of the *other* samples divides by K - 1, not K")),
-}
+WEIGHTS = {"group_centered_weight": oracle.centered, "group_standardized_weight": oracle.standardized,
+           "leave_one_out_weight": oracle.leave_one_out}  # student function -> the oracle's
 
 
-class Weights(Check):
+class Weights(CallsCheck):
     id = "D.weights"
     name = "Group weights: centred, standardized (GRPO), leave-one-out (RLOO)"
+    mistakes = MISTAKES
 
     class Bar(ToleranceBar):
         groups: int = Field(description="reward groups (sizes 1 to 32) each weight function is called on")
 
-    def collect(self, student, ctx):
-        out = {}
-        for name in WEIGHTS:
-            fn, outputs = student.fn(name), []
-            for r in make_groups(ctx.seed, ctx.bar.groups):
+    def spec(self, ctx) -> dict:
+        tol, calls = ctx.bar.tolerance, []
+        for name, reference in WEIGHTS.items():
+            for r in sorted(make_groups(ctx.seed, ctx.bar.groups), key=len):  # a group's first failure: its smallest
                 if name == "leave_one_out_weight" and len(r) < 2:
                     continue
-                # NaN crosses to the judge, which fails it: a 0 / 0 is then named with the mistake that made it
-                outputs.append(as_array(fn(r.copy()), r.shape, f"{name} of a group of {len(r)}", finite=False))
-            out[name] = outputs
-        out["loo_k1_raises"] = student.raises("leave_one_out_weight", ValueError, np.array([1.0]))
-        return out
-
-    def judge(self, data, ctx):
-        failures, findings, said = [], [], []
-        for name, (reference, mistake) in WEIGHTS.items():
-            groups = [r for r in make_groups(ctx.seed, ctx.bar.groups)
-                      if not (name == "leave_one_out_weight" and len(r) < 2)]
-            failing = [(r, got) for r, got in pairs(groups, data[name], f"groups of {name}")
-                       if not close(got, reference(r), ctx.bar.tolerance)]
-            if failing:  # the smallest failing group, shown whole
-                r, got = min(failing, key=lambda case: len(case[0]))
-                hint = f" (hint: {mistake[1]})" if mistake and close(got, mistake[0](r), 1e-9) else ""
-                failures.append(f"{name}({fmt(r)}) returned {fmt(got)}, expected {fmt(reference(r))}{hint}")
-                findings += matched(of_piece(MISTAKES, name), [(r,) for r in groups], data[name])
-                said += located([(got, reference(r)) for r, got in zip(groups, data[name])], ctx.bar.tolerance,
-                                self.id, d_located.weights_subject(name), d_located.GROUP_FEATURES,
-                                [d_located.group_features(r) for r in groups])
-        if not data["loo_k1_raises"]:
-            failures.append("leave_one_out_weight of a single sample should raise ValueError: "
-                            "with K = 1 there is no other sample to average")
-            findings.append(MISTAKES["D.weights.loo-single-sample"].finding)
-        return Verdict.of(failures, len(WEIGHTS) + 1, "all three weights match the chapter's definitions", located=said,
-                          findings=findings)
+                # NaN is compared, so a 0 / 0 is named with the mistake that made it
+                want = out_array(reference(r), tol, finite=False)
+                calls.append(located_call(call(name, [r.copy()], want, f"{name} of a group of {len(r)}", name),
+                                          d_located.group_features(r), (name, None)))
+        calls.append(call("leave_one_out_weight", [np.array([1.0])],
+                          {"raises": "ValueError", "message": "leave_one_out_weight of a single sample should raise "
+                           "ValueError: with K = 1 there is no other sample to average"}, "leave_one_out_weight([1])",
+                          "loo_k1", mistake="D.weights.loo-single-sample"))
+        subjects = {name: (d_located.weights_subject(name), d_located.GROUP_FEATURES) for name in WEIGHTS}
+        return {"kind": "calls", "calls": calls, "total": len(WEIGHTS) + 1,
+                "passed": "all three weights match the chapter's definitions", **locate(self.id, tol, subjects),
+                "findings": {"D.weights.loo-single-sample": MISTAKES["D.weights.loo-single-sample"].text}}
 
 
 # ------------------------------------------------------------------------------------------------ KL penalty
@@ -118,40 +97,21 @@ def kl_cases(seed: int):
         yield rng.integers(0, 2, K).astype(float), rng.uniform(0.01, 1, K), rng.uniform(0.01, 1, K), beta
 
 
-def kl_failure(r, p, q, beta, got, want) -> str:
-    """One failing case of the KL penalty, by the response where it is farthest off: its inputs and both values."""
-    i = int(np.argmax(np.abs(got - want))) if got.shape == want.shape and np.all(np.isfinite(got)) else 0
-    found = f"{got[i]:.4g}" if got.shape == want.shape else f"shape {got.shape}"
-    return (f"beta={beta}, K={len(r)}: at response {i} (r={r[i]:g}, p={p[i]:.4g}, p_ref={q[i]:.4g}) returned {found}, "
-            f"expected r - beta*log(p/p_ref) = {want[i]:.4g}")
-
-
-class KLPenalty(Check):
+class KLPenalty(CallsCheck):
     id = "D.kl_penalty"
     name = "KL-to-reference penalty folded into the reward"
+    mistakes = MISTAKES
 
-    Bar = ToleranceBar
-
-    def collect(self, student, ctx):
-        fn = student.fn("kl_penalized_reward")
-        return {"out": [as_array(fn(r.copy(), p.copy(), q.copy(), beta), r.shape, f"kl_penalized_reward(beta={beta})")
-                        for r, p, q, beta in kl_cases(ctx.seed)]}
-
-    def judge(self, data, ctx):
-        failures, flipped = [], []
-        for (r, p, q, beta), got in pairs(kl_cases(ctx.seed), data["out"]):
-            want = oracle.kl_penalized(r, p, q, beta)
-            if not close(got, want, ctx.bar.tolerance):
-                flipped.append(beta > 0 and close(got, oracle.kl_penalized(r, p, q, -beta), 1e-9))
-                failures.append(kl_failure(r, p, q, beta, np.asarray(got, float), want))
-        hint = "hint: every failing case has the penalty's sign flipped" if flipped and all(flipped) else ""
-        cases = list(kl_cases(ctx.seed))
-        said = located([(got, oracle.kl_penalized(*case)) for case, got in zip(cases, data["out"])], ctx.bar.tolerance,
-                       self.id, d_located.KL_SUBJECT, d_located.KL_FEATURES,
-                       [d_located.kl_features(*case) for case in cases])
-        return Verdict.of(failures, 5, "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged", note=hint,
-                          findings=matched(of_piece(MISTAKES, "kl_penalized_reward"), cases, data["out"]),
-                          located=said)
+    def spec(self, ctx) -> dict:
+        tol = ctx.bar.tolerance
+        calls = [located_call(call("kl_penalized_reward", [r, p, q, beta], out_array(oracle.kl_penalized(r, p, q, beta),
+                                                                                      tol),
+                                   f"kl_penalized_reward(beta={beta})", f"case {i}"),
+                              d_located.kl_features(r, p, q, beta), ("kl", None))
+                 for i, (r, p, q, beta) in enumerate(kl_cases(ctx.seed))]
+        return {"kind": "calls", "calls": calls, "total": 5,
+                "passed": "r - beta * log(p / p_ref), and beta = 0 leaves r unchanged",
+                **locate(self.id, tol, {"kl": (d_located.KL_SUBJECT, d_located.KL_FEATURES)})}
 
 
 # ------------------------------------------------------------------------------------------------ enumeration
@@ -258,32 +218,20 @@ def clip_cases(seed: int, n: int):
         yield REGIONS[region], pi, pi_old, np.array([y]), np.array([A]), eps
 
 
-class GroupClippedGradient(Check):
+class GroupClippedGradient(CallsCheck):
     id = "D.clip_gradient"
     name = "Clipped surrogate gradient: plain policy gradient at theta_old, none beyond the clip"
+    mistakes = MISTAKES
 
     class Bar(ToleranceBar):
         cases: int = Field(description="samples and groups, spread over the clip's regions")
 
-    def collect(self, student, ctx):
-        fn = student.fn("clipped_surrogate_gradient")
-        return {"out": [as_array(fn(pi.copy(), old.copy(), ys.copy(), A.copy(), eps), (N_RESPONSES,),
-                                 "clipped_surrogate_gradient")
-                        for _, pi, old, ys, A, eps in clip_cases(ctx.seed, ctx.bar.cases)]}
-
-    def judge(self, data, ctx):
-        wrong = {}
-        for (region, pi, old, ys, A, eps), got in pairs(clip_cases(ctx.seed, ctx.bar.cases), data["out"]):
-            want = oracle.clipped_gradient(pi, old, ys, A, eps)
-            if region not in wrong and not close(got, want, ctx.bar.tolerance):
-                rho = pi[ys] / old[ys]
-                wrong[region] = (f"{region} (ratio {fmt(rho)}, advantage {fmt(A)}, eps {eps}): the gradient over the "
-                                 f"{N_RESPONSES} responses is off, {difference(got, want)}")
-        cases = [case[1:] for case in clip_cases(ctx.seed, ctx.bar.cases)]
-        said = located([(got, oracle.clipped_gradient(*case)) for case, got in zip(cases, data["out"])],
-                       ctx.bar.tolerance, self.id, d_located.CLIP_SUBJECT, d_located.CLIP_FEATURES,
-                       [d_located.clip_features(REGIONS.index(region), *case)
-                        for (region, *case) in clip_cases(ctx.seed, ctx.bar.cases)])
-        return Verdict.of(list(wrong.values()), len(REGIONS), "right in all four regions of the clipped surrogate",
-                          findings=matched(of_piece(MISTAKES, "clipped_surrogate_gradient"), cases, data["out"]),
-                          located=said)
+    def spec(self, ctx) -> dict:
+        calls = [located_call(call("clipped_surrogate_gradient", [pi, old, ys, A, eps],
+                                   out_array(oracle.clipped_gradient(pi, old, ys, A, eps), ctx.bar.tolerance),
+                                   f"clipped_surrogate_gradient {region} (eps {eps})", region),
+                              d_located.clip_features(REGIONS.index(region), pi, old, ys, A, eps), ("clip", None))
+                 for region, pi, old, ys, A, eps in clip_cases(ctx.seed, ctx.bar.cases)]
+        return {"kind": "calls", "calls": calls, "total": len(REGIONS),
+                "passed": "right in all four regions of the clipped surrogate",
+                **locate(self.id, ctx.bar.tolerance, {"clip": (d_located.CLIP_SUBJECT, d_located.CLIP_FEATURES)})}

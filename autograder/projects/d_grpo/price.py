@@ -6,14 +6,12 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Verdict, every_case, pairs, raised_cases
-from autograder.comparisons import close
-from autograder.findings import matched, of_piece
+from autograder.checks import Bar
+from autograder.projects._shared.calls import CallsCheck
+from autograder.projects._shared.encode import call, locate, located_call, out_float
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from capstone_check.kinds import d_located
-from capstone_check.located import located, raising
-from capstone_check.student import as_float
 from rlkit.toy import CONTAINS_ANSWER, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF
 
 
@@ -106,67 +104,32 @@ def price_cases(seed: int):
     return cases + [near_floor_row(rng)]
 
 
-def price_hint(logits, rewards, exploit, got) -> str:
-    """A hint when the student's price is the cap of a row whose floor binds or meets it, or of a row where a response
-    tied with the exploit earns at least as much."""
-    others = np.arange(len(rewards)) != exploit
-    gap, disadvantage = rewards[exploit] - rewards[others], logits[others] - logits[exploit]
-    caps = gap[disadvantage > 0] / disadvantage[disadvantage > 0]
-    floors = gap[disadvantage < 0] / disadvantage[disadvantage < 0]
-    if not len(caps) or not close(got, caps.min(), 1e-9) or got == 0:
-        return ""
-    if np.any((disadvantage == 0) & (gap <= 0)):
-        return " (hint: a response tied with it in logit that earns as much keeps it from the unique mode: price 0)"
-    if len(floors) and floors.max() == caps.min():
-        return f" (hint: the floor {floors.max():.4g} equals the cap, where the exploit only ties: price 0)"
-    if len(floors) and floors.max() > caps.min():
-        return (f" (hint: a disfavoured response that earns more needs beta above {floors.max():.4g}, over the cap "
-                f"{caps.min():.4g}: no beta works, price 0)")
-    return ""
-
-
-class PriceExploit(Check):
+class PriceExploit(CallsCheck):
     id = "D.price_exploit"
     name = "Exercise 4: the beta that prices the loophole (chapter: 1/4)"
+    mistakes = MISTAKES
 
     class Bar(Bar):
         threshold_range: tuple[float, float] = Field(description="where the toy's price must fall (the chapter: 1/4)")
         tolerance: float = Field(description="largest gap from the reference's price, relative above 1")
 
-    def collect(self, student, ctx):
-        fn = student.fn("price_exploit")  # a row it raises on lets the others run: ``located_on_error`` says which
-        return {"out": every_case(price_cases(ctx.seed), lambda _, case: as_float(
-            fn(case[0].copy(), case[1].copy(), case[2]), "price_exploit"))}
-
-    def located_on_error(self, partial, ctx) -> list[dict]:
-        """The feature of the rows the piece raised on, if one holds them all."""
-        wants = [oracle.price_exploit(*case) for case in price_cases(ctx.seed)]
-        raised = raised_cases(partial, len(wants))
-        return [] if raised is None else raising(
-            self.id, "price_exploit", d_located.PRICE_FEATURES,
-            [d_located.price_features(kind, want) for kind, want in zip(price_kinds(), wants)], raised)
-
-    def judge(self, data, ctx):
+    def spec(self, ctx) -> dict:
         low, high = ctx.bar.threshold_range
-        failures, cases = [], price_cases(ctx.seed)
-        toy = data["out"][:N_PROMPTS]
-        for x in (2, 3):  # 8*8 and 9*9: no honest answer is rewarded, so only the KL penalty stands in the way
-            if not low <= toy[x] <= high:
-                failures.append(f"on prompt {x} of the toy the hedge should stop paying near beta = 1/4 "
-                                f"(reward gap 1 over log-odds disadvantage 4); returned {toy[x]:.4g}")
-        for row, ((logits, rewards, exploit), got) in enumerate(pairs(cases, data["out"])):
+        calls = []
+        for row, ((logits, rewards, exploit), kind) in enumerate(zip(price_cases(ctx.seed), price_kinds())):
             want = oracle.price_exploit(logits, rewards, exploit)
-            if not (got == want or abs(got - want) <= ctx.bar.tolerance * max(1, abs(want))):
-                failures.append(f"{price_row(row)}: "
-                                f"returned {got:.6g}, expected {want:.6g}{price_hint(logits, rewards, exploit, got)}")
-                break
-        wants = [oracle.price_exploit(*case) for case in cases]
-        said = located(list(zip(data["out"], wants)), ctx.bar.tolerance, self.id, d_located.PRICE_SUBJECT,
-                       d_located.PRICE_FEATURES,
-                       [d_located.price_features(kind, want) for kind, want in zip(price_kinds(), wants)])
-        return Verdict.of(failures, 3, f"threshold {toy[2]:.4g} on the toy, and right on unseen rows, binding floors "
-                          "included", toy_thresholds=toy, located=said,
-                          findings=matched(of_piece(MISTAKES, "price_exploit"), cases, data["out"]))
+            entry = call("price_exploit", [logits, rewards, exploit],
+                         out_float(want, ctx.bar.tolerance, "exact_or_close", finite=True),
+                         f"price_exploit {price_row(row)}", "rows")
+            entry = located_call(entry, d_located.price_features(kind, want), ("price", None))
+            if row in (2, 3):  # 8*8 and 9*9: only the KL penalty stands in the hedge's way
+                entry["range"] = {"bounds": [low, high], "group": f"toy {row}",
+                                  "message": f"on prompt {row} of the toy the hedge should stop paying near beta = 1/4"}
+            calls.append(entry)
+        return {"kind": "calls", "calls": calls, "total": 3,
+                "passed": "right on the toy and on unseen rows, binding floors included",
+                **locate(self.id, ctx.bar.tolerance, {"price": (d_located.PRICE_SUBJECT, d_located.PRICE_FEATURES)},
+                         raising=True)}
 
 
 def price_kinds() -> list[str]:  # the kind of each row of price_cases, in order

@@ -10,7 +10,7 @@ from pydantic import Field
 from autograder.checks import Bar, Check, VerdictDetails, Malformed, Verdict, pairs
 
 from autograder.comparisons import apart, below, beyond, numbers
-from autograder.cascade import explained
+from capstone_check.cascade import explained
 from autograder.projects.d_grpo.pieces import REWARDS
 from autograder.projects.d_grpo.steps import grpo_probes
 from capstone_check.student import as_array, describe

@@ -1,0 +1,126 @@
+"""One judge for both sides: a check written once (``autograder.projects._shared.calls.CallsCheck``) gives, on the
+public seeds, the same row in the students' check as in final grading: the same score, the same message byte for
+byte, the same known mistakes named beside it and the same located statements. Held on the reference, the stubs,
+every planted bug of such a check and generated mutants of the functions these checks call.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder import paths
+from autograder.grading import judged
+from autograder.plan import planned
+from autograder.projects import PROJECTS
+from autograder.projects._shared.calls import CallsCheck
+from autograder.student_kit import kit_module
+from capstone_check.calling import inputs_of
+from tests.support.grading import copy_reference, mutate
+from tests.support.mutants import ALL
+from tests.support.mutations import generate
+from tests.support.student_bundle import PROJECT_OF, expected_of, kit_result
+from tests.support.student_kit_verdicts import COURSE, _outcome
+
+WRITTEN_ONCE = {pid: [cid for cid, check in PROJECTS[pid].checks.items() if isinstance(check, CallsCheck)]
+                for pid in "ABCD"}
+GENERATED = 30  # mutants drawn, the same ones on every run
+
+
+def test_every_check_of_single_pieces_is_written_once():
+    """The checks of single pieces and whole steps, one class each, whose students' spec is the check's own."""
+    assert WRITTEN_ONCE == {
+        "A": ["A.gae", "A.clip_gradient", "A.value_entropy"],
+        "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop"],
+        "D": ["D.weights", "D.kl_penalty", "D.clip_gradient", "D.grpo_step", "D.price_exploit"], "B": []}
+    for pid, checks in WRITTEN_ONCE.items():
+        for cid in checks:
+            spec = kit_module(pid).SPECS[cid]
+            assert spec.__func__ is type(PROJECTS[pid].checks[cid]).spec, cid
+
+
+def rows(bundle: Path, root: Path, pid: str, checks: list[str]) -> list[tuple]:
+    """Per check, (final grading's row, the students' check's row), each as (score, message, findings, located)."""
+    _, data = expected_of(bundle, pid)
+    folder, out = root / PROJECTS[pid].folder, []
+    for cid in checks:
+        item = planned(COURSE, pid, cid, "public", folder)
+        entry = judged(item, _outcome(item, folder), COURSE)
+        graded = (entry.score, entry.message, [f.text for f in entry.findings],
+                  [statement.model_dump() for statement in entry.located])
+        result = kit_result(bundle, root, pid, cid)
+        fraction = min(max(result["fraction"], 0.0), 1.0)
+        points = data["checks"][cid]["points"]
+        score = round(points * (fraction if fraction >= 1 else 0.0), 2)  # each is all or nothing
+        checked = (score, result["message"], result.get("named", []), result.get("located", []))
+        out.append((cid, graded, checked))
+    return out
+
+
+def assert_one_row(bundle: Path, root: Path, pid: str, checks: list[str]) -> None:
+    for cid, graded, checked in rows(bundle, root, pid, checks):
+        assert graded == checked, (cid, graded, checked)
+
+
+def edited(root: Path, folder: str, module: str, source: str) -> Path:
+    """The reference's ``folder`` under ``root`` with ``module`` replaced by ``source``."""
+    copy_reference(root, folder)
+    (root / folder / module).write_text(source, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("pid", [pid for pid in "ACD"])
+@pytest.mark.parametrize("which", ["reference", "stubs"])
+def test_the_reference_and_the_stubs_get_one_row_on_both_sides(bundle, pid, which, tmp_path):
+    folder = PROJECTS[pid].folder
+    if which == "reference":
+        root = copy_reference(tmp_path, folder)
+    else:
+        root = tmp_path
+        shutil.copytree(paths.ASSIGNMENTS / folder, root / folder, ignore=shutil.ignore_patterns("*.ipynb"))
+    assert_one_row(bundle, root, pid, WRITTEN_ONCE[pid])
+
+
+PLANTED = [m for m in ALL if m.check in {cid for checks in WRITTEN_ONCE.values() for cid in checks}]
+
+
+@pytest.mark.parametrize("mutant", PLANTED, ids=[m.name for m in PLANTED])
+def test_every_planted_bug_of_a_check_written_once_gets_one_row_on_both_sides(bundle, mutant, tmp_path):
+    source = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text(encoding="utf-8")
+    root = edited(tmp_path, mutant.folder, mutant.module, mutate(source, mutant.old, mutant.new))
+    assert_one_row(bundle, root, PROJECT_OF[mutant.folder], WRITTEN_ONCE[PROJECT_OF[mutant.folder]])
+
+
+def drawn_mutants() -> list:
+    """``GENERATED`` mechanical mutants of projects A, C and D, drawn once with a fixed seed."""
+    every = [mutant for pid in "ACD" for mutant in generate(pid)]
+    return random.Random(2026).sample(every, GENERATED)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", drawn_mutants(), ids=lambda m: m.id)
+def test_generated_mutants_get_one_row_on_both_sides(bundle, mutant, tmp_path):
+    root = edited(tmp_path, mutant.folder, mutant.module, mutant.source)
+    assert_one_row(bundle, root, mutant.project, WRITTEN_ONCE[mutant.project])
+
+
+@pytest.mark.parametrize("seed_set", ["public", "grading"])
+def test_a_childs_inputs_hold_no_expected_value(seed_set):
+    """What final grading hands the child of a check written once: the calls' inputs and the form of each output,
+    never what a call must give, a known mistake's values or a ladder's answers; the stand-ins' records (which give
+    a composite's step away) on the public seeds only."""
+    for pid, checks in WRITTEN_ONCE.items():
+        for cid in checks:
+            item = planned(COURSE, pid, cid, seed_set)
+            check, ctx = item.check, item.context_for(item.shards()[0])
+            with open(check.prepare(ctx), encoding="utf-8") as made:
+                inputs = json.load(made)
+            text = json.dumps(inputs)  # compared as text: a NaN input equals itself there
+            assert text == json.dumps(inputs_of(check.full_spec(ctx), records=seed_set == "public")), cid
+            assert '"array"' not in text and '"want"' not in text and '"mistakes"' not in text, cid
+            assert all(call["out"].get("float") is None for call in inputs["calls"]), cid
+            assert ('"records"' in text) == (seed_set == "public" and "through" in check.full_spec(ctx)), cid
