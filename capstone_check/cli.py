@@ -181,11 +181,11 @@ def status(row, spec: dict, rows: dict) -> str:
 def row_message(row, spec: dict, rows: dict) -> str:
     """A row's message as the table and a notebook's check cell show it: what was seen here, and what final grading
     adds (the next step first where the row is predicted to lose its points)."""
-    message = prediction.said(row, spec, rows)
+    message, seen = prediction.said(row, spec, rows), row.message + prediction.recognised(row)
     if not row.final_only and message.startswith(prediction.LOST):  # the next step first, what was seen here after
-        message = f"{message}. Here: {row.message}"
+        message = f"{message}. Here: {seen}"
     elif not row.final_only:
-        message = f"{row.message}; {message}" if message else row.message
+        message = f"{seen}; {message}" if message else seen
     return message or row.message
 
 

@@ -173,7 +173,7 @@ def said(row, spec: dict, rows: dict) -> str:
         they, verb = names(failed), "fails" if len(failed) == 1 else "fail"
         reach = f", or up to {high:g} if the runs final grading checks never reach what fails" if high else ""
         return (f"{LOST}{points}{reach}: this row builds on {they}, which {verb} here. Fix {they} first. Why: {text}"
-                f"{recognised(row)}")
+                f"{recognised(row) if row.final_only else ''}")  # a checked row says them after its own message
     if getattr(row, "raised", False):
         return f"{text}; {row.evidence} (predicted 0/{points}: final grading makes the same call)"
     doubted = unsure(spec, rows)

@@ -50,7 +50,7 @@ class Row:
     basis: bool | dict | None = None  # whether what training uses of the piece passes, where its check tells
     foreseen: float | None = None  # a row left to final grading: the share its public evidence predicts
     evidence: str = ""  # and what that evidence says
-    named: list = field(default_factory=list)  # the sentences of the known mistakes that evidence recognised
+    named: list = field(default_factory=list)  # the sentences of the known mistakes the row (or its evidence) named
     remade: dict | None = None  # a training bar's: where the pieces first fail to remake the reference's own runs
     # ({} where they remake them; None where this kit cannot tell)
     by_kind: dict | None = None  # per kind of case, [how many right, how many] (``Verdict.by_kind``)
@@ -116,7 +116,8 @@ def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
         fraction = 0.0
     return Row(check, spec["name"], spec["points"], round(spec["points"] * fraction, 2), fraction >= 1.0,
                result["message"] + spec.get("note", ""), seconds, basis=result.get("basis"),
-               remade=result.get("remade"), by_kind=result.get("by_kind"), spread=result.get("spread"))
+               remade=result.get("remade"), by_kind=result.get("by_kind"), spread=result.get("spread"),
+               named=result.get("named", []))
 
 
 def _decided(spec: dict, results: list[dict]) -> dict:

@@ -20,10 +20,11 @@ from autograder.projects import PROJECTS
 from autograder.projects._shared.calls import CallsCheck
 from autograder.student_kit import kit_module
 from capstone_check.calling import inputs_of
-from tests.support.grading import copy_reference, mutate
+from autograder.projects.d_grpo.mistakes import MISTAKES
+from tests.support.grading import copy_reference
 from tests.support.mutants import ALL
 from tests.support.mutations import generate
-from tests.support.student_bundle import PROJECT_OF, expected_of, kit_result
+from tests.support.student_bundle import PROJECT_OF, expected_of, kit_line, kit_result, planted
 from tests.support.student_kit_verdicts import COURSE, _outcome
 
 WRITTEN_ONCE = {pid: [cid for cid, check in PROJECTS[pid].checks.items() if isinstance(check, CallsCheck)]
@@ -90,9 +91,17 @@ PLANTED = [m for m in ALL if m.check in {cid for checks in WRITTEN_ONCE.values()
 
 @pytest.mark.parametrize("mutant", PLANTED, ids=[m.name for m in PLANTED])
 def test_every_planted_bug_of_a_check_written_once_gets_one_row_on_both_sides(bundle, mutant, tmp_path):
-    source = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text(encoding="utf-8")
-    root = edited(tmp_path, mutant.folder, mutant.module, mutate(source, mutant.old, mutant.new))
-    assert_one_row(bundle, root, PROJECT_OF[mutant.folder], WRITTEN_ONCE[PROJECT_OF[mutant.folder]])
+    pid = PROJECT_OF[mutant.folder]
+    assert_one_row(bundle, planted(tmp_path, mutant), pid, WRITTEN_ONCE[pid])
+
+
+def test_the_students_screen_names_a_recognised_mistake_after_the_rows_message(bundle, tmp_path):
+    """The row's message is final grading's; the line `capstone-check` prints ends with the mistake it names."""
+    mutant = next(m for m in PLANTED if m.finding and m.check == "D.kl_penalty")
+    root, text = planted(tmp_path, mutant), MISTAKES[mutant.finding].text
+    result = kit_result(bundle, root, "D", mutant.check)
+    assert text not in result["message"] and result["named"] == [text]
+    assert kit_line(bundle, root, "D", mutant.check).endswith(f"{result['message']}; mistake recognised: {text}")
 
 
 def drawn_mutants() -> list:
