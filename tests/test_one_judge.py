@@ -1,4 +1,4 @@
-"""One judge for both sides: a check written once (``autograder.projects._shared.calls.CallsCheck``) gives, on the
+"""One judge for both sides: a check written once (``autograder.projects._shared.once.WrittenOnce``) gives, on the
 public seeds, the same row in the students' check as in final grading: the same score, the same message byte for
 byte, the same known mistakes named beside it and the same located statements. Held on the reference, the stubs,
 every planted bug of such a check and generated mutants of the functions these checks call.
@@ -18,6 +18,7 @@ from autograder.grading import judged
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.projects._shared.calls import CallsCheck
+from autograder.projects._shared.once import WrittenOnce
 from autograder.student_kit import kit_module
 from capstone_check.calling import inputs_of
 from autograder.projects.d_grpo.mistakes import MISTAKES
@@ -27,17 +28,19 @@ from tests.support.mutations import generate
 from tests.support.student_bundle import PROJECT_OF, expected_of, kit_line, kit_result, planted
 from tests.support.student_kit_verdicts import COURSE, _outcome
 
-WRITTEN_ONCE = {pid: [cid for cid, check in PROJECTS[pid].checks.items() if isinstance(check, CallsCheck)]
+WRITTEN_ONCE = {pid: [cid for cid, check in PROJECTS[pid].checks.items() if isinstance(check, WrittenOnce)]
                 for pid in "ABCD"}
 GENERATED = 30  # mutants drawn, the same ones on every run
 
 
 def test_every_check_of_single_pieces_is_written_once():
-    """The checks of single pieces and whole steps, one class each, whose students' spec is the check's own."""
+    """The checks of single pieces, of the batch, of whole steps and of the enumeration, one class each, whose
+    students' spec is the check's own."""
     assert WRITTEN_ONCE == {
-        "A": ["A.gae", "A.clip_gradient", "A.value_entropy"],
+        "A": ["A.gae", "A.batch", "A.clip_gradient", "A.value_entropy"],
         "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop"],
-        "D": ["D.weights", "D.kl_penalty", "D.clip_gradient", "D.grpo_step", "D.price_exploit"], "B": []}
+        "D": ["D.weights", "D.kl_penalty", "D.enumeration", "D.clip_gradient", "D.grpo_step", "D.price_exploit"],
+        "B": []}
     for pid, checks in WRITTEN_ONCE.items():
         for cid in checks:
             spec = kit_module(pid).SPECS[cid]
@@ -119,11 +122,11 @@ def test_generated_mutants_get_one_row_on_both_sides(bundle, mutant, tmp_path):
 
 @pytest.mark.parametrize("seed_set", ["public", "grading"])
 def test_a_childs_inputs_hold_no_expected_value(seed_set):
-    """What final grading hands the child of a check written once: the calls' inputs and the form of each output,
-    never what a call must give, a known mistake's values or a ladder's answers; the stand-ins' records (which give
-    a composite's step away) on the public seeds only."""
+    """What final grading hands the child of a check of calls: the calls' inputs and the form of each output, never
+    what a call must give, a known mistake's values or a ladder's answers; the stand-ins' records (which give a
+    composite's step away) on the public seeds only."""
     for pid, checks in WRITTEN_ONCE.items():
-        for cid in checks:
+        for cid in [cid for cid in checks if isinstance(PROJECTS[pid].checks[cid], CallsCheck)]:
             item = planned(COURSE, pid, cid, seed_set)
             check, ctx = item.check, item.context_for(item.shards()[0])
             with open(check.prepare(ctx), encoding="utf-8") as made:
@@ -133,3 +136,15 @@ def test_a_childs_inputs_hold_no_expected_value(seed_set):
             assert '"array"' not in text and '"want"' not in text and '"mistakes"' not in text, cid
             assert all(call["out"].get("float") is None for call in inputs["calls"]), cid
             assert ('"records"' in text) == (seed_set == "public" and "through" in check.full_spec(ctx)), cid
+
+
+@pytest.mark.parametrize("seed_set", ["public", "grading"])
+def test_the_batch_and_the_enumerations_children_read_no_answer(seed_set):
+    """A.batch's child reads the segment and the batch's keys; D.enumeration's the reward tables, the group sizes and
+    the reward groups: never the expected batch, the policy's gradient or a mistake's weights."""
+    for pid, cid, read in (("A", "A.batch", {"args", "keys"}), ("D", "D.enumeration", {"cases", "ks", "groups"})):
+        item = planned(COURSE, pid, cid, seed_set)
+        with open(item.check.prepare(item.context), encoding="utf-8") as made:
+            inputs = json.load(made)
+        assert set(inputs) == read
+        assert all(set(case) == {"label", "rewards"} for case in inputs.get("cases", []))

@@ -22,6 +22,12 @@ from rlkit.nn import Adam, flatten, mlp_forward
 
 
 def batch(student, spec: dict) -> Verdict:
+    """A.batch: the student's batch of the recorded segment, collected and judged in one process."""
+    return judge_batch(spec, collect_batch(student, spec))
+
+
+def collect_batch(student, spec: dict) -> dict:
+    """What ``flatten_batch`` returns on the spec's segment (``args``), each of the batch's ``keys`` as numbers."""
     segment, adv, ret = decode(spec["args"])
     got = student.fn("flatten_batch")(segment, adv.copy(), ret.copy())
     if not isinstance(got, dict):
@@ -30,19 +36,32 @@ def batch(student, spec: dict) -> Verdict:
     if missing:
         raise StudentError(f"flatten_batch: expected keys {', '.join(spec['keys'])}; missing {', '.join(missing)}",
                            "invalid")
-    want, failures, wrong = decode(spec["want"]), [], []
+    arrays = {}
     for key in spec["keys"]:
         try:
-            array = np.asarray(got[key], dtype=float)
+            arrays[key] = np.asarray(got[key], dtype=float)
         except (TypeError, ValueError):
             raise StudentError(f"flatten_batch()['{key}']: expected numbers, found {describe(got[key])}",
                                "invalid") from None
-        if array.shape != want[key].shape:
-            failures.append(f"'{key}' has shape {array.shape}, expected {want[key].shape}: the segment holds "
+    return {"arrays": arrays}
+
+
+def judge_batch(spec: dict, collected) -> Verdict:
+    """Each array of the batch (``collected``: untrusted where another process sent it) against the reference's:
+    one row per real transition, none for a reset step."""
+    arrays = collected.get("arrays") if isinstance(collected, dict) else None
+    if not isinstance(arrays, dict) or set(arrays) != set(spec["keys"]):
+        raise StudentError("the batch collected does not hold the batch's keys", "invalid")
+    got = {key: np.asarray(arrays[key], dtype=float) for key in spec["keys"]}
+    segment = decode(spec["args"])[0]
+    want, failures, wrong = decode(spec["want"]), [], []
+    for key in spec["keys"]:
+        if got[key].shape != want[key].shape:
+            failures.append(f"'{key}' has shape {got[key].shape}, expected {want[key].shape}: the segment holds "
                             f"{segment.valid.size} steps of which {spec['resets']} are reset steps to drop")
-        elif not close(array, want[key], 1e-6):
+        elif not close(got[key], want[key], 1e-6):
             failures.append(f"'{key}' is not the segment's valid transitions in array[valid] order "
-                            f"({difference(array, want[key])})")
+                            f"({difference(got[key], want[key])})")
         else:
             continue
         wrong.append(key)

@@ -9,7 +9,7 @@ import numpy as np
 
 from capstone_check.calls import recognised, with_findings
 from capstone_check.prediction import names
-from capstone_check.student import as_array
+from capstone_check.student import StudentError, as_array
 from capstone_check.values import decode
 from capstone_check.verdict import Verdict
 from rlkit.toy import N_PROMPTS, N_RESPONSES, PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
@@ -18,18 +18,38 @@ REWARDS = {"verify": verify, "sloppy": sloppy}
 REFERENCE_SUCCESS = float(success(PI_REF, verify))
 
 
+WEIGHTS = {"centered": "group_centered_weight", "loo": "leave_one_out_weight"}  # the key -> the student's weight
+
+
 def enumeration(student, spec: dict) -> Verdict:
-    """Every group of K responses weighted by the student's weights: the expected update must be (K-1)/K of the
-    exact gradient for centred weights, and exactly the gradient for leave-one-out."""
-    fns = {"centered": student.fn("group_centered_weight"), "loo": student.fn("leave_one_out_weight")}
+    """D.enumeration, collected and judged in one process."""
+    return judge_enumeration(spec, collect_enumeration(student, spec))
+
+
+def collect_enumeration(student, spec: dict) -> dict:
+    """The student's two weights on every group of K responses of each case's reward table (``weights``: per key,
+    case and K, per prompt and group), and on each distinct reward group once (``named``: what names a mistake)."""
+    fns = {key: student.fn(name) for key, name in WEIGHTS.items()}
     weights = {}
     for c, case in enumerate(spec["cases"]):
         R = decode(case["rewards"])
         for K in spec["ks"]:
             groups = list(itertools.product(range(N_RESPONSES), repeat=K))
             for key, fn in fns.items():
-                weights[key, c, K] = np.array([[as_array(fn(R[x, list(g)]), (K,), f"group_{key} weight")
-                                                for g in groups] for x in range(N_PROMPTS)])
+                weights[f"{key}/{c}/{K}"] = np.array([[as_array(fn(R[x, list(g)]), (K,), f"group_{key} weight")
+                                                       for g in groups] for x in range(N_PROMPTS)])
+    named = {key: [as_array(fn(np.array(r)), (len(r),), f"group_{key} weight") for r in spec["groups"]]
+             for key, fn in fns.items()}
+    return {"weights": weights, "named": named}
+
+
+def judge_enumeration(spec: dict, collected) -> Verdict:
+    """Every group of K responses weighted by the student's weights (``collected``, untrusted where another process
+    sent it): the expected update must be (K-1)/K of the exact gradient for centred weights, and exactly the gradient
+    for leave-one-out."""
+    weights = collected.get("weights") if isinstance(collected, dict) else None
+    if not isinstance(weights, dict):
+        raise StudentError("the weights collected are not the enumeration's", "invalid")
     failures, tests = [], 0
     for c, case in enumerate(spec["cases"]):
         pi, g = decode(case["pi"]), decode(case["gradient"])
@@ -39,24 +59,28 @@ def enumeration(student, spec: dict) -> Verdict:
             for key, factor, what in (("centered", (K - 1) / K, f"(K-1)/K = {(K - 1) / K:.3f} of"),
                                       ("loo", 1.0, "exactly")):
                 tests += 1
-                u = np.stack([_expected(pi[x], groups, weights[key, c, K][x], chances[x]) for x in range(N_PROMPTS)])
+                w = np.asarray(weights[f"{key}/{c}/{K}"], dtype=float)
+                if w.shape != (N_PROMPTS, len(groups), K):
+                    raise StudentError(f"{key} weights for K = {K}: expected shape {(N_PROMPTS, len(groups), K)}, "
+                                       f"found {w.shape}", "invalid")
+                u = np.stack([_expected(pi[x], groups, w[x], chances[x]) for x in range(N_PROMPTS)])
                 error = np.abs(u - factor * g).max()
                 if not error <= spec["tol"] * max(1.0, np.abs(g).max()):
                     ratio = float((u * g).sum() / (g * g).sum())
                     failures.append(f"{key} weights, K = {K}, {case['label']}: the expected update should be {what} "
                                     f"the exact gradient; it is {ratio:.4f} of it (max |error| {error:.2e})")
     return with_findings(Verdict.of(failures, tests, "the expected updates match (K-1)/K and 1 times the exact "
-                                    "gradient"), spec, _weight_mistakes(fns, spec) if failures else [])
+                                    "gradient"), spec, _weight_mistakes(spec, collected) if failures else [])
 
 
-def _weight_mistakes(fns: dict, spec: dict) -> list[str]:
+def _weight_mistakes(spec: dict, collected: dict) -> list[str]:
     """The recorded mistakes of either weight whose weights of every enumerated reward group (``spec["groups"]``,
     each once) are the student's."""
-    found = []
-    for key, fn in fns.items():
-        got = [as_array(fn(np.array(r)), (len(r),), f"group_{key} weight") for r in spec["groups"]]
-        found += recognised(spec, got, spec["mistakes_of"].get(key, []))
-    return found
+    named = collected.get("named")
+    if not isinstance(named, dict):
+        return []
+    return [mid for key in WEIGHTS if isinstance(named.get(key), list) and len(named[key]) == len(spec["groups"])
+            for mid in recognised(spec, named[key], spec["mistakes_of"].get(key, []))]
 
 
 def _expected(pi_x, groups, w, chance):

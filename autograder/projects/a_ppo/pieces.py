@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Check, Verdict
-from autograder.comparisons import close
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.calls import CallsCheck
-from autograder.projects._shared.encode import call, encode, locate, located_call, out_array, out_float
+from autograder.projects._shared.once import WrittenOnce
+from autograder.projects._shared.encode import (call, encode, locate, located_call, mistakes_as_values, out_array,
+                                                out_float)
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
 from capstone_check.kinds import a_located
+from capstone_check.kinds.a_ppo import collect_batch, judge_batch
 from capstone_check.student import StudentError, as_array, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
@@ -65,68 +66,32 @@ def segment_case(seed: int) -> tuple[Segment, np.ndarray, np.ndarray]:
     return segment, rng.normal(size=segment.rewards.shape), rng.normal(size=segment.rewards.shape)
 
 
-def first_row(got, want) -> str:
-    """Where a batch array first differs: "row 3 is 0.52, expected 0.17"."""
-    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
-    wrong = ~np.isclose(got, want, rtol=1e-6, atol=1e-6)
-    row = int(np.argwhere(wrong)[0][0])
-    return f"row {row} is {np.array2string(got[row], precision=4)}, expected {np.array2string(want[row], precision=4)}"
+# the keys of the batch ppo_update reads ('values' feeds the logged explained variance alone): a batch wrong only
+# elsewhere leaves a training run's updates as they are
+UPDATE_READS = ("obs", "actions", "logp", "advantages", "returns")
 
 
-def batch_hint(key: str, got, segment) -> str:
-    """A hint when 'values' holds V(s_{t+1}), the bootstrap values one step late."""
-    if key == "values" and close(got, segment.values[1:][segment.valid], 1e-6):
-        return " (hint: these are V(s_{t+1}); a transition's value is V(s_t), segment.values[:-1])"
-    return ""
-
-
-class Batch(Check):
+class Batch(WrittenOnce):
     id = "A.batch"
     name = "The batch holds every real transition and no reset step"
 
-    def collect(self, student, ctx):
+    def spec(self, ctx) -> dict:
         segment, adv, ret = segment_case(ctx.seed)
-        got = student.fn("flatten_batch")(segment, adv.copy(), ret.copy())
-        if not isinstance(got, dict):
-            raise StudentError(f"flatten_batch: expected a dict, found {describe(got)}", "invalid")
-        missing = [key for key in BATCH_KEYS if key not in got]
-        if missing:
-            raise StudentError(f"flatten_batch: expected keys {', '.join(BATCH_KEYS)}; missing {', '.join(missing)}",
-                               "invalid")
-        arrays = {}
-        for key in BATCH_KEYS:
-            try:
-                arrays[key] = np.asarray(got[key], dtype=float)
-            except (TypeError, ValueError):
-                raise StudentError(f"flatten_batch()['{key}']: expected numbers, found {describe(got[key])}",
-                                   "invalid") from None
-        return {"shapes": {key: list(a.shape) for key, a in arrays.items()}, **arrays}
+        # a batch that keeps the reset steps is told by its arrays' length, a rule of the judge's own
+        named = mistakes_as_values(MISTAKES, {"A.batch.next-values": segment.values[1:][segment.valid]})
+        named["findings"]["A.batch.reset-steps-kept"] = MISTAKES["A.batch.reset-steps-kept"].text
+        return {"kind": "a_batch", "args": encode([segment, adv, ret]), "keys": BATCH_KEYS,
+                "want": encode(expected_batch(segment, adv, ret)), "resets": int((~segment.valid).sum()),
+                "trained_on": list(UPDATE_READS), **named}
 
-    def judge(self, data, ctx):
-        segment, adv, ret = segment_case(ctx.seed)
-        want = expected_batch(segment, adv, ret)
-        resets = int((~segment.valid).sum())
-        failures = []
-        for key in BATCH_KEYS:
-            shape = tuple(data["shapes"][key])
-            if shape != want[key].shape:
-                failures.append(f"'{key}' has shape {shape}, expected {want[key].shape}: the segment holds "
-                                f"{segment.valid.size} steps of which {resets} are reset steps that must be dropped")
-            elif not close(data[key], want[key], 1e-6):
-                failures.append(f"'{key}' is not the segment's valid transitions in array[valid] order: "
-                                f"{first_row(data[key], want[key])}{batch_hint(key, data[key], segment)}")
-        return Verdict.of(failures, len(BATCH_KEYS), f"{segment.valid.sum()} real transitions, {resets} reset "
-                          "steps dropped", findings=batch_findings(data, segment))
+    def inputs(self, spec: dict, ctx) -> dict:
+        return {"args": spec["args"], "keys": spec["keys"]}
 
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_batch(student, inputs)
 
-def batch_findings(data, segment) -> list:
-    """Every array holding a reset step's row, or values one step late."""
-    found = []
-    if all(tuple(data["shapes"][key])[:1] == (segment.valid.size,) for key in BATCH_KEYS):
-        found.append(MISTAKES["A.batch.reset-steps-kept"].finding)
-    if batch_hint("values", data["values"], segment):
-        found.append(MISTAKES["A.batch.next-values"].finding)
-    return found
+    def decide(self, spec: dict, data):
+        return judge_batch(spec, data)
 
 
 # --------------------------------------------------------------------------------------------- the pieces of the loss

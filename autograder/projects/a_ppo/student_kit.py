@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
-from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, update_case
+from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.a_ppo import clip_gradient as clip_gradient_check, pieces, reference_runs, update
 from autograder.findings import computed, of_check
 from autograder.projects._shared.encode import encode, mistakes_as_values
@@ -16,21 +16,11 @@ from capstone_check.kinds import a_bar, a_ppo as checker
 
 
 # What a training run takes from the pieces, for predicting A.bar when a piece's check fails only elsewhere: the keys
-# of the batch ppo_update reads ('values' feeds the logged explained variance alone), and the values of the update's
-# configuration every graded run trains with (the chapter's, course.yml's hyperparameters: A.update's own are off
-# them, so that a piece hard-coding one fails there; tests/test_kit_prediction.py compares them with course.yml)
-UPDATE_READS = ("obs", "actions", "logp", "advantages", "returns")
+# of the batch ppo_update reads (``pieces.UPDATE_READS``), and the values of the update's configuration every graded
+# run trains with (the chapter's, course.yml's hyperparameters: A.update's own are off them, so that a piece
+# hard-coding one fails there; tests/test_kit_prediction.py compares them with course.yml)
+UPDATE_READS = pieces.UPDATE_READS
 TRAINED = {key: getattr(Hyperparameters(), key) for key in update.UPDATE_CONFIG}
-
-
-def batch(ctx) -> dict:
-    segment, adv, ret = pieces.segment_case(ctx.seed)
-    # a batch that keeps the reset steps is told by its arrays' length, a rule of the checker's own
-    named = mistakes_as_values(MISTAKES, {"A.batch.next-values": segment.values[1:][segment.valid]})
-    named["findings"]["A.batch.reset-steps-kept"] = MISTAKES["A.batch.reset-steps-kept"].text
-    return {"kind": "a_batch", "args": encode([segment, adv, ret]), "keys": BATCH_KEYS,
-            "want": encode(expected_batch(segment, adv, ret)), "resets": int((~segment.valid).sum()),
-            "trained_on": list(UPDATE_READS), **named}
 
 
 def ratio(ctx) -> dict:
@@ -74,7 +64,7 @@ def bar(ctx) -> dict:
 # the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
 KINDS = {"a_batch": checker.batch, "a_ratio": checker.ratio, "a_update": checker.update, "a_bar": a_bar.bar}
 
-SPECS = {"A.gae": pieces.GAE().spec, "A.batch": batch, "A.ratio": ratio,
+SPECS = {"A.gae": pieces.GAE().spec, "A.batch": pieces.Batch().spec, "A.ratio": ratio,
          "A.clip_gradient": clip_gradient_check.ClippedSurrogateGradient().spec,
          "A.value_entropy": pieces.ValueEntropy().spec, "A.update": update_check, "A.bar": bar}
 # A.bar's ``builds_on``, the rows whose failure here means the replay of every update departs there: a run's updates

@@ -7,15 +7,15 @@ import itertools
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict
-from autograder.comparisons import beyond
-from autograder.findings import matched, of_piece
+from autograder.checks import Bar, ToleranceBar
+from autograder.findings import computed, of_piece
 from autograder.projects._shared.calls import CallsCheck
-from autograder.projects._shared.encode import call, locate, located_call, out_array
+from autograder.projects._shared.encode import call, encode, locate, located_call, mistakes_as_values, out_array
+from autograder.projects._shared.once import WrittenOnce
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
 from capstone_check.kinds import d_located
-from capstone_check.student import as_array
+from capstone_check.kinds.d_grpo import WEIGHTS as ENUMERATED, collect_enumeration, judge_enumeration
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
 
 REWARDS = {"verify": verify, "sloppy": sloppy}
@@ -124,7 +124,7 @@ def enumeration_cases(seed: int):
             ("a perturbed policy and the sloppy grader", theta, CONTAINS_ANSWER)]
 
 
-class Enumeration(Check):
+class Enumeration(WrittenOnce):
     id = "D.enumeration"
     name = "Every group enumerated: centring costs (K-1)/K of the gradient, leave-one-out is exact"
 
@@ -132,53 +132,50 @@ class Enumeration(Check):
         ks: list[int] = Field(description="group sizes K whose every group of responses is enumerated")
         tolerance: float = Field(description="largest gap of the expected update from its multiple of the gradient")
 
-    def collect(self, student, ctx):
-        centered, loo = student.fn("group_centered_weight"), student.fn("leave_one_out_weight")
-        out = {}
-        for c, (_, _, R) in enumerate(enumeration_cases(ctx.seed)):
-            for K in ctx.bar.ks:
-                groups = list(itertools.product(range(N_RESPONSES), repeat=K))
-                for key, fn in (("centered", centered), ("loo", loo)):
-                    out[f"{key}/{c}/{K}"] = [[as_array(fn(R[x, list(g)]), (K,), f"group_{key} weight")
-                                              for g in groups] for x in range(N_PROMPTS)]
-        return out
-
-    def judge(self, data, ctx):
-        failures, tests = [], 0
-        for c, (label, theta, R) in enumerate(enumeration_cases(ctx.seed)):
+    def spec(self, ctx) -> dict:
+        cases = []
+        for label, theta, R in enumeration_cases(ctx.seed):
             pi = policy(theta)
-            g = oracle.exact_gradient(pi, R)
-            for K in ctx.bar.ks:
-                groups = np.array(list(itertools.product(range(N_RESPONSES), repeat=K)))
-                for key, factor, what in (("centered", (K - 1) / K, f"(K-1)/K = {(K - 1) / K:.3f} of"),
-                                          ("loo", 1.0, "exactly")):
-                    tests += 1
-                    weights = np.array(data[f"{key}/{c}/{K}"], dtype=float)
-                    if weights.shape != (N_PROMPTS, len(groups), K):
-                        raise Malformed(f"{key} weights for K = {K}: expected shape {(N_PROMPTS, len(groups), K)}, "
-                                        f"found {weights.shape}")
-                    u = oracle.expected_update(pi, groups, weights)
-                    error = np.abs(u - factor * g).max()
-                    if beyond(error, ctx.bar.tolerance * max(1.0, np.abs(g).max())):
-                        ratio = float((u * g).sum() / (g * g).sum())
-                        failures.append(f"{key} weights, K = {K}, {label}: the expected update should be {what} "
-                                        f"the exact gradient; it is {ratio:.4f} of it (max |error| {error:.2e})")
-        return Verdict.of(failures, tests, "the expected updates match (K-1)/K and 1 times the exact gradient",
-                          findings=enumerated_findings(data, ctx) if failures else [])
+            chances = {str(K): np.array([np.prod(pi[x][np.array(list(itertools.product(range(N_RESPONSES), repeat=K)))],
+                                                 axis=1) for x in range(N_PROMPTS)]) for K in ctx.bar.ks}
+            cases.append({"label": label, "pi": pi, "rewards": R, "gradient": oracle.exact_gradient(pi, R),
+                          "chances": chances})
+        return {"kind": "d_enumeration", "cases": encode(cases), "ks": list(ctx.bar.ks), "tol": ctx.bar.tolerance,
+                **weighed_by_mistakes(ctx)}
+
+    def inputs(self, spec: dict, ctx) -> dict:
+        return {"cases": [{"label": case["label"], "rewards": case["rewards"]} for case in spec["cases"]],
+                "ks": spec["ks"], "groups": spec["groups"]}
+
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_enumeration(student, inputs)
+
+    def decide(self, spec: dict, data):
+        return judge_enumeration(spec, data)
 
 
-def enumerated_findings(data, ctx) -> list:
-    """The weight mistakes every enumerated group's weights match, for either weight function."""
-    found = []
-    for key, piece in (("centered", "group_centered_weight"), ("loo", "leave_one_out_weight")):
-        cases, got = [], []
-        for c, (_, _, R) in enumerate(enumeration_cases(ctx.seed)):
-            for K in ctx.bar.ks:
-                groups = list(itertools.product(range(N_RESPONSES), repeat=K))
-                cases += [(R[x, list(g)],) for x in range(N_PROMPTS) for g in groups]
-                got += [w for per_prompt in data[f"{key}/{c}/{K}"] for w in per_prompt]
-        found += matched(of_piece(MISTAKES, piece), cases, got)
-    return found
+def enumerated_groups(ctx) -> list[list[float]]:
+    """The reward groups the enumeration hands the weights, each once, in the order it first meets them: a weight is
+    a function of its group's rewards, so its values on these are its values on every enumerated group."""
+    groups = {}
+    for _, _, R in enumeration_cases(ctx.seed):
+        for K in ctx.bar.ks:
+            for g in itertools.product(range(N_RESPONSES), repeat=K):
+                groups.update({tuple(R[x, list(g)].tolist()): None for x in range(N_PROMPTS)})
+    return [list(group) for group in groups]
+
+
+def weighed_by_mistakes(ctx) -> dict:
+    """The known mistakes of the two weights the enumeration calls, each one's weights of ``enumerated_groups`` (a
+    mistake that cannot weigh every group is left out), with their sentences and which weight each belongs to."""
+    groups, outputs, of_weight = enumerated_groups(ctx), {}, {}
+    for key, piece in ENUMERATED.items():
+        for mistake in of_piece(MISTAKES, piece):
+            weighed = [computed(mistake.variant, np.array(r)) for r in groups]
+            if all(w is not None for w in weighed):
+                outputs[mistake.id] = weighed
+                of_weight.setdefault(key, []).append(mistake.id)
+    return {"groups": groups, "mistakes_of": of_weight, **mistakes_as_values(MISTAKES, outputs)}
 
 
 # ------------------------------------------------------------------------------------------------ clipping
