@@ -98,22 +98,3 @@ def separated(scores: dict, names: list[str]) -> dict[str, list[str]]:
     want = verdicts(scores, names)
     return {what: [n for n, w, v in zip(names, want, verdicts(scores, names, rule)) if v != w]
             for what, rule in NEIGHBOURS.items()}
-
-
-def matters_message(scores: dict, names: list[str], got: list) -> str:
-    """Which crafted row ``matters`` got wrong, with its figures, the chapter's criterion, and the neighbour the
-    answers match, if one does."""
-    want = verdicts(scores, names)
-    wrong = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
-    i = wrong[0]
-    name, base = names[i], scores["baseline"]
-    change, spread = oracle.effect(scores, name), oracle.spread(scores, name)
-    text = (f"matters returned {got[i]} for {name}: median change {change:+g}, seed spread {spread:g} (scores "
-            f"{_ints(scores[name])}, baseline {_ints(base)}), and the bar is |change| > spread, strictly; "
-            f"{len(wrong)} of {len(names)} crafted factors wrong")
-    matched = [what for what, rule in NEIGHBOURS.items() if verdicts(scores, names, rule) == list(got)]
-    return text + (f" (your matters {matched[0]})" if matched else "")
-
-
-def _ints(row) -> list:
-    return [int(v) if float(v).is_integer() else v for v in row]

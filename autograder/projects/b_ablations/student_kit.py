@@ -6,14 +6,13 @@ from __future__ import annotations
 import functools
 import json
 
-from autograder.projects.b_ablations import crafted, oracle, reference_runs, switches
-from autograder.projects.b_ablations.summary import log_cases, piece_cases
+from autograder.projects.b_ablations import reference_runs, switches
+from autograder.projects.b_ablations.summary import Summary
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.projects.b_ablations.mistakes import MISTAKES
-from autograder.findings import computed, of_piece
 from autograder.projects._shared.encode import encode, mistakes_by_part
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
-from capstone_check.kinds import b_ablations as checker, b_evidence
+from capstone_check.kinds import b_ablations as checker, b_summary, b_evidence
 
 
 def defaults(ctx) -> dict:
@@ -67,36 +66,6 @@ def switch_mistakes(want: dict, seed: int) -> dict:
             "findings": {**{mid: MISTAKES[mid].text for mid in ignored.values()}, **recorded["findings"]}}
 
 
-def summary(ctx) -> dict:
-    scores, factors = crafted.score_cases(ctx.seed)
-    logs = log_cases()
-    return {"kind": "b_summary", "names": ["baseline", *DETAILS],
-            "settings": {name: flipped(None if name == "baseline" else name) for name in ["baseline", *DETAILS]},
-            "logs": logs, "metric": [oracle.training_score([e["episode_return"] for e in log]) for log in logs],
-            "scores": scores, "factors": factors, "summary": oracle.summarize(scores),
-            "matters": [oracle.matters(scores, f) for f in factors], "tol": ctx.bar.tolerance,
-            **summary_mistakes(scores, factors)}
-
-
-def summary_mistakes(scores: dict, factors: list[str]) -> dict:
-    """The statistics' known mistakes: each one's outputs on its piece's cases, where it can be computed on all."""
-    found = {}
-    for piece, cases in piece_cases(scores, factors).items():
-        for mistake in of_piece(MISTAKES, piece):
-            values = [computed(mistake.variant, *args) for args in cases]
-            if all(value is not None for value in values):
-                found[mistake.id] = ([piece], without_names(values))
-    return mistakes_by_part(MISTAKES, found)
-
-
-def without_names(value):
-    """``value`` with the settings' names left out of its lists (a summary's rows): the checker compares numbers,
-    in the order of the rows."""
-    if isinstance(value, (list, tuple)):
-        return [without_names(v) for v in value if not isinstance(v, str)]
-    return value
-
-
 def table_evidence(ctx) -> dict:
     """What B.table is predicted from: the course's hyperparameters, against which the student's Config() is read,
     the public seeds results.json holds a score for, and the reference's own runs, which the pieces must remake."""
@@ -129,10 +98,10 @@ def _reference_runs(bar: str, seeds: tuple[int, ...]) -> dict:
 
 # the checker's function that runs each kind of check SPECS and the probes make (a "calls" check runs the student's
 # functions)
-KINDS = {"b_defaults": checker.defaults, "b_switches": checker.switches, "b_summary": checker.summary,
+KINDS = {"b_defaults": checker.defaults, "b_switches": checker.switches, "b_summary": b_summary.summary,
          "b_table_evidence": b_evidence.table, "b_bar_evidence": b_evidence.bar}
 
-SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": summary}
+SPECS = {"B.defaults": defaults, "B.switches": switch_settings, "B.summary": Summary().spec}
 # What final grading adds that this kit cannot check (it holds no reference to replay a run against), the rows it
 # credits them on and the public evidence each is predicted from. The table's runs are trained by the student's `train`
 # and switches, the bar's by the grader; the statistics (B.summary) score nothing there: the table's scores were
