@@ -219,13 +219,14 @@ def test_a_first_minibatch_made_up_by_patching_the_recorder_is_refused(tmp_path,
     buggy = mutate(REFERENCE_A, 'batch["actions"][idx], batch["logp"][idx], adv,',
                    'batch["actions"][idx], batch["logp"][:len(idx)], adv,')
     patch = """
-import autograder.projects.a_ppo.ratio as _pieces
+import capstone_check.kinds.a_ratio as _collector
 from rlkit.categorical import log_prob as _log_prob
-def _made_up(student, agent, batch, seen=None):
+def _made_up(student, agent, batch, make_config, seen):
     logits = np.random.default_rng(0).normal(size=(8, 2))
     actions = np.zeros(8, dtype=int)
-    return {"called": True, "logits": logits, "actions": actions, "logp_old": _log_prob(logits, actions)}
-_pieces.record_first_surrogate = _made_up
+    seen.update(logits=logits, actions=actions, logp_old=_log_prob(logits, actions))
+    return seen
+_collector.first_surrogate_call = _made_up
 """
     result = grade_checks(write_submission(tmp_path, buggy + patch, "A_ppo", "ppo.py"), course, ["A.ratio"])["A.ratio"]
     assert result["score"] < result["max_score"] and "a minibatch of the batch it was given" in result["message"]

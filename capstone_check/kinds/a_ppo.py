@@ -10,14 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from capstone_check.kinds import a_statistics
-from capstone_check.kinds.a_located import RATIO_SUBJECT, RecordingAdam, raised_course, update_course, update_raised
+from capstone_check.kinds.a_located import RecordingAdam, raised_course, update_course
 from capstone_check.calls import flat, recognised, with_findings
-from capstone_check.located import after_lead, located, sentence
+from capstone_check.located import after_lead, sentence
 from capstone_check.student import StudentError, describe
 from capstone_check.values import close, decode, difference, same
 from capstone_check.verdict import Verdict
-from rlkit.cartpole import N_ACTIONS
-from rlkit.categorical import log_prob
 from rlkit.nn import Adam, flatten, mlp_forward
 
 
@@ -119,52 +117,6 @@ def from_the_batch(logits, actions, logp_old, agent, batch_) -> bool:
             & (actions[:, None] == batch_["actions"][None])
             & (np.abs(logp_old[:, None] - batch_["logp"][None]) <= 1e-9))
     return bool(same.any(axis=1).all())
-
-
-def ratio(student, spec: dict) -> Verdict:
-    from capstone_check.student import as_array
-
-    new, old, failures = decode(spec["new"]), decode(spec["old"]), []
-    got = as_array(student.fn("importance_ratio")(new.copy(), old.copy()), (50,), "importance_ratio")
-    if not close(got, decode(spec["want"]), spec["tol"]):
-        failures.append(f"importance_ratio should be exp(logp_new - logp_old); {difference(got, decode(spec['want']))}")
-    found = recognised(spec, got, ["A.ratio.inverted"])
-    said = located([(got, decode(spec["want"]))], spec["tol"], "A.ratio", RATIO_SUBJECT) if failures else []
-    verdict = first_minibatch(student, spec, failures, found, said)
-    return with_findings(verdict, spec, found)
-
-
-def first_minibatch(student, spec: dict, failures: list[str], found: list[str], said: list[dict]) -> Verdict:
-    """The ratio on ppo_update's first minibatch, after ``failures`` of the ratio itself (``said``: where it
-    departs); the batch-order log-probs this call shows go into ``found``."""
-    agent, batch_, seen = decode(spec["agent"]), decode(spec["batch"]), {}
-    try:
-        first_surrogate_call(student, agent, batch_, lambda: config(student, spec["config"]), seen)
-    except StudentError as exc:
-        failures.append(f"the ratio on ppo_update's first minibatch could not be read: {exc}")
-        return Verdict.of(failures, 2, "", located=said + (update_raised(bool(seen)) if exc.kind == "raised" else []))
-    if not seen:
-        failures.append("ppo_update never called clipped_surrogate, so the ratio of its first minibatch could not be "
-                        "read; compute the objective with your clipped_surrogate")
-        return Verdict.of(failures, 2, "", located=said)
-    logits, actions, logp_old = seen["logits"], np.asarray(seen["actions"], float), seen["logp_old"]
-    B = len(logits)
-    if B == 0 or logits.shape != (B, N_ACTIONS) or actions.shape != (B,) or logp_old.shape != (B,) \
-            or not np.all(np.isin(actions, range(N_ACTIONS))):
-        return Verdict(0.0, "the recorded clipped_surrogate call does not have a minibatch's shapes")
-    actions = actions.astype(int)
-    if close(logp_old, batch_["logp"][:B], 1e-9) and not np.array_equal(actions, batch_["actions"][:B]):
-        found.append("A.ratio.log-probs-not-shuffled")
-    deviation = float(np.abs(np.exp(log_prob(logits, actions) - logp_old) - 1).max())
-    if not deviation <= spec["first_tol"]:
-        failures.append(f"on the first minibatch of the first epoch every ratio should be 1 (the policy has not "
-                        f"changed yet); max |rho - 1| = {deviation:.3g}. Are the stored log-probs and actions indexed "
-                        "with the same minibatch as the observations?")
-    elif not from_the_batch(logits, actions, logp_old, decode(spec["agent"]), batch_):
-        failures.append("the first clipped_surrogate call of ppo_update should be on a minibatch of the batch it was "
-                        "given: the policy's logits at the batch's observations, with their stored actions and "
-                        "log-probs")
-    return Verdict.of(failures, 2, "exp(new - old), and 1 on the first minibatch", located=said)
 
 
 def parameter_name(k: int, entry: tuple[int, ...] | None = None) -> str:

@@ -3,16 +3,15 @@ A.bar's settings (the checker trains with the given loop and evaluates; final gr
 
 from __future__ import annotations
 
-import numpy as np
 
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
-from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.a_ppo import clip_gradient as clip_gradient_check, pieces, reference_runs, update
-from autograder.findings import computed, of_check
+from autograder.projects.a_ppo import ratio as ratio_check
+from autograder.findings import of_check
 from autograder.projects._shared.encode import encode, mistakes_as_values
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from capstone_check.calls import flat
-from capstone_check.kinds import a_bar, a_ppo as checker
+from capstone_check.kinds import a_bar, a_ppo as checker, a_ratio
 
 
 # What a training run takes from the pieces, for predicting A.bar when a piece's check fails only elsewhere: the keys
@@ -21,18 +20,6 @@ from capstone_check.kinds import a_bar, a_ppo as checker
 # hard-coding one fails there; tests/test_kit_prediction.py compares them with course.yml)
 UPDATE_READS = pieces.UPDATE_READS
 TRAINED = {key: getattr(Hyperparameters(), key) for key in update.UPDATE_CONFIG}
-
-
-def ratio(ctx) -> dict:
-    rng = np.random.default_rng(ctx.seed)
-    new, old = rng.normal(-1, 1, 50), rng.normal(-1, 1, 50)
-    agent, batch_ = update_case(ctx.seed)
-    # the stored log-probs taken in batch order are told by the first minibatch's call, a rule of the checker's own
-    named = mistakes_as_values(MISTAKES, {"A.ratio.inverted": computed(MISTAKES["A.ratio.inverted"].variant, new, old)})
-    named["findings"]["A.ratio.log-probs-not-shuffled"] = MISTAKES["A.ratio.log-probs-not-shuffled"].text
-    return {"kind": "a_ratio", "new": encode(new), "old": encode(old), "want": encode(np.exp(new - old)),
-            "agent": encode(agent), "batch": encode(batch_), "config": update.UPDATE_CONFIG,
-            "tol": ctx.bar.tolerance, "first_tol": ctx.bar.first_minibatch_tolerance, **named}
 
 
 def update_check(ctx) -> dict:
@@ -62,9 +49,9 @@ def bar(ctx) -> dict:
 
 
 # the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
-KINDS = {"a_batch": checker.batch, "a_ratio": checker.ratio, "a_update": checker.update, "a_bar": a_bar.bar}
+KINDS = {"a_batch": checker.batch, "a_ratio": a_ratio.ratio, "a_update": checker.update, "a_bar": a_bar.bar}
 
-SPECS = {"A.gae": pieces.GAE().spec, "A.batch": pieces.Batch().spec, "A.ratio": ratio,
+SPECS = {"A.gae": pieces.GAE().spec, "A.batch": pieces.Batch().spec, "A.ratio": ratio_check.Ratio().spec,
          "A.clip_gradient": clip_gradient_check.ClippedSurrogateGradient().spec,
          "A.value_entropy": pieces.ValueEntropy().spec, "A.update": update_check, "A.bar": bar}
 # A.bar's ``builds_on``, the rows whose failure here means the replay of every update departs there: a run's updates
