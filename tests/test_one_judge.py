@@ -34,10 +34,10 @@ GENERATED = 30  # mutants drawn, the same ones on every run
 
 
 def test_every_check_of_single_pieces_is_written_once():
-    """The checks of single pieces, of the batch and the ratio, of whole steps, of the enumeration and of B's
-    statistics, one class each, whose students' spec is the check's own."""
+    """The checks of single pieces, of the batch and the ratio, of whole steps and updates, of the enumeration and of
+    B's statistics, one class each, whose students' spec is the check's own."""
     assert WRITTEN_ONCE == {
-        "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy"],
+        "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update"],
         "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop"],
         "D": ["D.weights", "D.kl_penalty", "D.enumeration", "D.clip_gradient", "D.grpo_step", "D.price_exploit"],
         "B": ["B.summary"]}
@@ -141,14 +141,17 @@ def test_a_childs_inputs_hold_no_expected_value(seed_set):
 @pytest.mark.parametrize("seed_set", ["public", "grading"])
 def test_the_other_checks_written_once_hand_their_children_no_answer(seed_set):
     """A.batch's child reads the segment and the batch's keys; D.enumeration's the reward tables, the group sizes and
-    the reward groups; B.summary's the crafted logs, scores and factors; A.ratio's the log-probabilities, the agent,
-    the batch and the probes of the pieces ppo_update relies on: never the expected batch, the policy's gradient, a
-    statistic's value, the ratio or a mistake's values."""
+    the reward groups; B.summary's the crafted logs, scores and factors; A.ratio's and A.update's the agent, the
+    batch, the configurations and the probes of the pieces ppo_update relies on: never the expected batch, the
+    policy's gradient, a statistic's value, the ratio, the networks after an update or a mistake's values."""
     for pid, cid, read in (("A", "A.batch", {"args", "keys"}), ("D", "D.enumeration", {"cases", "ks", "groups"}),
                            ("B", "B.summary", {"names", "logs", "scores", "factors"}),
-                           ("A", "A.ratio", {"new", "old", "agent", "batch", "config", "probes"})):
+                           ("A", "A.ratio", {"new", "old", "agent", "batch", "config", "probes"}),
+                           ("A", "A.update", {"agent", "batch", "config", "lr", "seed", "probes", "trained",
+                                              "statistics"})):
         item = planned(COURSE, pid, cid, seed_set)
         with open(item.check.prepare(item.context), encoding="utf-8") as made:
             inputs = json.load(made)
         assert set(inputs) == read
         assert all(set(case) == {"label", "rewards"} for case in inputs.get("cases", []))
+        assert inputs.get("statistics", {}) == {} and set(inputs.get("trained", {})) <= {"config"}

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from capstone_check.kinds import a_statistics
-from capstone_check.kinds.a_located import RecordingAdam, raised_course, update_course
-from capstone_check.calls import flat, recognised, with_findings
-from capstone_check.located import after_lead, sentence
+from capstone_check.calls import recognised, with_findings
 from capstone_check.student import StudentError, describe
-from capstone_check.values import close, decode, difference, same
+from capstone_check.values import close, decode, difference
 from capstone_check.verdict import Verdict
 from rlkit.nn import Adam, flatten, mlp_forward
 
@@ -127,82 +124,3 @@ def parameter_name(k: int, entry: tuple[int, ...] | None = None) -> str:
         return f"layer {layer}'s {'weights' if weights else 'biases'}"
     return (f"layer {layer}'s weight from input {entry[0]} to unit {entry[1]}" if weights
             else f"layer {layer}'s bias of unit {entry[0]}")
-
-
-def first_difference(got, want, tolerance) -> str | None:
-    if len(got) != len(want):
-        return f"{len(got)} parameter arrays, expected {len(want)}"
-    for k, (g, w) in enumerate(zip(got, want)):
-        if not close(g, w, tolerance):
-            return f"{parameter_name(k)}: {difference(g, w) if np.shape(g) == np.shape(w) else 'another shape'}"
-    return None
-
-
-def updated(student, spec: dict, values: dict, want) -> tuple[list[str], dict, RecordingAdam, dict]:
-    """Where the student's ppo_update on the recorded case, configured with ``values``, departs from ``want``, the
-    networks' parameters it left, the optimizer that recorded its steps and the statistics it returned (``read``).
-    A call that raises fails, whatever it had changed before raising."""
-    agent, batch_ = decode(spec["agent"]), decode(spec["batch"])
-    optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=spec["lr"])
-    try:
-        returned = student.fn("ppo_update")(agent, optimizer, batch_, config(student, values),
-                                            np.random.default_rng(spec["seed"]))
-    except StudentError as exc:
-        exc.partial = {"steps": optimizer.after, "taken": optimizer.taken}
-        raise
-    failures, got = [], {}
-    for net in ("actor", "critic"):
-        got[net] = [np.asarray(p, dtype=float) for p in flatten(agent[net])]
-        where = first_difference(got[net], want[net], spec["tol"])
-        if where:
-            failures.append(f"the {net} differs at {where}")
-    return failures, got, optimizer, a_statistics.read(returned)
-
-
-def update(student, spec: dict) -> Verdict:
-    try:
-        failures, got, optimizer, statistics = updated(student, spec, spec["config"], decode(spec["want"]))
-    except StudentError as exc:  # led, as final grading leads it, by where the update had departed when it raised
-        said = raised_course(exc.partial, [np.asarray(s, dtype=float) for s in decode(spec["steps"])], spec["tol"],
-                             spec["minibatches"]) if "steps" in spec else []
-        raise StudentError(after_lead(sentence(said), str(exc)), exc.kind, exc.exception) from None
-    said = where_updated(spec, got, failures, optimizer)
-    departed, ladder, got_rungs = [], [], []
-    if "statistics" in spec:
-        got_rungs = a_statistics.on_rungs(student.fn("ppo_update"), lambda values: config(student, values))
-        departed = a_statistics.failures(statistics, spec["statistics"]["want"], spec["tol"])
-        ladder = [] if departed else a_statistics.ladder_failures(got_rungs, spec["statistics"]["rungs"], spec["tol"])
-    verdict = Verdict.of(failures + departed + ladder, 3, "both networks match the reference after the update",
-                         located=said)
-    if failures and "trained" in spec:  # the same update, configured as the course's runs are: its statistics are
-        try:  # the log's alone, so a run's updates hold or not by the networks
-            verdict.basis = not updated(student, spec, spec["trained"]["config"], decode(spec["trained"]["want"]))[0]
-        except StudentError:
-            verdict.basis = False
-    elif departed or ladder:
-        verdict.basis = True
-    numbers = [statistics.get(key) for key in a_statistics.STATISTICS]
-    found = recognised(spec, got) if failures else []
-    if departed and all(isinstance(number, float) for number in numbers):  # a mistake of the statistics: its four
-        found += recognised(spec, numbers)  # numbers, recorded at release
-    with_findings(verdict, spec, found)
-    if departed:
-        case = a_statistics.smallest(got_rungs, spec["statistics"]["rungs"], spec["tol"])
-        verdict.message += f". {case}" if case else ""
-    return verdict
-
-
-def where_updated(spec: dict, got: dict, failures: list[str], optimizer: RecordingAdam) -> list[dict]:
-    """Where a failed update departs, as final grading says it: in one network only, at which of its Adam steps
-    (``optimizer`` recorded them) it first departs, or exactly where a related update of the reference's recorded at
-    release lands."""
-    if not failures:
-        return []
-    departs = [net for net in ("actor", "critic") if any(f.startswith(f"the {net} ") for f in failures)]
-    said = list(spec.get("one_network", {}).get(departs[0], [])) if len(departs) == 1 else []
-    if "steps" in spec:
-        said += update_course(optimizer.after, optimizer.taken, [np.asarray(s, dtype=float)
-                                                                 for s in decode(spec["steps"])],
-                              spec["tol"], spec["minibatches"])
-    return said + [{"id": r["id"], "text": r["text"]} for r in spec.get("related", [])
-                   if same(flat(got), r["want"])]

@@ -7,18 +7,20 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from capstone_check.cascade import Probe, explained
-from autograder.checks import Bar, Check, Malformed, Verdict
-from autograder.comparisons import close
-from autograder.findings import Finding, computed, of_check, of_piece, same
+from capstone_check.cascade import Probe
+from autograder.checks import Bar
+from autograder.projects._shared.encode import encode, mistakes_as_values
+from autograder.projects._shared.once import WrittenOnce
+from autograder.findings import computed, of_check, of_piece
 from autograder.projects.a_ppo.mistakes import MISTAKES, STATISTICS
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case, with_a_flat_minibatch
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
 from capstone_check.kinds import a_statistics
-from capstone_check.kinds.a_located import RecordingAdam, raised_course, update_course
-from capstone_check.kinds.a_ppo import config as configured, parameter_name
-from capstone_check.student import StudentError
+from capstone_check.calls import flat
+from capstone_check.kinds.a_located import RecordingAdam
+from capstone_check.kinds.a_ppo import config as configured
+from capstone_check.kinds.a_update import collect_update, judge_update, update_error_said
 from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
 from rlkit.nn import flatten
@@ -125,86 +127,53 @@ def statistics_variants(seed: int) -> dict[str, list | None]:
     return {m.id: computed(m.variant, records, UPDATE_CONFIG["clip_eps"]) for m in of_piece(MISTAKES, STATISTICS)}
 
 
-def first_difference(got, want, tolerance) -> str | None:
-    """Where two lists of parameter arrays first differ beyond ``tolerance``, named as a student reads a network:
-    "layer 1's weight from input 3 to unit 1: ..."."""
-    if len(got) != len(want):
-        return f"{len(got)} parameter arrays, expected {len(want)}"
-    for k, (g, w) in enumerate(zip(got, want)):
-        if close(g, w, tolerance):
-            continue
-        g = np.asarray(g, dtype=float)
-        if g.shape != w.shape:
-            return f"{parameter_name(k)} have shape {g.shape}, expected {w.shape}"
-        if not np.all(np.isfinite(g)):
-            return f"{parameter_name(k)} hold NaN or inf"
-        index = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(g - w)), w.shape))
-        return (f"{parameter_name(k, index)}: {g[index]:.6g}, expected {w[index]:.6g} ({parameter_name(k)}' largest "
-                f"gap: {np.abs(g - w).max():.3g})")
-    return None
+RECIPE = (f"the reference: {UPDATE_CONFIG['epochs']} epochs of {UPDATE_CONFIG['minibatches']} minibatches of a "
+          "fresh rng.permutation each, advantages normalized per minibatch, entropy and value terms included, the "
+          "joint gradient norm of both networks clipped to max_grad_norm, one Adam step per minibatch")
+# the values of the update's configuration every graded run trains with (course.yml's hyperparameters, the
+# chapter's): A.update's own are off them, so that a piece hard-coding one fails there
+TRAINED = {key: getattr(Hyperparameters(), key) for key in UPDATE_CONFIG}
+READ = ("agent", "batch", "config", "lr", "seed", "probes", "trained", "statistics")  # what the child reads
 
 
-def same_parameters(data, want, tolerance) -> bool:
-    return all(first_difference(data[net], want[net], tolerance) is None for net in ("actor", "critic"))
-
-
-def update_hint(data, seed: int, recipe: bool = True) -> str:
-    """The named mistake whose update the student's parameters match, else the reference's recipe (unless ``recipe``
-    is False: a row that says where the update departs is shorter without it)."""
-    for hint, details in UPDATE_VARIANTS.items():
-        if same_parameters(data, reference_update(seed, details), 1e-9):
-            return f"hint: yours is an update in which {hint}"
-    if not recipe:
-        return ""
-    return (f"the reference: {UPDATE_CONFIG['epochs']} epochs of {UPDATE_CONFIG['minibatches']} minibatches of a fresh "
-            "rng.permutation each, advantages normalized per minibatch, entropy and value terms included, the joint "
-            "gradient norm of both networks clipped to max_grad_norm, one Adam step per minibatch")
-
-
-class Update(Check):
+class Update(WrittenOnce):
     id = "A.update"
     name = "One PPO update on a fixed batch: minibatch epochs, per-minibatch normalization, clipped, Adam"
 
     class Bar(Bar):
         tolerance: float = Field(description="largest gap per parameter from the reference's update")
 
-    def collect(self, student, ctx):
+    def spec(self, ctx) -> dict:
         agent, batch = update_inputs(ctx.seed)
-        optimizer = RecordingAdam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=UPDATE_LR)
-        config = student_config(student)
-        try:  # a call that raises fails the check, whatever it had changed before raising
-            returned = explained(student, "ppo_update", lambda: student.fn("ppo_update")(
-                agent, optimizer, batch, config, np.random.default_rng(ctx.seed)), ppo_probes())
-        except StudentError as exc:  # the steps it made say where it had departed when it raised
-            exc.partial = {"steps": optimizer.after, "taken": optimizer.taken}
-            raise
-        return {"actor": flatten(agent["actor"]), "critic": flatten(agent["critic"]), "steps": optimizer.after,
-                "taken": optimizer.taken, "statistics": a_statistics.read(returned),
-                "rungs": a_statistics.on_rungs(student.fn("ppo_update"), lambda values: configured(student, values))}
+        want, trained = reference_update(ctx.seed), reference_update(ctx.seed, config=TRAINED)
+        statistics = statistics_variants(ctx.seed)  # the statistics' known mistakes, told by their four numbers
+        mistakes = {**{m.id: reference_update(ctx.seed, *m.variant) for m in of_check(MISTAKES, self.id)
+                       if m.piece is None}, **{mid: values for mid, values in statistics.items() if values is not None}}
+        return {"kind": "a_update", "agent": encode(agent), "batch": encode(batch), "config": UPDATE_CONFIG,
+                "lr": UPDATE_LR, "seed": ctx.seed, "want": encode({net: list(want[net]) for net in want}),
+                "tol": ctx.bar.tolerance, "probes": encode([tuple(probe) for probe in ppo_probes()]),
+                "trained": {"config": TRAINED, "want": encode({net: list(trained[net]) for net in trained})},
+                "related": [{**statement, "want": flat(params)} for statement, params in related_updates(ctx.seed)],
+                "one_network": {net: one_network([net]) for net in ("actor", "critic")},
+                "steps": encode([list(step) for step in reference_steps(ctx.seed)]),
+                "minibatches": UPDATE_CONFIG["minibatches"],
+                "statistics": {"want": reference_statistics(ctx.seed), "rungs": rung_statistics()},
+                "passed": "both networks match the reference after the update; its inputs make the joint gradient "
+                          "norm exceed max_grad_norm and ratios leave the clip range", "recipe": RECIPE,
+                **mistakes_as_values(MISTAKES, mistakes)}
+
+    def inputs(self, spec: dict, ctx) -> dict:
+        return {key: ({"config": spec[key]["config"]} if key == "trained" else {} if key == "statistics"
+                      else spec[key]) for key in READ}
+
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_update(student, inputs)
+
+    def decide(self, spec: dict, data):
+        return judge_update(spec, data)
 
     def located_on_error(self, partial, ctx) -> list[dict]:
-        return raised_course(partial, reference_steps(ctx.seed), ctx.bar.tolerance, UPDATE_CONFIG["minibatches"])
-
-    def judge(self, data, ctx):
-        want = reference_update(ctx.seed)
-        failures = []
-        for net in ("actor", "critic"):
-            where = first_difference(data[net], want[net], ctx.bar.tolerance)
-            if where:
-                failures.append(f"the {net} differs at {where}")
-        where = update_located(data, want, ctx) if failures else []
-        got, rungs = data.get("statistics"), data.get("rungs")
-        if not isinstance(got, dict) or not isinstance(rungs, list) or len(rungs) != len(a_statistics.RUNGS) \
-                or not all(rung is None or isinstance(rung, dict) for rung in rungs):
-            raise Malformed("expected the update's statistics and one result per rung of the ladder")
-        departed = a_statistics.failures(got, reference_statistics(ctx.seed), ctx.bar.tolerance)
-        ladder = [] if departed else a_statistics.ladder_failures(rungs, rung_statistics(), ctx.bar.tolerance)
-        return Verdict.of(failures + departed + ladder, 3, "both networks match the reference after the update; its "
-                          "inputs make the joint gradient norm exceed max_grad_norm and ratios leave the clip range",
-                          note=update_hint(data, ctx.seed, recipe=not where) if failures else "",
-                          findings=(update_findings(data, ctx.seed) if failures else [])
-                          + (statistics_findings(got, ctx.seed) if departed else []), located=where,
-                          case=a_statistics.smallest(rungs, rung_statistics(), ctx.bar.tolerance) if departed else "")
+        return update_error_said(self.full_spec(ctx), partial)
 
 
 UPDATE_SUBJECT = "your update"
@@ -240,26 +209,3 @@ def related_updates(seed: int) -> list[tuple[dict, dict]]:
                           "value in the config it was given"}, {field: getattr(defaults, field)})
                 for field in UPDATE_CONFIG if {field: getattr(defaults, field)} not in RELATED_CONFIGS]
     return [(statement, reference_update(seed, config=config)) for statement, config in related]
-
-
-def update_located(data, want, ctx) -> list[dict]:
-    """Where a whole update departs: in one network only (a feature of the output), at which of its Adam steps it
-    first departs, or exactly where a related update of the reference's lands."""
-    departs = [net for net in ("actor", "critic") if first_difference(data[net], want[net], ctx.bar.tolerance)]
-    course = update_course(data.get("steps", []), int(data.get("taken", 0)), reference_steps(ctx.seed),
-                           ctx.bar.tolerance, UPDATE_CONFIG["minibatches"])
-    return one_network(departs) + course + [statement for statement, params in related_updates(ctx.seed)
-                                            if same_parameters(data, params, 1e-9)]
-
-
-def update_findings(data, seed: int) -> list[Finding]:
-    """The update mistakes whose parameters are the student's."""
-    return [m.finding for m in of_check(MISTAKES, "A.update")
-            if m.piece is None and same_parameters(data, reference_update(seed, *m.variant), 1e-9)]
-
-
-def statistics_findings(got: dict, seed: int) -> list[Finding]:
-    """The statistics' mistakes whose four numbers are the student's."""
-    values = [got.get(key) for key in a_statistics.STATISTICS]
-    return [MISTAKES[mid].finding for mid, want in statistics_variants(seed).items()
-            if want is not None and same(values, want)]
