@@ -34,13 +34,12 @@ GENERATED = 30  # mutants drawn, the same ones on every run
 
 
 def test_every_check_of_single_pieces_is_written_once():
-    """The checks of single pieces, of the batch and the ratio, of whole steps and updates, of the enumeration and of
-    B's statistics, one class each, whose students' spec is the check's own."""
+    """Every check the students' checker runs itself, one class each, whose students' spec is the check's own."""
     assert WRITTEN_ONCE == {
         "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update"],
         "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop"],
         "D": ["D.weights", "D.kl_penalty", "D.enumeration", "D.clip_gradient", "D.grpo_step", "D.price_exploit"],
-        "B": ["B.summary"]}
+        "B": ["B.defaults", "B.switches", "B.summary"]}
     for pid, checks in WRITTEN_ONCE.items():
         for cid in checks:
             spec = kit_module(pid).SPECS[cid]
@@ -146,6 +145,8 @@ def test_the_other_checks_written_once_hand_their_children_no_answer(seed_set):
     policy's gradient, a statistic's value, the ratio, the networks after an update or a mistake's values."""
     for pid, cid, read in (("A", "A.batch", {"args", "keys"}), ("D", "D.enumeration", {"cases", "ks", "groups"}),
                            ("B", "B.summary", {"names", "logs", "scores", "factors"}),
+                           ("B", "B.defaults", {"bar", "seed", "config"}),
+                           ("B", "B.switches", {"seed", "settings", "inputs", "constants"}),
                            ("A", "A.ratio", {"new", "old", "agent", "batch", "config", "probes"}),
                            ("A", "A.update", {"agent", "batch", "config", "lr", "seed", "probes", "trained",
                                               "statistics"})):

@@ -7,7 +7,6 @@ import dataclasses
 
 import numpy as np
 
-from capstone_check.calls import recognised_parts, with_findings
 from capstone_check.kinds import a_statistics
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import close, decode
@@ -40,34 +39,62 @@ def config_with(student, **values):
 
 
 def defaults(student, spec: dict) -> Verdict:
-    found = {f.name: f.default for f in dataclasses.fields(details_class(student))}
-    failures = []
-    wrong = {k: v for k, v in spec["details"].items() if found.get(k) is not v}
-    if wrong:
-        failures.append("Details should default to Project A's choices: " + ", ".join(f"{k} = {v}"
-                                                                                       for k, v in wrong.items()))
-    if not _same_training(student, spec, spec["config"]):
-        failures.append(f"details.train(..., config, Details()) and ppo.train(..., config) part within "
-                        f"{spec['bar']['n_updates']} updates (seed {spec['seed']}, every config value off its "
-                        "default): a default changes something, or one reads a value the other hard-codes (the "
-                        "order of random draws counts too)")
-    verdict = Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
-    if failures and not wrong and "trained" in spec:  # the course's runs train with its hyperparameters alone
-        verdict.basis = _same_training(student, spec, spec["trained"]["config"])
+    """B.defaults in the students' checker: the row as final grading's, and where only the two runs part, whether
+    they part with the course's hyperparameters too (what the course's runs are predicted from)."""
+    collected = collect_defaults(student, spec)
+    verdict = judge_defaults(spec, collected)
+    if verdict.fraction < 1 and not _wrong_defaults(spec, collected) and "trained" in spec:
+        verdict.basis = _same_runs(training_runs(student, spec, spec["trained"]["config"]), spec["bar"]["tolerance"])
     return verdict
 
 
-def _same_training(student, spec: dict, values: dict) -> bool:
-    """Whether ppo.train and details.train with Details() give the very same weights under config ``values``."""
+def collect_defaults(student, spec: dict) -> dict:
+    """The defaults of the student's ``Details`` (a value other than a bool by its repr) and the parameters each of
+    ``ppo.train`` and ``details.train`` leaves under the spec's config."""
+    found = {f.name: f.default for f in dataclasses.fields(details_class(student))}
+    return {"defaults": {k: v if isinstance(v, bool) else repr(v) for k, v in found.items()},
+            "runs": training_runs(student, spec, spec["config"])}
+
+
+def training_runs(student, spec: dict, values: dict) -> dict:
+    """Per module, ppo and details, the parameters its ``train`` leaves under config ``values``."""
     from rlkit.cartpole import make_envs
 
-    bar, runs, config = spec["bar"], {}, config_with(student, **values)
+    bar, config = spec["bar"], config_with(student, **values)
+    runs = {}
     for module in ("ppo", "details"):
         agent, _ = student.fn("train", module)(make_envs(bar["num_envs"]), bar["n_updates"], bar["n_steps"],
                                                spec["seed"], config)
-        runs[module] = [np.asarray(p, dtype=float) for p in flatten([agent["actor"], agent["critic"]])]
-    a, b = runs["ppo"], runs["details"]
-    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+        runs[module] = flatten([agent["actor"], agent["critic"]])
+    return runs
+
+
+def judge_defaults(spec: dict, collected) -> Verdict:
+    """The defaults against Project A's choices, and the two runs against each other (``collected``: untrusted where
+    another process sent it)."""
+    if not isinstance(collected, dict) or not isinstance(collected.get("defaults"), dict) \
+            or not isinstance(collected.get("runs"), dict):
+        raise StudentError("the defaults and runs collected are not the check's", "invalid")
+    failures, wrong = [], _wrong_defaults(spec, collected)
+    if wrong:
+        failures.append("Details should default to Project A's choices: " + ", ".join(f"{k} = {v}"
+                                                                                       for k, v in wrong.items()))
+    if not _same_runs(collected["runs"], spec["bar"]["tolerance"]):
+        failures.append(f"details.train(..., config, Details()) and ppo.train(..., config) part within "
+                        f"{spec['bar']['n_updates']} updates ({spec['seed_shown']}, every config value off its "
+                        "default): a default changes something, or one reads a value the other hard-codes (the "
+                        "order of random draws counts too)")
+    return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
+
+
+def _wrong_defaults(spec: dict, collected: dict) -> dict:
+    return {k: v for k, v in spec["details"].items() if collected["defaults"].get(k) is not v}
+
+
+def _same_runs(runs, tolerance: float) -> bool:
+    """Whether the two runs' parameters are one another's within ``tolerance`` (the same math in another order)."""
+    a, b = runs.get("ppo"), runs.get("details")
+    return isinstance(a, list) and isinstance(b, list) and _all_close(b, a, tolerance)
 
 
 def _all_close(got, want, tolerance) -> bool:
@@ -101,7 +128,8 @@ def unchanged(got: dict, baseline: dict, kinds) -> bool:
     return all(_all_close(got[k], baseline[k], 1e-12) for k in kinds)
 
 
-def _outputs(student, spec: dict, d: dict) -> dict:
+def setting_outputs(student, spec: dict, d: dict) -> dict:
+    """What each switch's function of the student gives under details ``d`` on the spec's inputs."""
     c, seed, inputs = spec["constants"], spec["seed"], spec["inputs"]
     details, out = student_details(student, d), {}
     config = config_with(student, hidden=c["hidden"])
@@ -138,69 +166,7 @@ def _grader_adam(agent, c: dict):
     return Adam(flatten([agent["actor"], agent["critic"]]), lr=c["lr"], eps=c["adam_eps"])
 
 
-def switches(student, spec: dict) -> Verdict:
-    got, raised = outputs_by_setting(student, spec)
-    want = decode(spec["want"])
-    problems = {name: _switch_problem(spec, got, want, name, kind) for name, kind in spec["kinds"].items()
-                if not raised.keys() & {name, "baseline"}}
-    failures = [f"{name}: {problem}" for name, problem in problems.items() if problem]
-    wrong = set(raised) | {"baseline" if problem.endswith(BASELINE_DIFFERS) else name
-                           for name, problem in problems.items() if problem}
-    # per row that grades runs: whether the switches its runs flip (and the baseline) all pass, none of them raising
-    basis = {cid: flipped is not None and not raised.keys() & flipped and (
-                 not wrong & flipped or not fails_in_the_courses_runs(student, spec, flipped))
-             for cid, flipped in flipped_in_runs(student).items()} if wrong else None
-    if raised:  # the row is lost, as final grading loses it, on the first setting that raised
-        first = next(iter(raised.values()))
-        first.basis = basis
-        raise first
-    verdict = Verdict.of(failures, len(spec["kinds"]), "all nine switches do what the reference's do, and only that")
-    verdict.basis = basis
-    return with_findings(verdict, spec, _ignored(spec, got) + recognised_parts(spec, got))
-
-
-def outputs_by_setting(student, spec: dict) -> tuple[dict, dict]:
-    """({setting: the pieces' outputs under it}, {setting: the StudentError it raised}), every setting tried in the
-    spec's order: a raise under one setting reaches only the runs that flip it."""
-    got, raised = {}, {}
-    for label, details in spec["settings"]:
-        try:
-            got[label] = _outputs(student, spec, details)
-        except StudentError as exc:
-            raised[label] = exc
-    return got, raised
-
-
-def fails_in_the_courses_runs(student, spec: dict, flipped: set[str]) -> bool:
-    """Whether the baseline or a switch the student's runs flip still fails with the course's clip half-width and
-    Adam's epsilon (recorded as ``trained``), which every graded run trains with: a value hard-coded at its default
-    fails the check's own values only."""
-    if "trained" not in spec:
-        return True
-    c, values = spec["constants"], spec["trained"]["values"]
-    at = {**spec, "constants": {**c, "update": {**c["update"], "clip_eps": values["clip_eps"]},
-                                "optimizer": {**c["optimizer"], "adam_eps": values["adam_eps"]}}}
-    got = {label: _outputs(student, at, d) for label, d in spec["settings"] if label in flipped}
-    trained, want = decode(spec["trained"]["want"]), decode(spec["want"])
-    want = {label: {**outputs, **trained.get(label, {})} for label, outputs in want.items()}
-    if any(departure(got["baseline"], want["baseline"], k, spec["tol"]) is not None
-           for k in outputs_compared(want["baseline"])):
-        return True
-    return any(_switch_problem(spec, got, want, name, spec["kinds"][name]) for name in flipped - {"baseline"}
-               if name in spec["kinds"])
-
-
-def _ignored(spec: dict, got: dict) -> list[str]:
-    """The mistakes of the switches whose flipping changes none of the outputs."""
-    return [mid for name, mid in spec["ignored"].items()
-            if unchanged(got[name], got["baseline"], outputs_compared(got[name]))]
-
-
 BASELINE_DIFFERS = "with Details() differs from the reference (Project A's behaviour), so the switch cannot be judged"
-
-
-def _switch_problem(spec: dict, got: dict, want: dict, name: str, kind: str) -> str | None:
-    return switch_problem(got, want, name, kind, spec["where"][name], spec["tol"])
 
 
 def switch_problem(got: dict, want: dict, name: str, kind: str, where: str, tolerance: float) -> str | None:
@@ -218,20 +184,3 @@ def switch_problem(got: dict, want: dict, name: str, kind: str, where: str, tole
     if others:
         return f"flipping it also changes {', '.join(others)}, which it should leave alone"
     return None
-
-
-def flipped_in_runs(student) -> dict[str, set[str] | None]:
-    """Per row of final grading, what the runs it grades flip (a switch no run flips is never replayed): B.table's
-    the baseline and the details ``conclusion()`` names, B.bar's the baseline and those ``ablated()`` names; None
-    where the function does not say."""
-    return {"B.table": _with_baseline(student, "conclusion"), "B.bar": _with_baseline(student, "ablated")}
-
-
-def _with_baseline(student, function: str) -> set[str] | None:
-    try:
-        names = student.fn(function, "ablation")()
-    except StudentError:
-        return None
-    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
-        return None
-    return {"baseline", *names}

@@ -3,24 +3,23 @@ exactly what the reference's does and nothing else."""
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, Malformed, ToleranceBar, Verdict, require
+from autograder.checks import Bar, ToleranceBar
+from autograder.projects._shared.encode import encode, mistakes_by_part
+from autograder.projects._shared.once import WrittenOnce
+from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
+from capstone_check.kinds.b_ablations import collect_defaults, judge_defaults
+from capstone_check.kinds.b_switches import collect_switches, judge_switches
 
-from autograder.comparisons import all_close
 from autograder.projects._shared.ppo.cases import gae_cases, update_case, with_a_flat_minibatch
 from autograder.projects.b_ablations import oracle
-from autograder.findings import Finding, same
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.projects.b_ablations.mistakes import MISTAKES
 from autograder.projects.b_ablations.rounding import rounded_inside_the_clip
-from capstone_check.kinds import a_statistics
-from capstone_check.kinds.b_ablations import (BASELINE_DIFFERS, STATISTICS, config_with, details_class, kind_of,
-                                              outputs_compared, student_details, switch_problem, unchanged)
-from capstone_check.student import StudentError, as_array, as_float, describe
+from capstone_check.kinds.b_ablations import (STATISTICS, kind_of)
 from rlkit.cartpole import Segment
 from rlkit.nn import Adam, flatten
 
@@ -144,44 +143,10 @@ def oracle_run(seed: int, changed: dict | None = None):
     return run
 
 
-def student_run(student, seed: int):
-    def run(kind, d, inputs):
-        details = student_details(student, d)
-        if kind == "init":
-            config = config_with(student, hidden=HIDDEN)
-            agent = student.fn("init_agent", "details")(np.random.default_rng(seed), config, details)
-            return flatten([agent["actor"], agent["critic"]])
-        if kind == "optimizer":
-            agent, grads = inputs
-            optimizer = student.fn("make_optimizer", "details")(agent, config_with(student, **optimizer_config(seed)),
-                                                                details)
-            for g in grads:
-                optimizer.step(g)
-            return flatten([agent["actor"], agent["critic"]])
-        if kind == "learning_rate":
-            config = config_with(student, lr=SWITCH_OPTIMIZER_CONFIG["lr"])
-            fn = student.fn("learning_rate", "details")
-            return [as_float(fn(u, N_UPDATES, config, details), "learning_rate") for u in range(N_UPDATES)]
-        if kind == "advantages":
-            result = student.fn("advantages_and_returns", "details")(inputs, config_with(student, gamma=GAMMA,
-                                                                                               lam=LAM), details)
-            if not isinstance(result, (tuple, list)) or len(result) != 2:
-                raise StudentError(f"advantages_and_returns should return (advantages, returns), found "
-                                   f"{describe(result)}", "invalid")
-            return [as_array(r, inputs.rewards.shape, "advantages_and_returns") for r in result]
-        agent, batch = inputs
-        optimizer = update_optimizer(agent)
-        config = config_with(student, **update_config(seed))
-        returned = student.fn("ppo_update", "details")(agent, optimizer, batch, config, details,
-                                                       np.random.default_rng(seed))
-        return flatten([agent["actor"], agent["critic"]]), a_statistics.read(returned)
-    return run
-
-
 # ------------------------------------------------------------------------------------------------ the checks
 
 
-class Defaults(Check):
+class Defaults(WrittenOnce):
     id = "B.defaults"
     name = "The defaults are Project A: Details() names A's nine choices and trains exactly as ppo.train"
 
@@ -191,72 +156,79 @@ class Defaults(Check):
         n_updates: int = Field(description="updates of each of the two runs")
         tolerance: float = Field(description="largest gap per weight between the two runs (same math, other order)")
 
-    def collect(self, student, ctx):
-        defaults = {f.name: f.default for f in dataclasses.fields(details_class(student))}
-        from rlkit.cartpole import make_envs
-        bar, runs, config = ctx.bar, {}, config_with(student, **DEFAULTS_CONFIG)
-        for module in ("ppo", "details"):
-            agent, log = student.fn("train", module)(make_envs(bar.num_envs), bar.n_updates, bar.n_steps, ctx.seed,
-                                                     config)
-            runs[module] = {"params": flatten([agent["actor"], agent["critic"]]),
-                            "returns": [entry.get("episode_return") for entry in log]}
-        return {"defaults": {k: v if isinstance(v, bool) else repr(v) for k, v in defaults.items()}, "runs": runs}
+    def spec(self, ctx) -> dict:
+        # the course's runs train with its hyperparameters: a details.py that parts from ppo.train only off them (a
+        # value hard-coded at its default) leaves them as they are
+        return {"kind": "b_defaults", "bar": ctx.bar.model_dump(), "seed": ctx.seed,
+                "seed_shown": ctx.seed_shown(ctx.seed), "details": DETAILS, "config": DEFAULTS_CONFIG,
+                "trained": {"config": Hyperparameters().model_dump()}}
 
-    def judge(self, data, ctx):
-        failures = []
-        defaults, runs = require(data, "defaults", dict), require(data, "runs", dict)
-        wrong = {k: v for k, v in DETAILS.items() if defaults.get(k) is not v}
-        if wrong:
-            failures.append("Details should default to Project A's choices: " + ", ".join(
-                f"{k} = {v}" for k, v in wrong.items()))
-        a, b = require(runs, "ppo", dict), require(runs, "details", dict)
-        if not isinstance(a.get("params"), list) or not isinstance(b.get("params"), list):
-            raise Malformed("the two training runs' parameters are missing")
-        if not all_close(b["params"], a["params"], ctx.bar.tolerance):
-            failures.append(f"details.train(..., config, Details()) and ppo.train(..., config) part within "
-                            f"{ctx.bar.n_updates} updates ({ctx.seed_shown(ctx.seed)}, every config value off its "
-                            "default): a default changes something, or one reads a value the other hard-codes (the "
-                            "order of random draws counts too)")
-        return Verdict.of(failures, 2, "Details() is Project A: same defaults, same weights as ppo.train")
+    def inputs(self, spec: dict, ctx) -> dict:
+        return {key: spec[key] for key in ("bar", "seed", "config")}
+
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_defaults(student, inputs)
+
+    def decide(self, spec: dict, data):
+        return judge_defaults(spec, data)
 
 
-class Switches(Check):
+class Switches(WrittenOnce):
     id = "B.switches"
     credit = "per_case"  # a ninth of the points per switch, as B's README says
     name = "Each switch, flipped on fixed weights and a fixed batch, changes exactly what the reference's does"
-
     Bar = ToleranceBar
 
-    def collect(self, student, ctx):
-        run = student_run(student, ctx.seed)
-        return {"outputs": {label: outputs(ctx.seed, d, run) for label, d in settings()}}
+    def spec(self, ctx) -> dict:
+        seed = ctx.seed
+        want = {label: outputs(seed, d, oracle_run(seed)) for label, d in settings()}
+        kinds = {name: kind_of(want, name) for name in DETAILS}
+        agent = fresh_agent(seed)
+        inputs = {"agent": agent, "gradients": adam_gradients(seed, agent), "segment": truncation_segment(seed),
+                  "update": update_inputs(seed)}
+        constants = {"update": update_config(seed), "optimizer": optimizer_config(seed),
+                     "update_optimizer": UPDATE_OPTIMIZER_CONFIG, "hidden": HIDDEN, "n_updates": N_UPDATES,
+                     "gamma": GAMMA, "lam": LAM}
+        return {"kind": "b_switches", "seed": seed, "settings": [[label, d] for label, d in settings()],
+                "want": encode(want), "kinds": kinds, "where": WHERE, "inputs": encode(inputs),
+                "constants": constants, "tol": ctx.bar.tolerance, "trained": at_the_course(seed, kinds),
+                **switch_mistakes(want, seed)}
 
-    def judge(self, data, ctx):
-        run, tol = oracle_run(ctx.seed), ctx.bar.tolerance
-        want = {label: outputs(ctx.seed, d, run) for label, d in settings()}
-        got = require(data, "outputs", dict)
-        if set(got) != set(want) or any(not isinstance(got[label], dict) or set(got[label]) != set(want[label])
-                                        for label in want):
-            raise Malformed("the switches' outputs do not cover every setting and function")
-        failures, unjudged = [], set()  # where the baseline differs: said once per function, then "likewise"
-        for name in DETAILS:
-            problem = switch_problem(got, want, name, kind_of(want, name), WHERE[name], tol)
-            if problem and BASELINE_DIFFERS in problem:
-                failures.append(f"{name}: likewise" if WHERE[name] in unjudged else f"{name}: {problem}")
-                unjudged.add(WHERE[name])
-            elif problem:
-                failures.append(f"{name}: {problem}")
-        return Verdict.of(failures, len(DETAILS), "all nine switches do what the reference's do, and only that",
-                          switches_ok=[n for n in DETAILS if not any(f.startswith(n + ":") for f in failures)],
-                          findings=switch_findings(got, want, ctx.seed) if failures else [])
+    def inputs(self, spec: dict, ctx) -> dict:
+        return {key: spec[key] for key in ("seed", "settings", "inputs", "constants")}
+
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_switches(student, inputs)
+
+    def decide(self, spec: dict, data):
+        return judge_switches(spec, data)
 
 
-def switch_findings(got: dict, want: dict, seed: int) -> list[Finding]:
-    """The switches flipped to no effect, and the wrong configurations the student's outputs match."""
-    found = [MISTAKES[f"B.switches.{name}-ignored"].finding for name in DETAILS
-             if unchanged(got[name], got["baseline"], outputs_compared(got[name]))]
-    return found + [MISTAKES[mistake_id].finding for mistake_id, ((label, kind), value)
-                    in wrong_configurations(want, seed).items() if same(got[label][kind], value, 1e-9)]
+CONFIGURED = ("optimizer", "update")  # the outputs the clip half-width and Adam's epsilon reach
+
+
+def at_the_course(seed: int, kinds: dict) -> dict:
+    """The switches' outputs that depend on the clip half-width and Adam's epsilon, with the course's values (which
+    every graded run trains with) in place of the check's: the baseline's, and each switch's own where it is one of
+    them. A switch that hard-codes one at its default fails the check but not the course's runs."""
+    course = Hyperparameters()
+    values = {"clip_eps": course.clip_eps, "adam_eps": course.adam_eps}
+    run, want = oracle_run(seed, values), {}
+    for label, d in settings():
+        shown = CONFIGURED if label == "baseline" else [k for k in CONFIGURED if kinds[label] == k]
+        if shown:
+            out = outputs(seed, d, run)
+            want[label] = {k: out[k] for k in shown} | ({STATISTICS: out[STATISTICS]} if "update" in shown else {})
+    return {"values": values, "want": encode(want)}
+
+
+def switch_mistakes(want: dict, seed: int) -> dict:
+    """B.switches' known mistakes: each wrong configuration's output on the one setting and function that shows it;
+    and, for each switch, the mistake the judge sees by itself when flipping the switch changes nothing."""
+    recorded = mistakes_by_part(MISTAKES, wrong_configurations(want, seed))
+    ignored = {name: f"B.switches.{name}-ignored" for name in DETAILS}
+    return {**recorded, "ignored": ignored,
+            "findings": {**{mid: MISTAKES[mid].text for mid in ignored.values()}, **recorded["findings"]}}
 
 
 def wrong_configurations(want: dict, seed: int) -> dict:
