@@ -56,9 +56,10 @@ def rows(bundle: Path, root: Path, pid: str, checks: list[str]) -> list[tuple]:
         graded = (entry.score, entry.message, [f.text for f in entry.findings],
                   [statement.model_dump() for statement in entry.located])
         result = kit_result(bundle, root, pid, cid)
-        fraction = min(max(result["fraction"], 0.0), 1.0)
-        points = data["checks"][cid]["points"]
-        score = round(points * (fraction if fraction >= 1 else 0.0), 2)  # each is all or nothing
+        fraction, spec = min(max(result["fraction"], 0.0), 1.0), data["checks"][cid]
+        if spec["credit"] == "all_or_nothing" and fraction < 1:
+            fraction = 0.0
+        score = round(spec["points"] * fraction, 2)
         checked = (score, result["message"], result.get("named", []), result.get("located", []))
         out.append((cid, graded, checked))
     return out
