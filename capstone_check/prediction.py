@@ -160,7 +160,7 @@ def said(row, spec: dict, rows: dict) -> str:
     """What final grading adds to ``row`` and what this run already tells of it ('' for a row it adds nothing to)."""
     if "adds" not in spec:
         return ""
-    evidence = f"; {row.evidence}" if row.evidence else ""
+    evidence = f"; {row.evidence}{recognised(row)}" if row.evidence else ""  # with the mistakes it named, beside it
     points = f"{row.points:g}"
     text = f"{spec['adds']} {names(spec['builds_on'])}" if spec["builds_on"] else spec["adds"]
     failed = failing(spec, rows, row.check)

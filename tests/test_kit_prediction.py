@@ -262,7 +262,8 @@ def test_a_bar_is_predicted_from_whether_the_pieces_remake_the_reference_runs(a_
 
 
 def _verdict(tmp_path: Path, spec: dict, mutant: str | None):
-    from capstone_check.kinds.a_ppo import batch, update
+    from capstone_check.kinds.a_ppo import batch
+    from capstone_check.kinds.a_update import update
     from capstone_check.student import Student
 
     root = copy_reference(tmp_path, "A_ppo")
@@ -409,7 +410,7 @@ def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(b_expected
     run it makes, so final grading's replays never reach a broken clip switch, and only B.bar's reach the value clip.
     A clip half-width or Adam epsilon hard-coded at its default fails the check's own values, not the course's, with
     which every graded run trains (final grading credited those folders' table and bar)."""
-    from capstone_check.kinds.b_ablations import switches
+    from capstone_check.kinds.b_switches import switches
 
     verdict = b_verdict(switches, b_folder(tmp_path, mutant), b_expected["modules"], b_expected["checks"]["B.switches"])
     assert verdict.fraction < 1 and verdict.basis == basis, verdict.message
@@ -428,7 +429,7 @@ def test_a_switch_that_raises_counts_against_b_s_runs_only_if_they_flip_it(b_kit
     (final grading credited that folder's table). An init that raises everywhere reaches every run. The child hands
     the basis back beside the raise."""
     from capstone_check.child import run
-    from capstone_check.kinds.b_ablations import switches
+    from capstone_check.kinds.b_switches import switches
     from capstone_check.student import StudentError
 
     folder = b_folder(tmp_path)

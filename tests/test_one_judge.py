@@ -157,3 +157,41 @@ def test_the_other_checks_written_once_hand_their_children_no_answer(seed_set):
         assert set(inputs) == read
         assert all(set(case) == {"label", "rewards"} for case in inputs.get("cases", []))
         assert inputs.get("statistics", {}) == {} and set(inputs.get("trained", {})) <= {"config"}
+
+
+JUDGES = ("capstone_check.calls:judge_calls", "capstone_check.kinds.a_ppo:judge_batch",
+          "capstone_check.kinds.a_ratio:judge_ratio", "capstone_check.kinds.a_update:judge_update",
+          "capstone_check.kinds.b_ablations:judge_defaults", "capstone_check.kinds.b_switches:judge_switches",
+          "capstone_check.kinds.b_summary:judge_summary", "capstone_check.kinds.d_grpo:judge_enumeration")
+
+
+def test_the_judges_below_are_those_the_checks_written_once_decide_with():
+    """Each check written once decides with one of ``JUDGES`` and each of them judges some check, so the wheel's test
+    below imports every judge final grading runs."""
+    import inspect
+
+    names = {name.partition(":")[2] for name in JUDGES}
+    used = {name for pid in "ABCD" for check in PROJECTS[pid].checks.values() if isinstance(check, WrittenOnce)
+            for name in names if f"{name}(" in inspect.getsource(type(check).decide)}
+    deciders = [type(check) for pid in "ABCD" for check in PROJECTS[pid].checks.values()
+                if isinstance(check, WrittenOnce)]
+    assert all(any(f"{name}(" in inspect.getsource(cls.decide) for name in names) for cls in deciders)
+    assert used == names
+
+
+def test_the_students_wheel_reaches_no_oracle_through_its_judges(bundle):
+    """The judges and collectors ship in the students' bundle; importing every one of them there, with nothing but
+    the bundle and the standard library's path, loads no module of the grader and no oracle."""
+    import subprocess
+    import sys
+
+    probe = ("import importlib, sys\n"
+             f"for name in {[name.partition(':')[0] for name in JUDGES] + ['capstone_check.calling']!r}:\n"
+             "    importlib.import_module(name)\n"
+             "bad = sorted(m for m in sys.modules if m.startswith('autograder') or 'oracle' in m)\n"
+             "print(','.join(bad) + '|' + sys.modules['capstone_check'].__file__)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=bundle,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(bundle), "PYTHONNOUSERSITE": "1"})
+    assert done.returncode == 0, done.stderr
+    loaded, _, checker = done.stdout.strip().partition("|")
+    assert loaded == "" and checker.startswith(str(bundle)), done.stdout

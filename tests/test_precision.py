@@ -156,18 +156,21 @@ def test_a_cascade_names_the_piece_that_made_the_nan(tmp_path, course):
 
 
 def test_grpo_step_names_the_flipped_sign_once_without_explaining_clipping(tmp_path, course):
-    message = graded_mutant(tmp_path, course, "grpo_step flips the KL sign", ["D.grpo_step"])["D.grpo_step"]["message"]
+    row = graded_mutant(tmp_path, course, "grpo_step flips the KL sign", ["D.grpo_step"])["D.grpo_step"]
+    message = row["message"]
     assert message.startswith("Where it differs: your steps (new theta minus the given one) differ only when beta is "
-                              "above 0. Hint: every failing case matches a step in which the KL penalty's sign is "
-                              "flipped")
+                              "above 0.")
+    assert [f["id"] for f in row["findings"]] == ["D.grpo_step.kl-sign-flipped"]  # named beside the message
     assert "clip" not in message and "ratio" not in message
 
 
-def test_kl_penalty_gives_its_hint_once(tmp_path, course):
-    """Led by where it departs, the row gives its hint once and one failing case as the example, the rest counted."""
-    message = graded_mutant(tmp_path, course, "flipped KL sign", ["D.kl_penalty"])["D.kl_penalty"]["message"]
-    assert message.startswith("Where it differs: ")
-    assert message.lower().count("hint") == 1 and message.count("expected r - beta*log(p/p_ref)") == 1
+def test_kl_penalty_names_its_mistake_beside_one_failing_case(tmp_path, course):
+    """Led by where it departs, the row gives one failing case as the example, the rest counted; the mistake it
+    recognises is named beside the message, once."""
+    row = graded_mutant(tmp_path, course, "flipped KL sign", ["D.kl_penalty"])["D.kl_penalty"]
+    message = row["message"]
+    assert message.startswith("Where it differs: ") and message.count("kl_penalized_reward(") == 1
+    assert [f["id"] for f in row["findings"]] == ["D.kl_penalty.sign-flipped"]
     assert re.search(r"; and \d+ more", message), message
 
 
@@ -178,8 +181,9 @@ def test_a_price_row_is_named_by_what_it_is_not_by_an_index_the_student_cannot_s
 
 
 def test_batch_values_one_step_late_are_shown_with_numbers(tmp_path, course):
-    message = graded_mutant(tmp_path, course, "batch values are V(s_{t+1})", ["A.batch"])["A.batch"]["message"]
-    assert "row 0 is" in message and "expected" in message and "V(s_{t+1})" in message
+    row = graded_mutant(tmp_path, course, "batch values are V(s_{t+1})", ["A.batch"])["A.batch"]
+    assert "row 0 is" in row["message"] and "expected" in row["message"], row["message"]
+    assert [f["id"] for f in row["findings"]] == ["A.batch.next-values"]  # "V(s_{t+1})", beside the message
 
 
 def test_a_ratio_grades_importance_ratio_when_ppo_update_is_a_stub(tmp_path, course):
@@ -284,7 +288,7 @@ def test_a_statistic_that_departs_costs_a_update_and_is_named_with_its_smallest_
     message, spec = kit_message(bundle, root, "A", "A.update")
     assert kit_result(bundle, root, "A", "A.update")["fraction"] < 1
     assert message.startswith(said) and f". {SMALLEST}ppo_update on " in message, message
-    assert f"mistake recognised: {spec['findings'][mutant.finding]}" in message, message
+    assert spec["findings"][mutant.finding] in kit_result(bundle, root, "A", "A.update")["named"]
     assert message.split(SMALLEST)[1] == row["message"].split(SMALLEST)[1]
 
 
@@ -563,10 +567,11 @@ def test_boundary_logs_sit_exactly_where_they_are_built():
 
 
 def test_matters_with_the_mean_is_told_the_row_it_got_wrong_and_the_chapters_criterion(tmp_path, course):
-    message = graded_mutant(tmp_path, course, "matters compares the means", ["B.summary"])["B.summary"]["message"]
+    row = graded_mutant(tmp_path, course, "matters compares the means", ["B.summary"])["B.summary"]
+    message = row["message"]
     assert "matters returned False" in message and "median change" in message and "seed spread" in message
     assert "the bar is |change| > spread, strictly" in message
-    assert "compares the means instead of the medians" in message
+    assert [f["id"] for f in row["findings"]] == ["B.summary.matters-on-means"]  # the neighbour, named beside
 
 
 # -------------------------------------------------------------------------------- configs off their defaults

@@ -139,7 +139,7 @@ def _clip(module, seed, bar):
 
 def _weights(name):
     def cases(module, seed, bar):
-        reference = d_pieces.WEIGHTS[name][0]
+        reference = d_pieces.WEIGHTS[name]
         for r in d_pieces.make_groups(seed, bar["groups"]):
             if name == "leave_one_out_weight" and len(r) < 2:
                 continue

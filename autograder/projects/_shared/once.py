@@ -11,9 +11,10 @@ import json
 import threading
 from typing import ClassVar
 
-from autograder.checks import Check
+from autograder.checks import Check, Malformed
 from autograder.findings import Finding
 from autograder.projects._shared.stand_ins import records_file
+from capstone_check.student import StudentError
 
 _specs: dict[tuple, dict] = {}  # (check, seed set, seeds, bar) -> its spec, made once per process
 _inputs: dict[tuple, str] = {}  # the same key -> the file of the inputs the child reads
@@ -68,7 +69,10 @@ class WrittenOnce(Check):
             return self.gather(student, json.load(inputs))
 
     def judge(self, data, ctx):
-        verdict = self.decide(self.full_spec(ctx), data)
+        try:
+            verdict = self.decide(self.full_spec(ctx), data)
+        except StudentError as exc:  # the judge refuses data of a form the collector never sends
+            raise Malformed(str(exc)) from None
         verdict.findings = [Finding(**finding) for finding in verdict.findings]
         return verdict
 
