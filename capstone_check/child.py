@@ -65,7 +65,8 @@ def run(request: dict) -> dict:
 def result_of(verdict) -> dict:
     """A verdict as the parent reads it: its share, its message and what the prediction is made from."""
     found = {name: value for name, value in (("basis", verdict.basis), ("remade", verdict.remade),
-                                             ("by_kind", verdict.by_kind), ("spread", verdict.spread))
+                                             ("by_kind", verdict.by_kind), ("spread", verdict.spread),
+                                             ("aside", verdict.aside or None))
              if value is not None}
     named = [finding["text"] for finding in verdict.findings]  # the sentences of the known mistakes recognised
     return {"status": "ok", "fraction": verdict.fraction, "message": verdict.message, **found,

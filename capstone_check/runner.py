@@ -55,6 +55,7 @@ class Row:
     # ({} where they remake them; None where this kit cannot tell)
     by_kind: dict | None = None  # per kind of case, [how many right, how many] (``Verdict.by_kind``)
     spread: list | None = None  # the least and most share final grading's seeds may give (``Verdict.spread``)
+    aside: str = ""  # what is said beside the row's message (``Verdict.aside``)
     raised: bool = False  # a row left to final grading whose probe ended in the student's error: final grading's same
     # call ends so too
 
@@ -117,7 +118,7 @@ def _row(check: str, spec: dict, result: dict, seconds: float) -> Row:
     return Row(check, spec["name"], spec["points"], round(spec["points"] * fraction, 2), fraction >= 1.0,
                result["message"] + spec.get("note", ""), seconds, basis=result.get("basis"),
                remade=result.get("remade"), by_kind=result.get("by_kind"), spread=result.get("spread"),
-               named=result.get("named", []))
+               named=result.get("named", []), aside=result.get("aside", ""))
 
 
 def _decided(spec: dict, results: list[dict]) -> dict:

@@ -87,6 +87,8 @@ class Verdict:
     # where they remake them; None where the kit cannot tell)
     by_kind: dict | None = None  # per kind of case (C's fresh runs: per true label), [how many right, how many]:
     # what a row that trusts this one and holds one case of each kind is predicted from
+    aside: str = ""  # what the students' checker says beside the row: a prediction the public seeds leave open (never
+    # final grading's)
     spread: list | None = None  # a share of cases drawn per seed that the public seeds leave open: the least and the
     # most share final grading's seeds may give (C's fresh runs: a kind of run labelled right on one seed, wrong on
     # another, or right on every seed and wrong at the fresh runs' edges, counted wrong, then right)

@@ -26,10 +26,11 @@ from tests.support.grading import copy_reference
 from tests.support.mutants import ALL
 from tests.support.mutations import generate
 from tests.support.student_bundle import PROJECT_OF, expected_of, kit_line, kit_result, planted
-from tests.support.student_kit_verdicts import COURSE, _outcome
+from tests.support.student_kit_verdicts import COURSE, TRAINING, _outcome
 
 WRITTEN_ONCE = {pid: [cid for cid, check in PROJECTS[pid].checks.items() if isinstance(check, WrittenOnce)]
                 for pid in "ABCD"}
+QUICK = {pid: [cid for cid in checks if cid not in TRAINING] for pid, checks in WRITTEN_ONCE.items()}
 GENERATED = 30  # mutants drawn, the same ones on every run
 
 
@@ -38,7 +39,8 @@ def test_every_check_of_single_pieces_is_written_once():
     assert WRITTEN_ONCE == {
         "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update"],
         "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop"],
-        "D": ["D.weights", "D.kl_penalty", "D.enumeration", "D.clip_gradient", "D.grpo_step", "D.price_exploit"],
+        "D": ["D.weights", "D.kl_penalty", "D.enumeration", "D.clip_gradient", "D.grpo_step", "D.price_exploit",
+              "D.chapter_tables", "D.k_sweep", "D.beta_sweep"],
         "B": ["B.defaults", "B.switches", "B.summary"]}
     for pid, checks in WRITTEN_ONCE.items():
         for cid in checks:
@@ -77,25 +79,36 @@ def edited(root: Path, folder: str, module: str, source: str) -> Path:
     return root
 
 
+def submission(tmp_path: Path, pid: str, which: str) -> Path:
+    folder = PROJECTS[pid].folder
+    if which == "reference":
+        return copy_reference(tmp_path, folder)
+    shutil.copytree(paths.ASSIGNMENTS / folder, tmp_path / folder, ignore=shutil.ignore_patterns("*.ipynb"))
+    return tmp_path
+
+
 @pytest.mark.parametrize("pid", list("ABCD"))
 @pytest.mark.parametrize("which", ["reference", "stubs"])
 def test_the_reference_and_the_stubs_get_one_row_on_both_sides(bundle, pid, which, tmp_path):
-    folder = PROJECTS[pid].folder
-    if which == "reference":
-        root = copy_reference(tmp_path, folder)
-    else:
-        root = tmp_path
-        shutil.copytree(paths.ASSIGNMENTS / folder, root / folder, ignore=shutil.ignore_patterns("*.ipynb"))
-    assert_one_row(bundle, root, pid, WRITTEN_ONCE[pid])
+    assert_one_row(bundle, submission(tmp_path, pid, which), pid, QUICK[pid])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["reference", "stubs"])
+def test_the_training_checks_written_once_get_one_row_on_both_sides(bundle, which, tmp_path):
+    """D's tables and sweeps train for seconds each: the reference's and the stubs' rows, in the slow lane."""
+    assert_one_row(bundle, submission(tmp_path, "D", which), "D", [c for c in WRITTEN_ONCE["D"] if c in TRAINING])
 
 
 PLANTED = [m for m in ALL if m.check in {cid for checks in WRITTEN_ONCE.values() for cid in checks}]
 
 
-@pytest.mark.parametrize("mutant", PLANTED, ids=[m.name for m in PLANTED])
+@pytest.mark.parametrize("mutant", [pytest.param(m, marks=[pytest.mark.slow] * (m.check in TRAINING)) for m in PLANTED],
+                         ids=[m.name for m in PLANTED])
 def test_every_planted_bug_of_a_check_written_once_gets_one_row_on_both_sides(bundle, mutant, tmp_path):
+    """The checks of single pieces, and the training check a bug is planted for (in the slow lane)."""
     pid = PROJECT_OF[mutant.folder]
-    assert_one_row(bundle, planted(tmp_path, mutant), pid, WRITTEN_ONCE[pid])
+    assert_one_row(bundle, planted(tmp_path, mutant), pid, QUICK[pid] + [mutant.check] * (mutant.check in TRAINING))
 
 
 def test_the_students_screen_names_a_recognised_mistake_after_the_rows_message(bundle, tmp_path):
@@ -117,7 +130,7 @@ def drawn_mutants() -> list:
 @pytest.mark.parametrize("mutant", drawn_mutants(), ids=lambda m: m.id)
 def test_generated_mutants_get_one_row_on_both_sides(bundle, mutant, tmp_path):
     root = edited(tmp_path, mutant.folder, mutant.module, mutant.source)
-    assert_one_row(bundle, root, mutant.project, WRITTEN_ONCE[mutant.project])
+    assert_one_row(bundle, root, mutant.project, QUICK[mutant.project])
 
 
 @pytest.mark.parametrize("seed_set", ["public", "grading"])

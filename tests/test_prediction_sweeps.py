@@ -8,7 +8,8 @@ import pytest
 
 from autograder import paths
 from autograder.loader import load_course
-from capstone_check.kinds.d_grpo import beta_sweep, beta_sweep_verdict, within_the_spread
+from capstone_check.kinds.d_sweeps import beta_rows_verdict as beta_sweep_verdict, beta_sweep, within_the_spread
+from rlkit.toy import HEDGE, N_PROMPTS, N_RESPONSES
 from capstone_check.prediction import ceiling, predicted
 from capstone_check.runner import Row
 from capstone_check.verdict import LONGEST
@@ -35,15 +36,23 @@ def sweep(hedges) -> list:
 
 def as_row(verdict) -> Row:
     return Row("D.beta_sweep", "beta", 2, round(2 * verdict.fraction, 2), verdict.fraction == 1, verdict.message,
-               1.0, spread=verdict.spread)
+               1.0, spread=verdict.spread, aside=verdict.aside)
+
+
+def theta_with_hedge(hedge: float) -> list:
+    """A final theta whose policy gives the hedge probability ``hedge`` on every prompt, as a child sends it."""
+    theta = np.zeros((N_PROMPTS, N_RESPONSES))
+    theta[:, HEDGE] = np.log(hedge * (N_RESPONSES - 1) / (1 - hedge))
+    return theta.tolist()
 
 
 def test_a_criterion_passed_by_less_than_the_seeds_differ_by_opens_the_row_down_to_without_it():
     verdict = beta_sweep_verdict(SPEC, sweep(THETA_DROPPED))
     assert verdict.fraction == pytest.approx(1 / 3) and verdict.spread == pytest.approx([0, 1 / 3])
-    assert verdict.message.startswith(f"Predicted 0/2, or up to 0.67: {MONOTONE} holds on every public seed by less "
-                                      "than they differ by; other seeds may break it")
+    assert verdict.aside == (f"Predicted 0/2, or up to 0.67: {MONOTONE} holds on every public seed by less than they "
+                             "differ by; other seeds may break it")  # said beside the row, never in it
     assert "at beta = 0 the loophole should win" in verdict.message and len(verdict.message) <= LONGEST
+    assert "Predicted" not in verdict.message
     row = as_row(verdict)
     assert (predicted(row, {}, {}), ceiling(row, {}, {})) == (0, 0.67)
 
@@ -52,9 +61,9 @@ def test_a_passing_sweep_with_a_narrow_criterion_says_it_passed_then_the_range()
     hedges = [[0.5, 0.49, 0.05, 0.02, 0.017], [0.5, 0.49, 0.05, 0.02, 0.01], [0.5, 0.49, 0.05, 0.04, 0.0]]
     verdict = beta_sweep_verdict(SPEC, sweep(hedges))
     assert verdict.fraction == 1 and verdict.spread == pytest.approx([2 / 3, 1])
-    assert verdict.message == ("the hedge wins at beta = 0 and is suppressed above 1/4; Predicted 1.33/2, or up to 2: "
-                               f"{MONOTONE} holds on every public seed by less than they differ by; other seeds may "
-                               "break it")
+    assert verdict.message == "the hedge wins at beta = 0 and is suppressed above 1/4"
+    assert verdict.aside == (f"Predicted 1.33/2, or up to 2: {MONOTONE} holds on every public seed by less than they "
+                             "differ by; other seeds may break it")
 
 
 def test_the_risk_is_real_another_seed_of_the_same_step_breaks_the_criterion():
@@ -65,7 +74,7 @@ def test_the_risk_is_real_another_seed_of_the_same_step_breaks_the_criterion():
 
 def test_the_reference_passes_every_criterion_with_room_and_is_predicted_one_number():
     verdict = beta_sweep_verdict(SPEC, sweep(REFERENCE))
-    assert verdict.fraction == 1 and verdict.spread is None
+    assert verdict.fraction == 1 and verdict.spread is None and verdict.aside == ""
     assert verdict.message == "the hedge wins at beta = 0 and is suppressed above 1/4"
 
 
@@ -106,13 +115,15 @@ def test_a_step_that_sets_theta_to_its_change_is_predicted_as_a_range_holding_ze
 def test_the_range_survives_the_seeds_running_in_separate_children():
     """The checker runs each public seed of the sweep in its own child and decides in the parent: the range must
     reach the row there too."""
+    from capstone_check.cli import row_message
     from capstone_check.runner import _decided, _row
 
-    spec = {**SPEC, "runner": "capstone_check.kinds.d_grpo:beta_sweep", "kind": "d_beta_sweep", "credit": "per_case",
+    spec = {**SPEC, "runner": "capstone_check.kinds.d_sweeps:beta_sweep", "kind": "d_beta_sweep", "credit": "per_case",
             "name": "beta sweep"}
-    row = _row("D.beta_sweep", spec, _decided(spec, [{"status": "ok", "row": run} for run in sweep(THETA_DROPPED)]),
-               1.0)
-    assert row.spread == pytest.approx([0, 1 / 3]) and row.message.startswith("Predicted 0/2, or up to 0.67")
+    runs = [[theta_with_hedge(hedge) for hedge in seed] for seed in THETA_DROPPED]  # each child's final thetas
+    row = _row("D.beta_sweep", spec, _decided(spec, [{"status": "ok", "row": run} for run in runs]), 1.0)
+    assert row.spread == pytest.approx([0, 1 / 3]) and row.aside.startswith("Predicted 0/2, or up to 0.67")
+    assert row_message(row, spec, {}).startswith("Predicted 0/2, or up to 0.67")  # said first on the screen
     assert (predicted(row, {}, {}), ceiling(row, {}, {})) == (0, 0.67)
 
 

@@ -34,7 +34,7 @@ def test_a_project_without_its_student_kit_module_is_an_error_naming_it(monkeypa
 def test_every_kind_a_project_makes_is_registered_by_it(course):
     checks = expected_values(course, "D")["checks"].values()
     assert all(spec["runner"].startswith("capstone_check.") for spec in checks if spec["kind"] != "final_only")
-    assert runner("D", "d_k_sweep") == {"runner": "capstone_check.kinds.d_grpo:k_sweep", "per_seed": True}
+    assert runner("D", "d_k_sweep") == {"runner": "capstone_check.kinds.d_sweeps:k_sweep", "per_seed": True}
     assert runner("D", "calls") == {"runner": "capstone_check.calls:run_calls", "per_seed": False}
 
 

@@ -1,67 +1,41 @@
-"""Project D's checks of whole training runs: the grader drives the student's ``grpo_step`` with its own rng and
-loop, receives only the final theta of each run, and computes every success and hedge probability itself.
+"""Project D's checks of whole training runs, written once: the chapter's loop drives the student's ``grpo_step``
+with its own rng, the child hands back only each run's final theta, and the judge computes every success and hedge
+probability itself. Both halves are ``capstone_check.kinds.d_sweeps``'s; the sweeps run one child per seed.
 """
 
 from __future__ import annotations
 
-import numpy as np
 from pydantic import Field
 
-from autograder.checks import Bar, Check, VerdictDetails, Malformed, Verdict, pairs
-
-from autograder.comparisons import apart, below, beyond, numbers
-from capstone_check.cascade import explained
-from autograder.projects.d_grpo.pieces import REWARDS
+from autograder.checks import Bar, VerdictDetails
+from autograder.projects._shared.encode import encode
+from autograder.projects._shared.once import WrittenOnce
 from autograder.projects.d_grpo.steps import grpo_probes
-from capstone_check.student import as_array, describe
-from rlkit.toy import PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
+from capstone_check.kinds.d_sweeps import (collect_beta_sweep, collect_chapter_tables, collect_k_sweep,
+                                           judge_beta_sweep, judge_chapter_tables, judge_k_sweep)
+
+Row = tuple[float, float, float]  # (sloppy score, exact score, hedge probability), one row of the beta table
 
 
-CHAPTER_STEP = {"lr": 2.0, "epochs": 1}  # the chapter's group_step: one ascent step of size 2 per group
+def probes() -> list:
+    """The probes of the pieces grpo_step relies on, as a spec holds them: a run that fails names the one that
+    misbehaves."""
+    return encode([tuple(probe) for probe in grpo_probes()])
 
 
-def train(student, K: int, reward: str, seed: int, steps: int, beta: float = 0.0) -> np.ndarray:
-    """The chapter's loop around the student's step (theta_ref, one rng per run, ``steps`` updates); a failure names
-    the piece of grpo_step that misbehaves, when one does."""
-    return explained(student, "grpo_step", lambda: run(student, K, reward, seed, steps, beta), grpo_probes())
+class Sweep(WrittenOnce):
+    """A sweep on fresh seeds, one child per seed: its spec is the bar, the seeds and the probes."""
+
+    per_seed = True
+
+    def spec(self, ctx) -> dict:
+        return {"kind": self.kind, "bar": ctx.bar.model_dump(), "seeds": list(ctx.seeds), "probes": probes()}
+
+    def inputs(self, spec: dict, ctx) -> dict:
+        return spec
 
 
-def run(student, K: int, reward: str, seed: int, steps: int, beta: float) -> np.ndarray:
-    step, rng, theta = student.fn("grpo_step"), np.random.default_rng(seed), THETA_REF.copy()
-    for _ in range(steps):
-        theta = step(theta, K, REWARDS[reward], rng, beta=beta, **CHAPTER_STEP)
-        if not (isinstance(theta, np.ndarray) and theta.shape == THETA_REF.shape):
-            as_array(theta, THETA_REF.shape, f"grpo_step (K = {K})")
-    return as_array(theta, THETA_REF.shape, f"theta after {steps} steps of grpo_step (K = {K})")
-
-
-def thetas(theta) -> np.ndarray:
-    """A final theta from the child, of the toy's shape and finite."""
-    array = numbers(theta)
-    if array is None or array.shape != THETA_REF.shape:
-        raise Malformed(f"a final theta of finite numbers of shape {THETA_REF.shape}, found {describe(theta)}")
-    return array
-
-
-def runs(data, ctx, settings) -> list:
-    """data['theta'] as one list of final thetas per seed, one theta per setting."""
-    got = data["theta"]
-    if not isinstance(got, list) or len(got) != len(ctx.seeds) or any(len(run) != len(settings) for run in got):
-        raise Malformed(f"expected {len(settings)} final thetas for each of {len(ctx.seeds)} seeds")
-    return got
-
-
-def frontier(theta) -> tuple[float, float, float]:
-    """(sloppy score, exact score, hedge probability): one row of the chapter's beta table."""
-    pi = policy(thetas(theta))
-    return float(success(pi, sloppy)), float(success(pi, verify)), float(hedge_probability(pi))
-
-
-REFERENCE_SUCCESS = float(success(PI_REF, verify))  # 0.0624: what "no learning" leaves
-Row = tuple[float, float, float]  # (sloppy score, exact score, hedge probability), as ``frontier`` gives it
-
-
-class ChapterTables(Check):
+class ChapterTables(WrittenOnce):
     id = "D.chapter_tables"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "The chapter's K-sweep (rng seed 1) and beta table (rng seed 2), digit for digit"
@@ -85,34 +59,27 @@ class ChapterTables(Check):
         beta_rows: list[Row] = Field(description="per beta, (sloppy, gold, hedge) of the student's run (beta_seed)")
         beta_chapter: list[Row] = Field(description="per beta, (sloppy, gold, hedge) as the chapter prints them")
 
-    def collect(self, student, ctx):
-        bar = ctx.bar
-        return {"k": [train(student, K, "verify", bar.k_seed, bar.budget // K) for K in bar.k_table],
-                "beta": [train(student, bar.beta_group, "sloppy", bar.beta_seed, bar.beta_steps, beta=beta)
-                         for beta in bar.beta_table]}
+    def spec(self, ctx) -> dict:
+        bar = ctx.bar.model_dump()
+        bar["k_table"] = [[int(k), float(v)] for k, v in ctx.bar.k_table.items()]
+        bar["beta_table"] = [[float(b), list(v)] for b, v in ctx.bar.beta_table.items()]
+        return {"kind": "d_chapter_tables", "bar": bar, "probes": probes()}
 
-    def judge(self, data, ctx):
-        bar, failures = ctx.bar, []
-        k_rows = [float(success(policy(thetas(t)), verify)) for t in data["k"]]
-        for (K, printed), got in pairs(bar.k_table.items(), k_rows, "rows of the K table"):
-            if f"{got:.3f}" != f"{printed:.3f}":
-                failures.append(f"K = {K}: success {got:.3f}, the chapter prints {printed:.3f}")
-        beta_rows = [frontier(t) for t in data["beta"]]
-        for (beta, printed), got in pairs(bar.beta_table.items(), beta_rows, "rows of the beta table"):
-            if apart(got, printed, bar.beta_tolerance + 1e-12):
-                failures.append(f"beta = {beta}: (sloppy, gold, hedge) = ({got[0]:.2f}, {got[1]:.2f}, {got[2]:.2f}), "
-                                f"the chapter prints ({printed[0]:.2f}, {printed[1]:.2f}, {printed[2]:.2f})")
-        details = {"ks": list(bar.k_table), "k_success": k_rows, "k_chapter": list(bar.k_table.values()),
-                   "betas": list(bar.beta_table), "beta_rows": beta_rows,
-                   "beta_chapter": [list(v) for v in bar.beta_table.values()]}
-        return Verdict.of(failures, len(k_rows) + len(beta_rows), "both tables reproduced", **details)
+    def inputs(self, spec: dict, ctx) -> dict:
+        return spec
+
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_chapter_tables(student, inputs)
+
+    def decide(self, spec: dict, data):
+        return judge_chapter_tables(spec, data)
 
 
-class KSweep(Check):
+class KSweep(Sweep):
     id = "D.k_sweep"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "K-sweep on fresh seeds: K = 1 learns nothing, K >= 4 reaches the verifier's ceiling"
-    cost, per_seed = 5.0, True
+    cost, kind = 5.0, "d_k_sweep"
 
     class Bar(Bar):
         budget: int = Field(description="scored responses per prompt: each K trains budget // K steps")
@@ -124,30 +91,18 @@ class KSweep(Check):
         ks: list[int] = Field(description="the group sizes K, as the bar lists them")
         success: list[list[float]] = Field(description="per seed, per K, the success of the trained policy")
 
-    def collect(self, student, ctx):
-        return {"theta": [[train(student, K, "verify", seed, ctx.bar.budget // K) for K in ctx.bar.ks]
-                          for seed in ctx.seeds]}
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_k_sweep(student, inputs)
 
-    def judge(self, data, ctx):
-        bar, failures = ctx.bar, []
-        table = np.array([[success(policy(thetas(t)), verify) for t in run] for run in runs(data, ctx, bar.ks)])
-        for j, K in enumerate(bar.ks):
-            column = table[:, j]
-            if K == 1 and beyond(np.abs(column - REFERENCE_SUCCESS), bar.k1_tolerance):
-                failures.append(f"K = 1 should not learn (a group of one has zero standardized weight): success "
-                                f"should stay at the reference {REFERENCE_SUCCESS:.4f}, measured {fmt_runs(column)}")
-            if K >= 4 and below(column, bar.ceiling):
-                failures.append(f"K = {K} should reach the verifier's ceiling 0.5 (at least {bar.ceiling}) within "
-                                f"{bar.budget} scored responses per prompt; measured {fmt_runs(column)}")
-        return Verdict.of(failures, len(bar.ks), f"K = 1 stays at {REFERENCE_SUCCESS:.4f}; K >= 4 reaches 0.5 "
-                          f"on all {len(table)} runs", ks=bar.ks, success=table.tolist())
+    def decide(self, spec: dict, data):
+        return judge_k_sweep(spec, data)
 
 
-class BetaSweep(Check):
+class BetaSweep(Sweep):
     id = "D.beta_sweep"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "Beta sweep on fresh seeds: the hedge wins at beta = 0 and is suppressed above 1/4"
-    cost, per_seed = 1.5, True
+    cost, kind = 1.5, "d_beta_sweep"
 
     class Bar(Bar):
         betas: list[float] = Field(description="the KL weights beta trained on each seed")
@@ -164,30 +119,8 @@ class BetaSweep(Check):
         betas: list[float] = Field(description="the KL weights beta, as the bar lists them")
         mean_rows: list[Row] = Field(description="per beta, (sloppy, gold, hedge) averaged over the seeds")
 
-    def collect(self, student, ctx):
-        bar = ctx.bar
-        return {"theta": [[train(student, bar.group, "sloppy", seed, bar.steps, beta=beta) for beta in bar.betas]
-                          for seed in ctx.seeds]}
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_beta_sweep(student, inputs)
 
-    def judge(self, data, ctx):
-        bar, failures = ctx.bar, []
-        rows = np.array([[frontier(t) for t in run] for run in runs(data, ctx, bar.betas)])  # (seeds, betas, 3)
-        hedge = rows[:, :, 2]
-        betas = np.array(bar.betas)
-        if 0.0 in bar.betas and below(hedge[:, bar.betas.index(0.0)], bar.hedge_at_zero_min):
-            failures.append(f"at beta = 0 the loophole should win (hedge >= {bar.hedge_at_zero_min}); "
-                            f"measured {fmt_runs(hedge[:, bar.betas.index(0.0)])}")
-        high = betas >= bar.suppressed_from
-        if beyond(hedge[:, high], bar.hedge_suppressed_max):
-            failures.append(f"above the threshold 1/4 (beta >= {bar.suppressed_from}) the hedge should be at most "
-                            f"{bar.hedge_suppressed_max}; measured up to {hedge[:, high].max():.3f}")
-        grows = np.diff(hedge, axis=1) > bar.growth_tolerance
-        if np.any(grows):
-            failures.append(f"the hedge probability should not grow with beta (by more than {bar.growth_tolerance:g}); "
-                            f"it did on {int(np.any(grows, axis=1).sum())} of {len(hedge)} runs")
-        return Verdict.of(failures, 3, "the hedge wins at beta = 0 and is suppressed above 1/4",
-                          betas=bar.betas, mean_rows=rows.mean(0).tolist())
-
-
-def fmt_runs(values) -> str:
-    return ", ".join(f"{v:.4f}" for v in np.asarray(values))
+    def decide(self, spec: dict, data):
+        return judge_beta_sweep(spec, data)
