@@ -172,7 +172,9 @@ def test_the_other_checks_written_once_hand_their_children_no_answer(seed_set):
         assert inputs.get("statistics", {}) == {} and set(inputs.get("trained", {})) <= {"config"}
 
 
-JUDGES = ("capstone_check.calls:judge_calls", "capstone_check.kinds.a_ppo:judge_batch",
+JUDGES = ("capstone_check.calls:judge_calls", "capstone_check.kinds.d_sweeps:judge_chapter_tables",
+          "capstone_check.kinds.d_sweeps:judge_k_sweep", "capstone_check.kinds.d_sweeps:judge_beta_sweep",
+          "capstone_check.kinds.a_ppo:judge_batch",
           "capstone_check.kinds.a_ratio:judge_ratio", "capstone_check.kinds.a_update:judge_update",
           "capstone_check.kinds.b_ablations:judge_defaults", "capstone_check.kinds.b_switches:judge_switches",
           "capstone_check.kinds.b_summary:judge_summary", "capstone_check.kinds.d_grpo:judge_enumeration")
