@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.config import CourseError, describe
-from capstone_check.student import StudentError
 from capstone_check.verdict import Verdict  # noqa: F401 - one verdict for both sides, named here for the checks
 
 
@@ -65,33 +64,6 @@ def pairs(cases, got, what: str = "cases"):
     return zip(cases, got)
 
 
-def every_case(cases, run) -> list:
-    """``[run(i, case) for ...]`` over ``cases``, in a check's child: when the student's code raises on some cases, the
-    others still run, and the first exception is raised with the cases that raised as ``partial["raised"]`` (read by
-    the check's ``located_on_error``). Any other failure (a value of the wrong kind) stops at once, as before."""
-    out, raised = [], []
-    for i, case in enumerate(cases):
-        try:
-            out.append(run(i, case))
-        except StudentError as exc:
-            if exc.kind != "raised":
-                raise
-            raised.append((i, exc))
-    if raised:
-        raised[0][1].partial = {"raised": [i for i, _ in raised]}
-        raise raised[0][1]
-    return out
-
-
-def raised_cases(partial: dict, count: int) -> list[bool] | None:
-    """Per case of ``count``, whether the piece raised on it, read from a child's ``partial["raised"]`` (untrusted:
-    None unless it names some of the cases, each once at most)."""
-    rows = partial.get("raised")
-    if not isinstance(rows, list) or not rows or not all(type(r) is int and 0 <= r < count for r in rows):
-        return None
-    return [i in rows for i in range(count)]
-
-
 def require(data, key: str, kind: type | tuple):
     """``data[key]`` if it is a ``kind``; anything else is Malformed, since ``collect`` never returns it."""
     value = data.get(key) if isinstance(data, dict) else None
@@ -120,6 +92,7 @@ class Context:
     secret: str | None = None
     grading: Any = None
     key: str | None = None
+    loaded: Any = None  # in a child: what ``Check.read_inputs`` read of ``inputs`` before the student's code ran
 
     def plain(self) -> dict:
         """What crosses to the sandboxed child: seeds, seed set, bar, inputs and key, never ``student`` or
@@ -194,6 +167,11 @@ class Check:
     # on_shard(data, ctx), optional: runs in the grader as soon as one child (one seed of a per-seed check) hands its
     # data back, while other children still run; it may start work ``judge`` will need (A.bar audits the run) but
     # never decides a grade: judge must redo whatever it finds missing. Runs no student code.
+
+    def read_inputs(self, ctx: Context) -> Context:
+        """In the child, before the student's modules are loaded (their code runs then): ``ctx`` with what the check
+        reads of its inputs file as ``loaded``, so that code cannot change it first. Nothing by default."""
+        return ctx
 
     def collect(self, student, ctx: Context) -> dict:
         raise NotImplementedError

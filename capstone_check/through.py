@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import json
 from collections.abc import Callable, Iterator, Sequence
 from types import FunctionType, ModuleType
 
@@ -151,19 +150,6 @@ def reran(module: ModuleType, records: dict, run: Callable[[], list]) -> dict:
     recorded stand-in, or None where that fails."""
     return {piece: rerun(module, piece, replaying(calls, signature_of(module, piece)), run)
             for piece, calls in records.items() if isinstance(piece, str) and isinstance(calls, list)}
-
-
-def read_records(path: str | None) -> dict:
-    """The records a check's ``prepare`` wrote (piece -> its calls), or {} when there are none or the file cannot be
-    read as records (student code runs before it is read, and may have changed it: the statement is then not made)."""
-    if not path:
-        return {}
-    try:
-        with open(path, encoding="utf-8") as records:
-            stand_ins = decode(json.load(records))
-    except Exception:  # noqa: BLE001 - a missing or mangled file: nothing to re-run, never the check's failure
-        return {}
-    return stand_ins if isinstance(stand_ins, dict) else {}
 
 
 def statement(check: str, composite: str, piece: str, noun: str) -> dict:

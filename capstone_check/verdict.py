@@ -23,26 +23,23 @@ def clauses(text: str) -> set[str]:
     return {part for part in parts if len(part.split()) >= 4}
 
 
-def failing_message(failures: list[str], note: str = "", statements=(), named: str = "") -> str:
+def failing_message(failures: list[str], note: str = "", statements=()) -> str:
     """A failing row's message within ``LONGEST`` characters: where its output departs (``statements``, as many as
-    leave room for the rest), the ``note`` (a hint), its first failures (``shown_failures``) and, last, ``named``:
-    the sentences of the mistakes recognised (the students' checker says them in the row)."""
-    room = LONGEST - len(named)
+    leave room for the rest), the ``note`` (a hint) and its first failures (``shown_failures``). The mistakes it
+    recognises are said beside it, never in it."""
     first = "; ".join([note, failures[0]] if note else failures[:1])
-    lead = sentence(statements, room - len(first) - 1)
-    shown = shown_failures(failures, note, bool(lead), room - (len(lead) + 1 if lead else 0), bool(named))
-    return after_lead(lead, shown) + named
+    lead = sentence(statements, LONGEST - len(first) - 1)
+    shown = shown_failures(failures, note, bool(lead), LONGEST - (len(lead) + 1 if lead else 0))
+    return after_lead(lead, shown)
 
 
-def shown_failures(failures: list[str], note: str = "", located: bool = False, room: int = LONGEST,
-                   named: bool = False) -> str:
+def shown_failures(failures: list[str], note: str = "", located: bool = False, room: int = LONGEST) -> str:
     """The ``note`` (a hint, said first) and the first failures as a message says them: the first always, then
     others while the whole stays within ``room`` characters, up to three (one in a message ``located``: led by where
     the output departs, which says the rest); those left out counted with their noun ("and 2 more failing cases").
-    A hint, or a mistake ``named`` after them, that leaves no room for the first failure is said with their count
-    alone: it says what they show."""
+    A hint that leaves no room for the first failure is said with their count alone: it says what they show."""
     more = more_failing(len(failures) - 1)
-    if (note or named) and len("; ".join([note, failures[0]] if note else failures[:1]) + more) > room:
+    if note and len("; ".join([note, failures[0]] if note else failures[:1]) + more) > room:
         count = failing_cases(len(failures))
         return f"{note}; {count}" if note else count
     at_most = SHOWN_WHEN_LOCATED if located else SHOWN_FAILURES
@@ -82,7 +79,6 @@ class Verdict:
     # ``capstone_check.located`` (the report keeps them as ``autograder.findings.Located``)
     basis: bool | dict | None = None  # whether what the course's training runs use of the piece passes (per row
     # that builds on it, where their runs differ; None: as the verdict)
-    parts: dict | None = None  # what ``of`` made the message of, so that recognised mistakes fit in it too
     remade: dict | None = None  # a training bar's: where the pieces first fail to remake the reference's own runs ({}
     # where they remake them; None where the kit cannot tell)
     by_kind: dict | None = None  # per kind of case (C's fresh runs: per true label), [how many right, how many]:
@@ -103,7 +99,5 @@ class Verdict:
         if not failures:
             return cls(1.0, passed, details)
         statements = [{"id": s["id"], "text": s["text"]} for s in located]
-        parts = {"failures": failures, "note": note, "statements": statements}
-        message = failing_message(**parts) + (f". {case}" if case else "")
-        return cls(max(0.0, 1 - len(failures) / total), message, details, list(dict.fromkeys(findings)), statements,
-                   parts=parts)
+        message = failing_message(failures, note, statements) + (f". {case}" if case else "")
+        return cls(max(0.0, 1 - len(failures) / total), message, details, list(dict.fromkeys(findings)), statements)

@@ -48,8 +48,7 @@ def fresh_runs(student, spec: dict) -> Verdict:
     if not failures:
         passed = f"all {len(labels)} fresh runs labelled right"
         return Verdict(1.0, f"{passed}; {note}" if note else passed, by_kind=by_kind, spread=spread)
-    parts = {"failures": failures, "note": note, "statements": ()}
-    return with_findings(Verdict(1 - sum(wrong.values()) / len(labels), failing_message(**parts), parts=parts,
+    return with_findings(Verdict(1 - sum(wrong.values()) / len(labels), failing_message(failures, note),
                                  by_kind=by_kind, spread=spread), spec, _mistakes(spec, labels))
 
 

@@ -8,7 +8,6 @@ import atexit
 import json
 import shutil
 import tempfile
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +15,6 @@ import numpy as np
 from autograder.projects._shared.encode import encode
 
 _folder: Path | None = None
-_made: dict[tuple, str] = {}  # (the maker, the seed) -> the file of its records
-_lock = threading.Lock()  # checks are prepared from several threads
 
 
 def recorder(fn, calls: list):
@@ -39,15 +36,3 @@ def records_file(records: dict) -> str:
     with open(handle, "w", encoding="utf-8") as out:
         json.dump(encode(records), out)
     return name
-
-
-def public_records(ctx, make) -> str | None:
-    """A check's ``prepare``: the records ``make(seed)`` gives, as a file, on the public seeds (made once per process
-    and seed: a class graded on the public seeds reads one file); None on the grading seeds."""
-    if ctx.seed_set != "public":
-        return None
-    key = (make.__module__, make.__qualname__, ctx.seed)
-    with _lock:
-        if key not in _made or not Path(_made[key]).is_file():
-            _made[key] = records_file(make(ctx.seed))
-        return _made[key]

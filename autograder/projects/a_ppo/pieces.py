@@ -14,17 +14,9 @@ from autograder.projects._shared.encode import (call, encode, locate, located_ca
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
 from capstone_check.kinds import a_located
 from capstone_check.kinds.a_ppo import collect_batch, judge_batch
-from capstone_check.student import StudentError, as_array, describe
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
 from rlkit.nn import mlp_forward, mlp_init
-
-
-def pair(value, shapes, what):
-    """A (first, second) pair of arrays of the given shapes."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise StudentError(f"{what}: expected a pair (value, gradient), found {describe(value)}", "invalid")
-    return [as_array(v, shape, f"{what}[{i}]") for i, (v, shape) in enumerate(zip(value, shapes))]
 
 
 # ------------------------------------------------------------------------------------------------ GAE
