@@ -474,3 +474,49 @@ def test_grading_warns_when_the_private_overlay_is_readable_by_others(tmp_path, 
     overlay.chmod(0o600)
     main(["grade", str(tmp_path), "--projects", "D", "--private", str(overlay)])
     assert "can be read by other users" not in capsys.readouterr().err
+
+
+INPUTS_TAMPERED = """
+import glob as _glob, os as _os, sys as _sys
+for _name in _glob.glob(_os.path.join(_os.path.dirname(_sys.argv[1]), "inputs*")):  # beside the child's request
+    try:
+        _os.remove(_name)
+    except OSError:
+        pass
+    try:
+        with open(_name, "w") as _out:
+            _out.write('{"calls": []}')
+    except OSError:
+        pass
+"""
+
+
+def test_a_module_that_rewrites_the_childs_inputs_at_import_changes_nothing(tmp_path, course):
+    """A check written once hands its child the calls' inputs as a file, and the student's modules load in that
+    child. In the sandbox the file is mounted read-only; a module that tries to remove or rewrite it at import leaves
+    every row as it was."""
+    results = grade_checks(write_submission(tmp_path, REFERENCE_D + INPUTS_TAMPERED), course, CHEAP)
+    for cid in CHEAP:
+        assert results[cid]["passed"], results[cid]
+
+
+def test_a_childs_inputs_are_read_before_the_students_modules_load(tmp_path, course):
+    """Where nothing mounts it read-only, the child still reads its inputs before the student's code runs: a module
+    that rewrites the file at import, run by the child itself with the file writable, leaves the row as it was."""
+    from autograder.plan import planned
+    from autograder.sandbox.child import run
+
+    item = planned(course, "D", "D.kl_penalty", "public")
+    inputs = tmp_path / "inputs.json"
+    inputs.write_text(Path(item.check.prepare(item.context)).read_text())
+    attack = f"\nwith open({str(inputs)!r}, 'w') as _out:\n    _out.write('{{\"calls\": []}}')\n"
+    root = write_submission(tmp_path / "sub", REFERENCE_D + attack)
+    request = {**item.context.plain(), "inputs": str(inputs), "check": "D.kl_penalty", "project": "D",
+               "package": "autograder.projects.d_grpo", "folder": str(root / "D_grpo")}
+    from tests.support.imports import forgotten_after
+
+    with forgotten_after(["grpo"]):
+        result = run(request)
+    assert inputs.read_text() == '{"calls": []}'  # the module did rewrite it
+    assert result["status"] == "ok", result
+    assert item.check.judge(result["data"], item.context).fraction == 1

@@ -43,9 +43,10 @@ def run(request: dict) -> dict:
         from autograder.projects import project_in
 
         project = project_in(request["package"])  # that project's package alone: the others' imports are not needed
-        student = Student(Path(request["folder"]), project.modules)
         check = project.checks[request["check"]]
-        return {"status": Status.OK, "data": plain(check.collect(student, Context.from_plain(check, request)))}
+        ctx = check.read_inputs(Context.from_plain(check, request))  # before the student's code runs
+        student = Student(Path(request["folder"]), project.modules)
+        return {"status": Status.OK, "data": plain(check.collect(student, ctx))}
     except StudentError as exc:
         partial = {"partial": plain(exc.partial)} if exc.partial else {}
         return {"status": Status.STUDENT_ERROR, "kind": exc.kind, "message": str(exc), "exception": exc.exception,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from typing import ClassVar
 
 from autograder.checks import Check, Malformed
@@ -64,9 +65,13 @@ class WrittenOnce(Check):
                 _inputs[key] = records_file(self.inputs(spec, ctx))
             return _inputs[key]
 
+    def read_inputs(self, ctx):
+        """The inputs file, read in the child before the student's modules load: their code cannot change it first."""
+        with open(ctx.inputs, encoding="utf-8") as inputs:
+            return replace(ctx, loaded=json.load(inputs))
+
     def collect(self, student, ctx) -> dict:
-        with open(ctx.inputs, encoding="utf-8") as inputs:  # read before any of the student's code is loaded
-            return self.gather(student, json.load(inputs))
+        return self.gather(student, (ctx if ctx.loaded is not None else self.read_inputs(ctx)).loaded)
 
     def judge(self, data, ctx):
         try:
