@@ -31,7 +31,7 @@ from autograder.projects._shared.ppo import reference_runs as sampled
 from autograder.projects._shared.ppo.hyperparameters import course_config
 from autograder.projects._shared.proof import decode
 from autograder.projects.b_ablations import bar_runs, oracle, proofs
-from capstone_check.kinds.b_ablations import student_details
+from autograder.projects.b_ablations.public.settings import student_details
 from benchmarks.b_proof_of_learning import IMPLEMENTATIONS, folder_of
 from benchmarks.b_table_binding import BUGGY
 from capstone_check.student import Student

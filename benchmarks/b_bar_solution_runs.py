@@ -21,7 +21,7 @@ from autograder.loader import load_course
 from autograder.plan import planned
 from autograder.projects._shared.ppo.hyperparameters import course_config
 from autograder.projects.b_ablations import bar_runs, proofs
-from capstone_check.kinds.b_ablations import student_details
+from autograder.projects.b_ablations.public.settings import student_details
 from capstone_check.student import Student
 from tests.projects.b_ablations.test_bar_runs import trained
 

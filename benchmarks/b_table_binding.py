@@ -32,7 +32,7 @@ from autograder.projects._shared import replay
 from autograder.projects._shared.proof import parameters
 from autograder.projects.b_ablations import proofs
 from autograder.projects.b_ablations.student_runs import sampled_updates, skipped_update
-from capstone_check.kinds.b_ablations import student_details
+from autograder.projects.b_ablations.public.settings import student_details
 from autograder.projects._shared.ppo.hyperparameters import course_config
 from capstone_check.student import Student
 from benchmarks.b_proof_of_learning import IMPLEMENTATIONS, folder_of

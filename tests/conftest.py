@@ -11,6 +11,7 @@ from autograder import paths
 from autograder.loader import load_course
 from autograder.grading import grade
 from tests.support.student_bundle import bundle  # noqa: F401 - a fixture: one students' bundle per session
+from tests.support.student_bundle import public_halves_as_bundled  # noqa: F401 - a fixture: the bundle's names
 
 
 # On both cores (make test runs pytest -n 2): each module's tests run on one worker, so its fixtures (a reference

@@ -219,7 +219,7 @@ def test_a_first_minibatch_made_up_by_patching_the_recorder_is_refused(tmp_path,
     buggy = mutate(REFERENCE_A, 'batch["actions"][idx], batch["logp"][idx], adv,',
                    'batch["actions"][idx], batch["logp"][:len(idx)], adv,')
     patch = """
-import capstone_check.kinds.a_ratio as _collector
+import autograder.projects.a_ppo.public.ratio as _collector
 from rlkit.categorical import log_prob as _log_prob
 def _made_up(student, agent, batch, make_config, seen):
     logits = np.random.default_rng(0).normal(size=(8, 2))

@@ -262,8 +262,8 @@ def test_a_bar_is_predicted_from_whether_the_pieces_remake_the_reference_runs(a_
 
 
 def _verdict(tmp_path: Path, spec: dict, mutant: str | None):
-    from capstone_check.kinds.a_ppo import batch
-    from capstone_check.kinds.a_update import update
+    from autograder.projects.a_ppo.public.batch import batch
+    from autograder.projects.a_ppo.public.update import update
     from capstone_check.student import Student
 
     root = copy_reference(tmp_path, "A_ppo")
@@ -328,7 +328,7 @@ def c_expected(tmp_path_factory) -> tuple[dict, Path]:
 ])
 def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fails(c_expected, tmp_path, check,
                                                                                    mutant):
-    from capstone_check.kinds.c_diagnosis import at_the_lines, own_labels
+    from autograder.projects.c_diagnosis.public.diagnose import at_the_lines, own_labels
     from capstone_check.student import Student
 
     checks, expected = c_expected
@@ -410,7 +410,7 @@ def test_a_broken_switch_counts_against_b_s_runs_only_if_they_flip_it(b_expected
     run it makes, so final grading's replays never reach a broken clip switch, and only B.bar's reach the value clip.
     A clip half-width or Adam epsilon hard-coded at its default fails the check's own values, not the course's, with
     which every graded run trains (final grading credited those folders' table and bar)."""
-    from capstone_check.kinds.b_switches import switches
+    from autograder.projects.b_ablations.public.switches import switches
 
     verdict = b_verdict(switches, b_folder(tmp_path, mutant), b_expected["modules"], b_expected["checks"]["B.switches"])
     assert verdict.fraction < 1 and verdict.basis == basis, verdict.message
@@ -429,7 +429,7 @@ def test_a_switch_that_raises_counts_against_b_s_runs_only_if_they_flip_it(b_kit
     (final grading credited that folder's table). An init that raises everywhere reaches every run. The child hands
     the basis back beside the raise."""
     from capstone_check.child import run
-    from capstone_check.kinds.b_switches import switches
+    from autograder.projects.b_ablations.public.switches import switches
     from capstone_check.student import StudentError
 
     folder = b_folder(tmp_path)
@@ -479,7 +479,7 @@ def test_b_s_rows_left_to_final_grading_are_predicted_from_the_folder_as_final_g
     measures the chapter's bar on its own re-run of the public seeds, whose scores results.json holds. The shares
     are those final grading gave the planted bugs' folders (benchmarks/kit_prediction.py), and for the edited summary
     what B.table's judge counts: the form's summary case lost, the replayed rows kept."""
-    from capstone_check.kinds.b_evidence import bar, table
+    from autograder.projects.b_ablations.public.evidence import bar, table
 
     folder = b_folder(tmp_path, None if mutant == "a summary that is not the table's own" else mutant)
     if mutant == "a summary that is not the table's own":
@@ -497,7 +497,7 @@ def test_b_s_rows_left_to_final_grading_are_predicted_from_the_folder_as_final_g
 def test_b_defaults_tells_whether_the_course_s_runs_train_as_project_a(b_expected, tmp_path, mutant, basis):
     """B.defaults trains off every default, so a value hard-coded at its default fails there; the course's runs
     train with its hyperparameters, where such a details.py is ppo.train (final grading credited its table and bar)."""
-    from capstone_check.kinds.b_ablations import defaults
+    from autograder.projects.b_ablations.public.settings import defaults
 
     verdict = b_verdict(defaults, b_folder(tmp_path, mutant), b_expected["modules"], b_expected["checks"]["B.defaults"])
     assert verdict.fraction < 1 and verdict.basis is basis, verdict.message

@@ -1,6 +1,6 @@
 """The layout rules of the grader and the students' checker, checked on the source: projects are siblings that share
-only ``_shared``, the core names no project, the checker names one only in its kinds, and no module grows past what
-one person can hold in mind."""
+only ``_shared``, the core names no project, neither does the checker (each project's public half lives in its own
+folder), a public half imports nothing of the grader, and no module grows past what one person can hold in mind."""
 
 import ast
 import re
@@ -13,7 +13,6 @@ from autograder.projects import PROJECTS
 
 PROJECTS_DIR = paths.PACKAGE / "projects"
 CHECKER = paths.KIT_ROOT / "capstone_check"
-KINDS = CHECKER / "kinds"
 PACKAGES = sorted(p.name for p in PROJECTS_DIR.iterdir() if (p / "__init__.py").is_file() and p.name != "_shared")
 
 
@@ -74,15 +73,55 @@ def project_words() -> re.Pattern:
     return re.compile(rf"(?<![\w.])({named})(?!\w)|\b[Pp]roject ({'|'.join(PROJECTS)})\b")
 
 
-def test_the_checker_names_no_project_outside_its_kinds():
-    """Each project's own code in the students' checker lives in ``capstone_check/kinds/``; the rest serves any project
-    the course registers, and says nothing of one."""
+def test_the_checker_names_no_project():
+    """Each project's own code for the students' checker lives in its folder (``autograder/projects/<p>/public``,
+    copied into the bundle); the checker serves any project the course registers, and says nothing of one."""
     words = project_words()
     found = {f"{path.relative_to(paths.KIT_ROOT)}:{number}: {match.group(0)}"
-             for path in CHECKER.rglob("*.py") if KINDS not in path.parents
+             for path in CHECKER.rglob("*.py")
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              for match in words.finditer(line)}
     assert not found, sorted(found)
+
+
+PUBLIC_MAY_IMPORT = ("capstone_check", "rlkit", "numpy")
+
+
+def outside_imports(path: Path) -> set[str]:
+    """What module ``path`` (of a public half) imports that is neither the checker, the given code, numpy, the standard
+    library, nor (relatively) a public half: a relative import is named by the folder it reaches."""
+    import sys
+
+    bad = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            folder = path.parent.parents[node.level - 2] if node.level > 1 else path.parent
+            target = folder.joinpath(*(node.module or "").split("."))
+            if "public" not in target.relative_to(PROJECTS_DIR).parts:
+                bad.add("." * node.level + (node.module or ",".join(alias.name for alias in node.names)))
+            continue
+        names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                 else [node.module] if isinstance(node, ast.ImportFrom) else [])
+        bad |= {name for name in names if name.split(".")[0] not in (*PUBLIC_MAY_IMPORT, *sys.stdlib_module_names)}
+    return bad
+
+
+def test_a_public_half_imports_only_the_checker_the_given_code_and_public_halves():
+    """What the students' bundle copies of each project runs there alone: it reaches nothing of the grader."""
+    halves = sorted(PROJECTS_DIR.glob("*/public/*.py"))
+    assert {path.parent.parent.name for path in halves} >= {*PACKAGES, "_shared"} - {"z_scaffold"}
+    found = {str(path.relative_to(PROJECTS_DIR)): bad for path in halves if (bad := outside_imports(path))}
+    assert not found, found
+
+
+def test_an_import_of_the_grader_from_a_public_half_is_found(tmp_path, monkeypatch):
+    half = tmp_path / "p" / "public"
+    half.mkdir(parents=True)
+    monkeypatch.setattr(f"{__name__}.PROJECTS_DIR", tmp_path)
+    (half / "a.py").write_text("import numpy\nfrom . import b\nfrom ..._shared.public import c\n")
+    (half / "b.py").write_text("from autograder.projects import PROJECTS\nfrom .. import oracle\n")
+    assert outside_imports(half / "a.py") == set()
+    assert outside_imports(half / "b.py") == {"autograder.projects", "..oracle"}
 
 
 def test_a_name_of_a_project_is_found():

@@ -4,7 +4,7 @@ inside functions included, so a lazy import cannot hide a circle, and imports by
 wherever the name can be read from the call (a constant, or ``f"{__name__}.{...}"``: any module of this package).
 
 Its layers are derived from the tree, not declared: each module of a root folder, and each package in it, is a unit
-(``autograder.config``, ``autograder.projects``, ``capstone_check.kinds``, ``benchmarks.grade``); a unit's layer
+(``autograder.config``, ``autograder.projects``, ``capstone_check.calls``, ``benchmarks.grade``); a unit's layer
 is how far it stands above the units it imports. No import of one unit by another closes a circle, among the root
 folders or among the units of one depth (where a circle could pass between units though no module imports itself
 back), and no such import is excused: a checker that reaches the full kit does so by an entry point, and a project's
@@ -30,8 +30,8 @@ IMPORTS_BY_NAME = {  # a module whose import by name the source cannot name -> t
                                "of a checker's function that module names, which it has already imported)"),
     "autograder.cli": ("autograder.projects.*.command", "a project's own commands, named by its ``Project``"),
     "autograder.student_kit.mistakes": ("autograder.projects.*.mistakes", "a project's catalogue of known mistakes"),
-    "capstone_check.child": ("capstone_check.calls capstone_check.kinds.*", "in a check's child, the checker's "
-                             "function its row names"),
+    "capstone_check.child": ("capstone_check.calls capstone_check.project_checks.*", "in a check's child, the "
+                             "function its row names: the checker's, or a project's public half in the bundle"),
 }
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from autograder import paths
-from capstone_check.kinds import a_located
+from autograder.projects.a_ppo.public import located as a_located
 from capstone_check.located import (RELATIONS, SHOWN_AT_MOST, after_lead, feature, located, of_kinds, relation,
                                     sentence, shown, smallest_case)
 
@@ -146,7 +146,8 @@ def test_an_update_is_followed_step_by_step_and_a_loop_gone_wild_stays_small():
 
 def test_the_page_lists_every_feature_of_every_check():
     """docs/located.md's table holds, on each check's row, every feature id the check's statements can name."""
-    from capstone_check.kinds import c_located, d_located
+    from autograder.projects.c_diagnosis.public import located as c_located
+    from autograder.projects.d_grpo.public import located as d_located
 
     vocabulary = {"A.gae": a_located.FEATURES, "A.clip_gradient": a_located.SAMPLE_FEATURES,
                   "A.ratio": [key for key, _ in a_located.UPDATE_RAISED.values()],

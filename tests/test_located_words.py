@@ -11,7 +11,9 @@ from pathlib import Path
 import numpy as np
 
 from capstone_check import located, through
-from capstone_check.kinds import a_located, c_located, d_located
+from autograder.projects.a_ppo.public import located as a_located
+from autograder.projects.c_diagnosis.public import located as c_located
+from autograder.projects.d_grpo.public import located as d_located
 from tests.test_plain_guides import words
 
 MOST_WORDS = 20

@@ -172,12 +172,13 @@ def test_the_other_checks_written_once_hand_their_children_no_answer(seed_set):
         assert inputs.get("statistics", {}) == {} and set(inputs.get("trained", {})) <= {"config"}
 
 
-JUDGES = ("capstone_check.calls:judge_calls", "capstone_check.kinds.d_sweeps:judge_chapter_tables",
-          "capstone_check.kinds.d_sweeps:judge_k_sweep", "capstone_check.kinds.d_sweeps:judge_beta_sweep",
-          "capstone_check.kinds.a_ppo:judge_batch",
-          "capstone_check.kinds.a_ratio:judge_ratio", "capstone_check.kinds.a_update:judge_update",
-          "capstone_check.kinds.b_ablations:judge_defaults", "capstone_check.kinds.b_switches:judge_switches",
-          "capstone_check.kinds.b_summary:judge_summary", "capstone_check.kinds.d_grpo:judge_enumeration")
+PUBLIC = "autograder.projects"
+JUDGES = ("capstone_check.calls:judge_calls", f"{PUBLIC}.d_grpo.public.sweeps:judge_chapter_tables",
+          f"{PUBLIC}.d_grpo.public.sweeps:judge_k_sweep", f"{PUBLIC}.d_grpo.public.sweeps:judge_beta_sweep",
+          f"{PUBLIC}.a_ppo.public.batch:judge_batch", f"{PUBLIC}.a_ppo.public.ratio:judge_ratio",
+          f"{PUBLIC}.a_ppo.public.update:judge_update", f"{PUBLIC}.b_ablations.public.settings:judge_defaults",
+          f"{PUBLIC}.b_ablations.public.switches:judge_switches", f"{PUBLIC}.b_ablations.public.summary:judge_summary",
+          f"{PUBLIC}.d_grpo.public.enumeration:judge_enumeration")
 
 
 def test_the_judges_below_are_those_the_checks_written_once_decide_with():
@@ -200,8 +201,11 @@ def test_the_students_wheel_reaches_no_oracle_through_its_judges(bundle):
     import subprocess
     import sys
 
+    from autograder.student_kit import bundled
+
+    names = [bundled(name.partition(":")[0]) for name in JUDGES] + ["capstone_check.calling"]
     probe = ("import importlib, sys\n"
-             f"for name in {[name.partition(':')[0] for name in JUDGES] + ['capstone_check.calling']!r}:\n"
+             f"for name in {names!r}:\n"
              "    importlib.import_module(name)\n"
              "bad = sorted(m for m in sys.modules if m.startswith('autograder') or 'oracle' in m)\n"
              "print(','.join(bad) + '|' + sys.modules['capstone_check'].__file__)\n")

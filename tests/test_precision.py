@@ -335,7 +335,7 @@ def test_a_ratio_that_cannot_be_read_says_whether_the_update_raised_before_its_o
                                                                                          line, reached):
     """A ppo_update that raises on its first minibatch, before or after its first clipped_surrogate call: A.ratio's
     row keeps the exception and its line, led by which, in final grading, on grading seeds and in the checker."""
-    from capstone_check.kinds.a_located import UPDATE_RAISED
+    from autograder.projects.a_ppo.public.located import UPDATE_RAISED
     from tests.support.student_bundle import kit_message
 
     reference = (paths.SOLUTIONS / "A_ppo" / "ppo.py").read_text()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from capstone_check.cli import row_line
-from capstone_check.kinds.c_diagnosis import labelled_by_kind
+from autograder.projects.c_diagnosis.public.diagnose import labelled_by_kind
 from capstone_check.prediction import ceiling, predicted, recognised, said
 from capstone_check.runner import FINAL_ONLY, Row
 from capstone_check.verdict import RECOGNISED
@@ -78,7 +78,7 @@ def test_a_kind_wrong_at_the_edges_opens_its_right_runs_and_no_other():
     """Diagnose labels every public fresh run right, but the small-buffer runs of severity 1 moved to the fresh runs'
     edge wrong: a grading seed's run of that kind may lie between the two, so those runs may be lost; a kind wrong
     at its edge and on every public run was counted lost already."""
-    from capstone_check.kinds.c_diagnosis import seeds_apart, spread_note
+    from autograder.projects.c_diagnosis.public.diagnose import seeds_apart, spread_note
 
     spec = {"points": 4, "truth": [["small_replay_buffer", 1]] * 3 + [["healthy", 2]] * 3 + [["healthy", 1]] * 2}
     right = ["small_replay_buffer"] * 3 + ["healthy"] * 5
@@ -96,7 +96,7 @@ def test_a_kind_wrong_at_the_edges_opens_its_right_runs_and_no_other():
 def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_row():
     """Saturated runs of severity 1 right on two seeds and wrong on the third: final grading's seeds may see them
     either way, so the row is predicted from all three counted wrong to all three counted right."""
-    from capstone_check.kinds.c_diagnosis import seeds_apart, spread_note
+    from autograder.projects.c_diagnosis.public.diagnose import seeds_apart, spread_note
 
     spec = {"points": 4, "truth": [["saturated_policy", 1]] * 3 + [["healthy", 1]] * 3}
     labels = ["saturated_policy", "healthy", "saturated_policy", "healthy", "healthy", "healthy"]
@@ -109,7 +109,7 @@ def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_ro
 
 
 def test_a_fresh_runs_row_opened_both_ways_for_many_kinds_stays_within_a_failing_rows_length():
-    from capstone_check.kinds.c_diagnosis import seeds_apart, spread_note
+    from autograder.projects.c_diagnosis.public.diagnose import seeds_apart, spread_note
     from capstone_check.verdict import LONGEST, failing_message
 
     kinds = [(label, severity) for label in ("saturated_policy", "untrained_critic", "small_replay_buffer", "healthy")

@@ -8,7 +8,8 @@ import pytest
 
 from autograder import paths
 from autograder.loader import load_course
-from capstone_check.kinds.d_sweeps import beta_rows_verdict as beta_sweep_verdict, beta_sweep, within_the_spread
+from autograder.projects.d_grpo.public.sweeps import (beta_rows_verdict as beta_sweep_verdict, beta_sweep,
+                                                     within_the_spread)
 from rlkit.toy import HEDGE, N_PROMPTS, N_RESPONSES
 from capstone_check.prediction import ceiling, predicted
 from capstone_check.runner import Row
@@ -115,10 +116,12 @@ def test_a_step_that_sets_theta_to_its_change_is_predicted_as_a_range_holding_ze
 def test_the_range_survives_the_seeds_running_in_separate_children():
     """The checker runs each public seed of the sweep in its own child and decides in the parent: the range must
     reach the row there too."""
+    from autograder.projects.d_grpo.public import sweeps
+    from autograder.student_kit import bundled
     from capstone_check.cli import row_message
     from capstone_check.runner import _decided, _row
 
-    spec = {**SPEC, "runner": "capstone_check.kinds.d_sweeps:beta_sweep", "kind": "d_beta_sweep", "credit": "per_case",
+    spec = {**SPEC, "runner": f"{bundled(sweeps.__name__)}:beta_sweep", "kind": "d_beta_sweep", "credit": "per_case",
             "name": "beta sweep"}
     runs = [[theta_with_hedge(hedge) for hedge in seed] for seed in THETA_DROPPED]  # each child's final thetas
     row = _row("D.beta_sweep", spec, _decided(spec, [{"status": "ok", "row": run} for run in runs]), 1.0)

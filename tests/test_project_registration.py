@@ -1,7 +1,7 @@
 """A project registers everything about itself in its own package: its checks and plots (``PROJECT``), and what the
 students' checker runs of it (its ``student_kit`` module: ``SPECS`` and the ``KINDS`` of check they make), or it
 declares ``students_kit=False``. Nothing of it is left to a silent default, and the checker names no project
-outside its kinds (``test_layout.test_the_checker_names_no_project_outside_its_kinds``)."""
+anywhere (``test_layout.test_the_checker_names_no_project``)."""
 
 import dataclasses
 import json
@@ -34,7 +34,8 @@ def test_a_project_without_its_student_kit_module_is_an_error_naming_it(monkeypa
 def test_every_kind_a_project_makes_is_registered_by_it(course):
     checks = expected_values(course, "D")["checks"].values()
     assert all(spec["runner"].startswith("capstone_check.") for spec in checks if spec["kind"] != "final_only")
-    assert runner("D", "d_k_sweep") == {"runner": "capstone_check.kinds.d_sweeps:k_sweep", "per_seed": True}
+    assert runner("D", "d_k_sweep") == {"runner": "capstone_check.project_checks.d_grpo.public.sweeps:k_sweep",
+                                        "per_seed": True}
     assert runner("D", "calls") == {"runner": "capstone_check.calls:run_calls", "per_seed": False}
 
 

@@ -388,13 +388,14 @@ def released_check_cell(check_id: str, folder: str) -> str:
 
 
 def _imported(source: str) -> set[str]:
-    """The top-level names of the modules ``source`` imports (shell and magic lines left out)."""
+    """The top-level names of the modules ``source`` imports (shell and magic lines left out); a relative import
+    stays within its package."""
     code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
     names = set()
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Import):
             names |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module.split(".")[0])
     return names
 

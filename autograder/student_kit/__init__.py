@@ -22,6 +22,7 @@ import numpy as np
 
 import rlkit
 from capstone_check.calls import run_calls
+from autograder import paths
 from autograder.kit_packages import DISTRIBUTION
 from autograder.loader import load_course
 from autograder.plan import planned
@@ -32,6 +33,9 @@ from autograder.student_kit.mistakes import catalogue_of
 
 NAME, VERSION = "rl-capstone-student", "0.1.0"
 COMMON_KINDS = {"calls": run_calls}  # checks of single pieces: the student's functions called on recorded inputs
+PROJECTS_PACKAGE = "autograder.projects"
+PROJECTS_FOLDER = paths.PACKAGE / "projects"
+IN_BUNDLE = "capstone_check.project_checks"  # where the bundle holds the projects' public halves
 
 
 class StudentKitError(Exception):
@@ -66,16 +70,33 @@ def final_grading(pid: str) -> dict:
             for cid, said in getattr(kit_module(pid), "FINAL_GRADING", {}).items()}
 
 
+def public_packages() -> list[Path]:
+    """Every project's public half (``autograder/projects/<package>/public``), and the one projects share."""
+    return sorted(path.parent for path in PROJECTS_FOLDER.glob("*/public/__init__.py"))
+
+
+def bundled(module: str) -> str | None:
+    """The name ``module`` has in the students' bundle: the checker's own modules keep theirs, a project's public half
+    is copied under ``capstone_check.project_checks``; None for any other module, which the bundle does not hold."""
+    if module.startswith("capstone_check."):
+        return module
+    package, _, rest = module.removeprefix(f"{PROJECTS_PACKAGE}.").partition(".")
+    if module.startswith(f"{PROJECTS_PACKAGE}.") and (rest == "public" or rest.startswith("public.")):
+        return f"{IN_BUNDLE}.{package}.{rest}"
+    return None
+
+
 def runner(pid: str, kind: str) -> dict:
-    """What the students' checker runs for a check of ``kind``: the checker's function that its project registered
-    (``KINDS`` of its student_kit, or a kind every project has), and whether that runs one child per seed (its module
-    then holds ``<function>_row`` and ``<function>_verdict``)."""
+    """What the students' checker runs for a check of ``kind``: the function its project registered (``KINDS`` of
+    its student_kit, or a kind every project has), by its name in the bundle, and whether that runs one child per seed
+    (its module then holds ``<function>_row`` and ``<function>_verdict``)."""
     function = {**COMMON_KINDS, **getattr(kit_module(pid), "KINDS", {})}.get(kind)
-    if function is None or not function.__module__.startswith("capstone_check."):
+    name = None if function is None else bundled(function.__module__)
+    if name is None:
         raise StudentKitError(f"project {pid}'s students' kit makes checks of kind {kind!r}, which its KINDS does not "
-                              "map to a function of capstone_check")
+                              "map to a function of capstone_check or of a project's public half")
     module = import_module(function.__module__)
-    return {"runner": f"{function.__module__}:{function.__name__}",
+    return {"runner": f"{name}:{function.__name__}",
             "per_seed": all(hasattr(module, f"{function.__name__}_{part}") for part in ("row", "verdict"))}
 
 
@@ -126,6 +147,16 @@ def _copy_project(released: Path, target: Path) -> None:
         path.write_text(for_students(path.read_text(encoding="utf-8")), encoding="utf-8")
 
 
+def copy_public_halves(target: Path) -> None:
+    """Every project's public half as ``<target>/<package>/public``: the depth it has under ``autograder.projects``,
+    so its relative imports (``..._shared.public``) name the same modules in the bundle. Each is copied whole, whichever
+    projects the bundle holds: a public half holds no answer, and one project's may use another's."""
+    for public in public_packages():
+        shutil.copytree(public, target / public.parent.name / "public", ignore=shutil.ignore_patterns("__pycache__"))
+        (target / public.parent.name / "__init__.py").write_text("")
+    (target / "__init__.py").write_text('"""Every project\'s public half: what its checks run and how they judge."""\n')
+
+
 def build(root: Path, out: Path, projects: list[str] | None = None) -> Path:
     """Write the students' bundle of the course folder ``root`` into ``out`` (replaced if it exists)."""
     course = load_course(root / "course.yml", private=False)
@@ -139,6 +170,7 @@ def build(root: Path, out: Path, projects: list[str] | None = None) -> Path:
     shutil.copytree(Path(capstone_check.__file__).resolve().parent, package,
                     ignore=shutil.ignore_patterns("__pycache__", "expected", "projects"))
     shutil.copytree(Path(rlkit.__file__).parent, out / "rlkit", ignore=shutil.ignore_patterns("__pycache__"))
+    copy_public_halves(package / IN_BUNDLE.rpartition(".")[2])
     (package / "expected").mkdir()
     for pid in chosen:
         released = root / "assignments" / PROJECTS[pid].folder

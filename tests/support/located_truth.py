@@ -24,8 +24,10 @@ from autograder.projects.d_grpo import stand_ins as d_stand_ins
 from autograder.projects.d_grpo.stand_ins import ORACLE_NAMES
 from capstone_check.through import in_place_of, numbers as through_numbers
 from autograder.projects.d_grpo import oracle as d_oracle, pieces as d_pieces, price as d_price, steps as d_steps
-from capstone_check.kinds import a_located, c_located, d_located
-from capstone_check.kinds.a_ppo import first_surrogate_call
+from autograder.projects.a_ppo.public import located as a_located
+from autograder.projects.c_diagnosis.public import located as c_located
+from autograder.projects.d_grpo.public import located as d_located
+from autograder.projects.a_ppo.public.batch import first_surrogate_call
 from capstone_check.located import of_kinds
 from capstone_check.student import Student, StudentError
 from rlkit.nn import Adam, flatten

@@ -29,6 +29,19 @@ def bundle(tmp_path_factory) -> Path:
     return build(course, tmp_path_factory.mktemp("student") / "kit")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def public_halves_as_bundled(tmp_path_factory) -> None:
+    """Let this session's checker (the source's ``capstone_check``) import what only a bundle holds: the projects'
+    public halves as ``capstone_check.project_checks``, copied as a bundle copies them, so a bundle's child run in a
+    test's own process finds the function its expected values name."""
+    import capstone_check
+    from autograder.student_kit import IN_BUNDLE, copy_public_halves
+
+    folder = tmp_path_factory.mktemp("checker")
+    copy_public_halves(folder / IN_BUNDLE.rpartition(".")[2])
+    capstone_check.__path__.append(str(folder))
+
+
 def expected_of(bundle: Path, pid: str) -> tuple[Path, dict]:
     """The bundle's expected values of project ``pid``: their file and what it holds."""
     path = bundle / "capstone_check" / "expected" / f"{pid}.json"

@@ -11,7 +11,7 @@ from autograder.projects._shared.encode import call, encode, locate, located_cal
 from autograder.projects._shared.ppo import oracle
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects.a_ppo.pieces import surrogate_cases, surrogate_features
-from capstone_check.kinds import a_located
+from autograder.projects.a_ppo.public import located as a_located
 from rlkit.categorical import log_prob
 
 THROUGH = "importance_ratio"  # the piece clipped_surrogate calls, whose stand-in may show it departs only through it

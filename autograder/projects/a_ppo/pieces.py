@@ -12,8 +12,8 @@ from autograder.projects._shared.once import WrittenOnce
 from autograder.projects._shared.encode import (call, encode, locate, located_call, mistakes_as_values, out_array,
                                                 out_float)
 from autograder.projects._shared.ppo.cases import BATCH_KEYS, expected_batch, gae_cases
-from capstone_check.kinds import a_located
-from capstone_check.kinds.a_ppo import collect_batch, judge_batch
+from autograder.projects.a_ppo.public import located as a_located
+from autograder.projects.a_ppo.public.batch import collect_batch, judge_batch
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, Segment, make_envs
 from rlkit.categorical import log_prob
 from rlkit.nn import mlp_forward, mlp_init

@@ -1,6 +1,6 @@
 """Project A's A.ratio, written once: ``importance_ratio`` on its own, and the ratio on ``ppo_update``'s first
 minibatch of the first epoch, read from the arguments of its first ``clipped_surrogate`` call (exactly 1 there: the
-policy has not moved). Its two halves are ``capstone_check.kinds.a_ratio``'s."""
+policy has not moved). Its two halves are ``autograder.projects.a_ppo.public.ratio``'s."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from autograder.projects._shared.once import WrittenOnce
 from autograder.projects._shared.ppo.cases import update_case
 from autograder.projects.a_ppo.mistakes import MISTAKES
 from autograder.projects.a_ppo.update import UPDATE_CONFIG, ppo_probes
-from capstone_check.kinds.a_ratio import collect_ratio, judge_ratio
+from autograder.projects.a_ppo.public.ratio import collect_ratio, judge_ratio
 
 READ = ("new", "old", "agent", "batch", "config", "probes")  # what the child reads of the spec
 

@@ -1,5 +1,5 @@
 """The reference's own runs on the public seeds, released with the students' checker so that it can tell whether a
-student's pieces remake them (``capstone_check.kinds.a_remade``): what A.bar's final grading turns on, told without
+student's pieces remake them (``_shared.public.ppo_remade``): what A.bar's final grading turns on, told without
 releasing the reference's pieces.
 
 Each run is the kit's loop with the reference's pieces (the judge's recipe), as the checker's training makes it,

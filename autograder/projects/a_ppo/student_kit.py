@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from autograder.projects.a_ppo import clip_gradient as clip_gradient_check, pieces, reference_runs, update
 from autograder.projects.a_ppo import ratio as ratio_check
-from capstone_check.kinds import a_bar, a_ppo as checker, a_ratio, a_update
+from autograder.projects.a_ppo.public import bar as a_bar
+from autograder.projects.a_ppo.public import batch as checker
+from autograder.projects.a_ppo.public import ratio as a_ratio
+from autograder.projects.a_ppo.public import update as a_update
 
 
 # What a training run takes from the pieces, for predicting A.bar when a piece's check fails only elsewhere: the keys

@@ -16,11 +16,11 @@ from autograder.projects.a_ppo.mistakes import MISTAKES, STATISTICS
 from autograder.projects._shared.ppo import oracle
 from autograder.projects._shared.ppo.cases import update_case, with_a_flat_minibatch
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
-from capstone_check.kinds import a_statistics
+from autograder.projects._shared.public import ppo_statistics
 from capstone_check.calls import flat
-from capstone_check.kinds.a_located import RecordingAdam
-from capstone_check.kinds.a_ppo import config as configured
-from capstone_check.kinds.a_update import collect_update, judge_update, update_error_said
+from autograder.projects.a_ppo.public.located import RecordingAdam
+from autograder.projects.a_ppo.public.batch import config as configured
+from autograder.projects.a_ppo.public.update import collect_update, judge_update, update_error_said
 from rlkit.cartpole import N_ACTIONS
 from rlkit.categorical import log_prob
 from rlkit.nn import flatten
@@ -109,20 +109,20 @@ def reference_statistics(seed: int) -> dict:
 
 
 def rung_statistics() -> list[dict]:
-    """The statistics the reference's update returns on each rung of ``a_statistics.RUNGS``."""
+    """The statistics the reference's update returns on each rung of ``ppo_statistics.RUNGS``."""
     wants = []
-    for rung in a_statistics.RUNGS:
-        agent, batch, values = a_statistics.rung_case(*rung)
+    for rung in ppo_statistics.RUNGS:
+        agent, batch, values = ppo_statistics.rung_case(*rung)
         records: list = []
-        oracle.ppo_update(agent, a_statistics.rung_optimizer(agent), batch, values,
-                          np.random.default_rng(a_statistics.RUNG_SEED), records=records)
+        oracle.ppo_update(agent, ppo_statistics.rung_optimizer(agent), batch, values,
+                          np.random.default_rng(ppo_statistics.RUNG_SEED), records=records)
         wants.append(oracle.statistics(records, values["clip_eps"]))
     return wants
 
 
 def statistics_variants(seed: int) -> dict[str, list | None]:
     """What each known mistake of the statistics returns on A.update's case, as the four numbers in
-    ``a_statistics.STATISTICS``' order (None where a variant cannot be computed on it)."""
+    ``ppo_statistics.STATISTICS``' order (None where a variant cannot be computed on it)."""
     records = reference_records(seed)
     return {m.id: computed(m.variant, records, UPDATE_CONFIG["clip_eps"]) for m in of_piece(MISTAKES, STATISTICS)}
 

@@ -41,8 +41,8 @@ from autograder.projects._shared.proof import decode, encode
 from autograder.projects._shared.replay import Departed
 from autograder.projects.b_ablations import oracle, proofs
 from autograder.projects.b_ablations.catalogue import DETAILS
-from capstone_check.kinds.b_ablations import student_details
-from capstone_check.kinds.a_remade import OtherActions, made_updates
+from autograder.projects.b_ablations.public.settings import student_details
+from autograder.projects._shared.public.ppo_remade import OtherActions, made_updates
 from capstone_check.student import StudentError
 from rlkit.runproof import load, m_gaps, parameters, v_gaps
 

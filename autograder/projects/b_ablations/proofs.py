@@ -28,7 +28,7 @@ from autograder.projects._shared.ppo.hyperparameters import course_config
 from autograder.projects._shared.ppo.recording import ReplayBar, per_update_returns, recorded, unpacked
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import flipped
-from capstone_check.kinds.b_ablations import student_details
+from autograder.projects.b_ablations.public.settings import student_details
 
 RUNS = "runs.npz"  # the proofs of the student's own runs, written by ablation.py beside results.json
 

@@ -1,5 +1,5 @@
 """The reference's own runs of every setting on the public seeds, released with the students' checker so that it can
-tell whether a student's pieces remake them (``capstone_check.kinds.b_remade``): what B.table's and B.bar's final
+tell whether a student's pieces remake them (``b_ablations.public.remade``): what B.table's and B.bar's final
 grading turn on, told without releasing the reference's pieces.
 
 Each run is the kit's loop with the judge's recipe for its setting (``proofs.reference_recipe``), as graded runs

@@ -9,7 +9,10 @@ import json
 from autograder.projects.b_ablations import reference_runs, switches
 from autograder.projects.b_ablations.summary import Summary
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
-from capstone_check.kinds import b_ablations as checker, b_evidence, b_summary, b_switches
+from autograder.projects.b_ablations.public import settings as checker
+from autograder.projects.b_ablations.public import evidence as b_evidence
+from autograder.projects.b_ablations.public import summary as b_summary
+from autograder.projects.b_ablations.public import switches as b_switches
 
 
 def table_evidence(ctx) -> dict:
@@ -24,7 +27,7 @@ def bar_evidence(ctx) -> dict:
 
 
 def remaking(probe: dict, ctx, tolerance: float) -> dict:
-    """``probe`` with what remaking the reference's runs takes (``capstone_check.kinds.b_remade``): the runs' size,
+    """``probe`` with what remaking the reference's runs takes (``b_ablations.public.remade``): the runs' size,
     the course's hyperparameters, how far an update may land (``tolerance`` a weight, the row's own), each setting's
     switches, and the runs, whose arrays go beside the expected values."""
     made = {name: getattr(ctx.bar, name) for name in ("num_envs", "n_steps", "n_updates")}

@@ -25,7 +25,7 @@ from autograder.projects._shared.proof import decode, encode, init_agent, parame
 from autograder.projects._shared.replay import Departed, audit, bind, remake
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.proofs import OwnReplayBar, RUNS, details_of, reference_recipe, student_recipe
-from capstone_check.kinds.b_ablations import student_details
+from autograder.projects.b_ablations.public.settings import student_details
 from capstone_check.student import StudentError
 from rlkit.cartpole import N_ACTIONS
 from rlkit.runproof import load_runs, run_name, unpack

@@ -13,7 +13,7 @@ from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
 from autograder.projects.b_ablations.crafted import score_cases
 from autograder.projects.b_ablations.mistakes import MISTAKES
-from capstone_check.kinds.b_summary import collect_summary, judge_summary, table_of
+from autograder.projects.b_ablations.public.summary import collect_summary, judge_summary, table_of
 from capstone_check.student import StudentError
 
 

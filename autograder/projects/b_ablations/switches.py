@@ -11,15 +11,15 @@ from autograder.checks import Bar, ToleranceBar
 from autograder.projects._shared.encode import encode, mistakes_by_part
 from autograder.projects._shared.once import WrittenOnce
 from autograder.projects._shared.ppo.hyperparameters import Hyperparameters
-from capstone_check.kinds.b_ablations import collect_defaults, judge_defaults
-from capstone_check.kinds.b_switches import collect_switches, judge_switches
+from autograder.projects.b_ablations.public.settings import collect_defaults, judge_defaults
+from autograder.projects.b_ablations.public.switches import collect_switches, judge_switches
 
 from autograder.projects._shared.ppo.cases import gae_cases, update_case, with_a_flat_minibatch
 from autograder.projects.b_ablations import oracle
 from autograder.projects.b_ablations.catalogue import DETAILS, WHERE, flipped
 from autograder.projects.b_ablations.mistakes import MISTAKES
 from autograder.projects.b_ablations.rounding import rounded_inside_the_clip
-from capstone_check.kinds.b_ablations import (STATISTICS, kind_of)
+from autograder.projects.b_ablations.public.settings import (STATISTICS, kind_of)
 from rlkit.cartpole import Segment
 from rlkit.nn import Adam, flatten
 

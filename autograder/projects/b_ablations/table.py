@@ -11,7 +11,7 @@ from autograder.projects.b_ablations import oracle, proofs, student_runs
 from autograder.projects.b_ablations.bar import RunBar, departed_verdict
 from autograder.projects.b_ablations.choices import choices, collected_choices
 from autograder.projects.b_ablations.summary import close_table, plain_table
-from capstone_check.kinds.b_evidence import results_table
+from autograder.projects.b_ablations.public.evidence import results_table
 from capstone_check.verdict import LONGEST, shown_failures
 
 TABLE = "results.json"

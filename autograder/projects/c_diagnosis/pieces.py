@@ -8,7 +8,7 @@ from autograder.projects._shared.calls import CallsCheck
 from autograder.projects._shared.encode import call, locate, located_call, out_array, out_float
 from autograder.projects.c_diagnosis import oracle
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
-from capstone_check.kinds import c_located
+from autograder.projects.c_diagnosis.public import located as c_located
 from capstone_check.located import of_kinds
 
 

@@ -9,7 +9,7 @@ from autograder.findings import computed, of_piece
 from autograder.projects._shared.encode import mistakes_as_values
 from autograder.projects.c_diagnosis import boundary, edges, fresh, lines, pieces, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
-from capstone_check.kinds import c_diagnosis as checker
+from autograder.projects.c_diagnosis.public import diagnose as checker
 
 
 

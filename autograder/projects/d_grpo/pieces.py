@@ -14,8 +14,8 @@ from autograder.projects._shared.encode import call, encode, locate, located_cal
 from autograder.projects._shared.once import WrittenOnce
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
-from capstone_check.kinds import d_located
-from capstone_check.kinds.d_grpo import WEIGHTS as ENUMERATED, collect_enumeration, judge_enumeration
+from autograder.projects.d_grpo.public import located as d_located
+from autograder.projects.d_grpo.public.enumeration import WEIGHTS as ENUMERATED, collect_enumeration, judge_enumeration
 from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THETA_REF, policy, sloppy, verify
 
 REWARDS = {"verify": verify, "sloppy": sloppy}

@@ -11,7 +11,7 @@ from autograder.projects._shared.calls import CallsCheck
 from autograder.projects._shared.encode import call, locate, located_call, out_float
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
-from capstone_check.kinds import d_located
+from autograder.projects.d_grpo.public import located as d_located
 from rlkit.toy import CONTAINS_ANSWER, HEDGE, N_PROMPTS, N_RESPONSES, THETA_REF
 
 

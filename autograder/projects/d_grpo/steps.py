@@ -13,7 +13,7 @@ from autograder.projects.d_grpo.mistakes import MISTAKES
 from autograder.projects.d_grpo.pieces import REWARDS, fmt
 from autograder.projects.d_grpo.stand_ins import PARAMETERS, recorded_calls
 from capstone_check.cascade import Probe
-from capstone_check.kinds import d_located
+from autograder.projects.d_grpo.public import located as d_located
 from rlkit.toy import HEDGE, N_RESPONSES, THETA_REF, group_draws, policy
 
 # ------------------------------------------------------------------------------------------------ the whole step

@@ -4,7 +4,8 @@ the checker's function that runs each kind."""
 from __future__ import annotations
 
 from autograder.projects.d_grpo import pieces, price, steps, sweeps
-from capstone_check.kinds import d_grpo as checker, d_sweeps
+from autograder.projects.d_grpo.public import enumeration as checker
+from autograder.projects.d_grpo.public import sweeps as d_sweeps
 
 # the checker's function that runs each kind of check SPECS makes (a "calls" check runs the student's functions)
 KINDS = {"d_enumeration": checker.enumeration, "d_chapter_tables": d_sweeps.chapter_tables,

@@ -1,6 +1,6 @@
 """Project D's checks of whole training runs, written once: the chapter's loop drives the student's ``grpo_step``
 with its own rng, the child hands back only each run's final theta, and the judge computes every success and hedge
-probability itself. Both halves are ``capstone_check.kinds.d_sweeps``'s; the sweeps run one child per seed.
+probability itself. Both halves are ``autograder.projects.d_grpo.public.sweeps``'s; the sweeps run one child per seed.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from autograder.checks import Bar, VerdictDetails
 from autograder.projects._shared.encode import encode
 from autograder.projects._shared.once import WrittenOnce
 from autograder.projects.d_grpo.steps import grpo_probes
-from capstone_check.kinds.d_sweeps import (collect_beta_sweep, collect_chapter_tables, collect_k_sweep,
-                                           judge_beta_sweep, judge_chapter_tables, judge_k_sweep)
+from autograder.projects.d_grpo.public.sweeps import (collect_beta_sweep, collect_chapter_tables, collect_k_sweep,
+                                                      judge_beta_sweep, judge_chapter_tables, judge_k_sweep)
 
 Row = tuple[float, float, float]  # (sloppy score, exact score, hedge probability), one row of the beta table
 

@@ -1,4 +1,4 @@
-"""A.bar's prediction from the reference's own runs (``capstone_check.kinds.a_remade``): the reference's pieces remake
+"""A.bar's prediction from the reference's own runs (``_shared.public.ppo_remade``): the reference's pieces remake
 every sampled update of a run recorded at release; a piece that departs where training reaches departs there (at the
 first update, or late for a bug only truncations show); a piece whose check fails in cases training never meets
 remakes the run; a run this machine cannot follow says so rather than guessing."""
@@ -13,7 +13,8 @@ import pytest
 from autograder.loader import load_course
 from autograder.plan import planned
 from autograder.projects.a_ppo.reference_runs import FILE, reference_runs, sampled_updates
-from capstone_check.kinds import a_bar, a_remade
+from autograder.projects.a_ppo.public import bar as a_bar
+from autograder.projects._shared.public import ppo_remade
 from capstone_check.student import Student
 from tests.support.grading import copy_reference, mutate
 from tests.support.mutants import ALL
@@ -89,9 +90,9 @@ def test_pieces_that_raise_on_the_reference_state_tell_nothing(tmp_path, spec):
 
 def test_the_seeds_findings_make_one():
     departed = {"update": 4, "what": "parameters", "gap": 0.1}
-    assert a_remade.remade({9: {}, 2: departed, 5: {"unknown": "why"}}) == {"seed": 2, **departed}
-    assert a_remade.remade({9: {}, 2: {"unknown": "why"}}) is None
-    assert a_remade.remade({9: {}, 2: {}}) == {}
+    assert ppo_remade.remade({9: {}, 2: departed, 5: {"unknown": "why"}}) == {"seed": 2, **departed}
+    assert ppo_remade.remade({9: {}, 2: {"unknown": "why"}}) is None
+    assert ppo_remade.remade({9: {}, 2: {}}) == {}
 
 
 def test_the_reference_pieces_on_another_blas_kernel_remake_the_run(tmp_path, spec):
@@ -108,7 +109,7 @@ def test_the_reference_pieces_on_another_blas_kernel_remake_the_run(tmp_path, sp
     for name, arrays in made.pop("_files").items():
         np.savez_compressed(tmp_path / name, **arrays)
     (tmp_path / "spec.json").write_text(json.dumps({"bar": spec["bar"], "seeds": [8], **made, "_dir": str(tmp_path)}))
-    script = ("import json, sys; from pathlib import Path; from capstone_check.kinds import a_bar; "
+    script = ("import json, sys; from pathlib import Path; from autograder.projects.a_ppo.public import bar as a_bar; "
               "from capstone_check.student import Student; spec = json.loads(Path(sys.argv[1]).read_text()); "
               "print(json.dumps(a_bar.remaking(Student(Path(sys.argv[2]), ['ppo']), spec, spec['seeds'][0])))")
     env = {**os.environ, "OPENBLAS_CORETYPE": "Prescott", "PYTHONPATH": str(Path(__file__).resolve().parents[3])}

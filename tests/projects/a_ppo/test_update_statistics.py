@@ -12,7 +12,7 @@ from autograder import paths
 from autograder.projects._shared.ppo import oracle
 from autograder.projects.a_ppo import pieces, update
 from autograder.projects.a_ppo.mistakes import MISTAKES
-from capstone_check.kinds import a_statistics
+from autograder.projects._shared.public import ppo_statistics
 from rlkit.nn import Adam, flatten
 from tests.support.mutations import generate
 from tests.support.survivors import graded_rows
@@ -40,7 +40,7 @@ def readme_statistics(readme: str) -> set[str]:
 @pytest.mark.parametrize("folder", [paths.SOLUTIONS, paths.ASSIGNMENTS])
 def test_every_statistic_the_readme_names_is_one_a_update_compares(folder):
     named = readme_statistics((folder / "A_ppo" / "README.md").read_text())
-    assert named and named <= set(a_statistics.STATISTICS), named - set(a_statistics.STATISTICS)
+    assert named and named <= set(ppo_statistics.STATISTICS), named - set(ppo_statistics.STATISTICS)
 
 
 def test_every_key_the_reference_returns_is_one_a_update_compares():
@@ -49,7 +49,7 @@ def test_every_key_the_reference_returns_is_one_a_update_compares():
     optimizer = Adam(flatten(agent["actor"]) + flatten(agent["critic"]), lr=update.UPDATE_LR)
     returned = module.ppo_update(agent, optimizer, batch, module.Config(**update.UPDATE_CONFIG),
                                  np.random.default_rng(0))
-    assert set(returned) == set(a_statistics.STATISTICS)
+    assert set(returned) == set(ppo_statistics.STATISTICS)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -60,7 +60,7 @@ def test_the_references_statistics_are_the_oracles_on_every_seed(seed):
     returned = module.ppo_update(agent, optimizer, batch, module.Config(**update.UPDATE_CONFIG),
                                  np.random.default_rng(seed))
     want = update.reference_statistics(seed)
-    assert a_statistics.wrong(a_statistics.read(returned), want, TOLERANCE) == []
+    assert ppo_statistics.wrong(ppo_statistics.read(returned), want, TOLERANCE) == []
     low, high = want["clip_fraction"]
     # no ratio within rounding of the clip's edge, and some beyond it (how many turns on the seed: the ladder's fixed
     # ratios, graded too, hold a share beyond the clip on every seed)
@@ -74,16 +74,16 @@ def test_every_known_mistake_of_the_statistics_departs_on_every_seed(seed):
     assert set(variants) == {m.id for m in MISTAKES.values() if m.piece == "ppo_update.statistics"}
     for mid, values in variants.items():
         assert values is not None, mid
-        assert a_statistics.wrong(dict(zip(a_statistics.STATISTICS, values)), want, 1000 * TOLERANCE), mid
+        assert ppo_statistics.wrong(dict(zip(ppo_statistics.STATISTICS, values)), want, 1000 * TOLERANCE), mid
 
 
 def test_the_first_rung_shows_statistics_of_its_starting_ratios_alone():
     """One epoch of one minibatch: the statistics are those of the ratios the rung's text shows, whatever the step."""
-    rho = np.array(a_statistics.RATIOS[:4])
+    rho = np.array(ppo_statistics.RATIOS[:4])
     first = update.rung_statistics()[0]
     assert first["approx_kl"] == pytest.approx(np.mean((rho - 1) - np.log(rho)), rel=1e-9)
     assert first["clip_fraction"] == [0.5, 0.5]
-    assert a_statistics.rung_text(*a_statistics.RUNGS[0]).startswith(
+    assert ppo_statistics.rung_text(*ppo_statistics.RUNGS[0]).startswith(
         "ppo_update on 4 samples whose ratios start at [0.7, 0.95, 1.1, 1.4], clip_eps 0.2, 1 epoch of 1 minibatch")
 
 
@@ -91,15 +91,15 @@ def test_each_rung_tells_a_sum_over_the_epoch_or_the_first_epoch_from_the_right_
     """The second rung's two minibatches tell a sum over the epoch from a mean, the third's second epoch the last
     epoch's statistics from the first's."""
     wants = update.rung_statistics()
-    for rung, want in zip(a_statistics.RUNGS[1:], wants[1:]):
-        agent, batch, values = a_statistics.rung_case(*rung)
+    for rung, want in zip(ppo_statistics.RUNGS[1:], wants[1:]):
+        agent, batch, values = ppo_statistics.rung_case(*rung)
         records: list = []
-        oracle.ppo_update(agent, a_statistics.rung_optimizer(agent), batch, values, np.random.default_rng(0),
+        oracle.ppo_update(agent, ppo_statistics.rung_optimizer(agent), batch, values, np.random.default_rng(0),
                           records=records)
         summed = MISTAKES["A.update.statistics-summed"].variant(records, values["clip_eps"])
-        assert a_statistics.wrong(dict(zip(a_statistics.STATISTICS, summed)), want, TOLERANCE)
+        assert ppo_statistics.wrong(dict(zip(ppo_statistics.STATISTICS, summed)), want, TOLERANCE)
     one_epoch = update.rung_statistics()[1]  # the same 8 samples and minibatches, one epoch
-    assert a_statistics.wrong({k: v if k != "clip_fraction" else v[0] for k, v in one_epoch.items()}, wants[2],
+    assert ppo_statistics.wrong({k: v if k != "clip_fraction" else v[0] for k, v in one_epoch.items()}, wants[2],
                               TOLERANCE)
 
 

@@ -13,7 +13,7 @@ from autograder.cli import main
 from autograder.loader import load_course
 from autograder.grading import grade
 from autograder.projects.b_ablations import catalogue, oracle, switches
-from capstone_check.kinds.b_ablations import STATISTICS, outputs_compared
+from autograder.projects.b_ablations.public.settings import STATISTICS, outputs_compared
 from tests.support.grading import (copy_reference, grade_checks, grade_in_a_fresh_process, mutate, without_timing,
                                    write_submission)
 from tests.support.imports import forgotten_after

@@ -17,7 +17,7 @@ from autograder.plan import planned
 from autograder.projects._shared.ppo.hyperparameters import course_config
 from autograder.projects._shared.proof import decode, encode, run
 from autograder.projects.b_ablations import bar_runs, proofs
-from capstone_check.kinds.b_ablations import student_details
+from autograder.projects.b_ablations.public.settings import student_details
 from capstone_check.student import Student, StudentError
 from rlkit.cartpole import make_envs
 from rlkit.runproof import parameters

@@ -1,4 +1,4 @@
-"""B.table's and B.bar's prediction from the reference's own runs (``capstone_check.kinds.b_remade``): the reference's
+"""B.table's and B.bar's prediction from the reference's own runs (``b_ablations.public.remade``): the reference's
 pieces remake every sampled update of every setting's run, on unusual, unsorted seeds and on another BLAS kernel; a
 piece that departs where a setting's training reaches departs in that setting's run (at the first update, or late for
 a bug only truncations show) and nowhere it does not act; pieces that raise raise here too; an optimizer the loop
@@ -19,7 +19,7 @@ from autograder.loader import load_course
 from autograder.plan import planned
 from autograder.projects.b_ablations.catalogue import DETAILS, flipped
 from autograder.projects.b_ablations.reference_runs import FILE, reference_runs, sampled_updates
-from capstone_check.kinds import b_remade
+from autograder.projects.b_ablations.public import remade as b_remade
 from capstone_check.student import Student, StudentError
 from tests.support.grading import copy_reference, mutate
 from tests.support.imports import forgotten_after

@@ -7,8 +7,8 @@ import re
 from autograder import paths
 from autograder.projects.b_ablations import switches
 from autograder.projects.b_ablations.catalogue import flipped
-from capstone_check.kinds import a_statistics
-from capstone_check.kinds.b_ablations import STATISTICS, switch_problem
+from autograder.projects._shared.public import ppo_statistics
+from autograder.projects.b_ablations.public.settings import STATISTICS, switch_problem
 
 SEED = 2**32 - 1
 
@@ -19,7 +19,7 @@ def test_b_refers_its_statistics_to_a_and_a_names_the_ones_b_switches_compares()
     a_readme = (paths.SOLUTIONS / "A_ppo" / "README.md").read_text(encoding="utf-8")
     named = set(re.findall(r'"(\w+)"', re.search(r"Return `\{([^}]*)\}`", a_readme).group(1)))
     want = switches.outputs(SEED, flipped(None), switches.oracle_run(SEED))
-    assert named == set(want[STATISTICS]) == set(a_statistics.STATISTICS)
+    assert named == set(want[STATISTICS]) == set(ppo_statistics.STATISTICS)
 
 
 def test_a_statistic_alone_off_the_reference_fails_the_switch_whose_setting_shows_it():

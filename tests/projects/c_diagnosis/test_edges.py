@@ -9,7 +9,7 @@ import pytest
 from autograder import paths
 from autograder.loader import load_course
 from autograder.projects.c_diagnosis import edges, fresh, lines, oracle, run_plan
-from capstone_check.kinds.c_diagnosis import fresh_runs
+from autograder.projects.c_diagnosis.public.diagnose import fresh_runs
 from capstone_check.student import Student
 from tests.support.grading import copy_reference, mutate
 from tests.support.imports import forgotten_after

@@ -12,7 +12,7 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from capstone_check.kinds import a_bar
+from autograder.projects._shared.public import ppo_config
 
 
 class Hyperparameters(BaseModel):
@@ -36,9 +36,9 @@ class Hyperparameters(BaseModel):
 
 def course_config(student, hyper: Hyperparameters):
     """The student's ``Config`` class (``ppo.py``'s) holding the course's values: what the student's pieces are
-    handed in a graded run. Refused when the class cannot hold them. The students' checker's own (``a_bar``), so the
-    two sides hand the pieces the same Config and refuse the same classes."""
-    return a_bar.course_config(student, hyper.model_dump())
+    handed in a graded run. Refused when the class cannot hold them. The students' checker's own (``ppo_config``), so
+    the two sides hand the pieces the same Config and refuse the same classes."""
+    return ppo_config.course_config(student, hyper.model_dump())
 
 
 def differences(student_values: dict, hyper: Hyperparameters) -> list[str]:

@@ -1,6 +1,6 @@
 """The reference's own runs, sampled for the students' checker: for some of a run's updates, the state before the
 update and the state after it, so that the checker can make those updates again with a student's pieces and tell
-whether they land where the reference's did (``capstone_check.kinds.a_remade``), without releasing the reference's
+whether they land where the reference's did (``_shared.public.ppo_remade``), without releasing the reference's
 pieces.
 
 A run is the kit's loop with the judge's recipe, as a graded run trains. Before each sampled update it keeps the

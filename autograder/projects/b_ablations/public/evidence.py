@@ -2,7 +2,7 @@
 and replays runs.npz as they are, with the course's hyperparameters (B.table), and judges the chapter's bar on its own
 runs of the ablated settings (B.bar), which results.json's scores stand in for here. This kit has no reference to
 replay a run against, so it trusts the table's scores; final grading does not. What it can tell of the replay, it
-tells from the reference's own runs (``b_remade``): pieces that do not remake them lose the row there."""
+tells from the reference's own runs (``remade``): pieces that do not remake them lose the row there."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from capstone_check.kinds import b_remade
-from capstone_check.kinds.b_ablations import config_with
+from . import remade as b_remade
+from .settings import config_with
 from capstone_check.student import StudentError, describe
 from capstone_check.verdict import Verdict
 

@@ -6,7 +6,7 @@ checker alone, what the rows that train with the switches are predicted from."""
 from __future__ import annotations
 
 from capstone_check.calls import recognised_parts, with_findings
-from capstone_check.kinds.b_ablations import (BASELINE_DIFFERS, setting_outputs, departure, outputs_compared,
+from .settings import (BASELINE_DIFFERS, setting_outputs, departure, outputs_compared,
                                               switch_problem, unchanged)
 from capstone_check.student import StudentError
 from capstone_check.values import decode

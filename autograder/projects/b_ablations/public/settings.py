@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 
-from capstone_check.kinds import a_statistics
+from ..._shared.public import ppo_statistics
 from capstone_check.student import StudentError, as_array, as_float, describe
 from capstone_check.values import close, decode
 from capstone_check.verdict import Verdict
@@ -119,7 +119,7 @@ def departure(got: dict, want: dict, kind: str, tolerance: float) -> str | None:
     itself departs, or the statistics ppo_update returned that depart, named, when only they do."""
     if not _all_close(got[kind], want[kind], tolerance):
         return ""
-    keys = a_statistics.wrong(got.get(STATISTICS), want[STATISTICS], tolerance) if kind == "update" else []
+    keys = ppo_statistics.wrong(got.get(STATISTICS), want[STATISTICS], tolerance) if kind == "update" else []
     return f" (the statistics it returns: {', '.join(keys)})" if keys else None
 
 
@@ -157,7 +157,7 @@ def setting_outputs(student, spec: dict, d: dict) -> dict:
                                                    details, np.random.default_rng(seed))
     out["update"] = flatten([agent["actor"], agent["critic"]])
     return {**{k: [np.asarray(v, dtype=float) for v in values] for k, values in out.items()},
-            STATISTICS: a_statistics.read(returned)}
+            STATISTICS: ppo_statistics.read(returned)}
 
 
 def _grader_adam(agent, c: dict):

@@ -9,9 +9,9 @@ import numpy as np
 
 from capstone_check.calls import flat, recognised, with_findings
 from capstone_check.cascade import Probe, explained
-from capstone_check.kinds import a_statistics
-from capstone_check.kinds.a_located import RecordingAdam, raised_course, update_course
-from capstone_check.kinds.a_ppo import config, parameter_name
+from ..._shared.public import ppo_statistics
+from .located import RecordingAdam, raised_course, update_course
+from .batch import config, parameter_name
 from capstone_check.student import StudentError
 from capstone_check.values import close, decode, same
 from capstone_check.verdict import Verdict
@@ -47,9 +47,9 @@ def run_update(student, spec: dict, values: dict) -> tuple[dict, RecordingAdam, 
 
 def collect_update(student, spec: dict) -> dict:
     networks, optimizer, returned = run_update(student, spec, spec["config"])
-    out = {**networks, "steps": optimizer.after, "taken": optimizer.taken, "statistics": a_statistics.read(returned)}
+    out = {**networks, "steps": optimizer.after, "taken": optimizer.taken, "statistics": ppo_statistics.read(returned)}
     if "statistics" in spec:
-        out["rungs"] = a_statistics.on_rungs(student.fn("ppo_update"), lambda values: config(student, values))
+        out["rungs"] = ppo_statistics.on_rungs(student.fn("ppo_update"), lambda values: config(student, values))
     if "trained" in spec:  # configured as the course's runs are: what a failing row's runs are predicted from
         try:
             out["trained"] = run_update(student, spec, spec["trained"]["config"])[0]
@@ -79,13 +79,13 @@ def judge_update(spec: dict, collected) -> Verdict:
     if "statistics" in spec:
         if len(rungs) != len(spec["statistics"]["rungs"]) or not all(r is None or isinstance(r, dict) for r in rungs):
             raise StudentError("the ladder's statistics collected are not the check's", "invalid")
-        departed = a_statistics.failures(statistics, spec["statistics"]["want"], spec["tol"])
-        ladder = [] if departed else a_statistics.ladder_failures(rungs, spec["statistics"]["rungs"], spec["tol"])
-    numbers = [statistics.get(key) for key in a_statistics.STATISTICS]
+        departed = ppo_statistics.failures(statistics, spec["statistics"]["want"], spec["tol"])
+        ladder = [] if departed else ppo_statistics.ladder_failures(rungs, spec["statistics"]["rungs"], spec["tol"])
+    numbers = [statistics.get(key) for key in ppo_statistics.STATISTICS]
     found = recognised(spec, [got["actor"], got["critic"]]) if failures else []
     if departed and all(isinstance(number, float) for number in numbers):  # a mistake of the statistics: its four
         found += recognised(spec, numbers)  # numbers, recorded at release
-    case = a_statistics.smallest(rungs, spec["statistics"]["rungs"], spec["tol"]) if departed else ""
+    case = ppo_statistics.smallest(rungs, spec["statistics"]["rungs"], spec["tol"]) if departed else ""
     verdict = Verdict.of(failures + departed + ladder, 3, spec.get("passed", "both networks match the reference "
                          "after the update"), located=said, case=case,
                          note=spec.get("recipe", "") if failures and not said and not found else "")

@@ -8,8 +8,8 @@ import numpy as np
 
 from capstone_check.calls import recognised, with_findings
 from capstone_check.cascade import Probe, explained
-from capstone_check.kinds.a_located import RATIO_SUBJECT, update_raised
-from capstone_check.kinds.a_ppo import config, first_surrogate_call, from_the_batch
+from .located import RATIO_SUBJECT, update_raised
+from .batch import config, first_surrogate_call, from_the_batch
 from capstone_check.located import located
 from capstone_check.student import StudentError, as_array
 from capstone_check.values import close, decode, difference, same

@@ -4,7 +4,7 @@ replay of B.table's and B.bar's runs turns on.
 The bundle holds a sample of the reference's runs of every setting on the public seeds (the baseline over the whole
 run, each other setting at its first update). Each sampled update is made again with the student's pieces of
 details.py under that setting's ``Details`` and ppo.py's ``flatten_batch``, as the grader's loop calls them, from the
-reference's state before it (``a_remade.follow``); the first update from the pieces' own init, as final grading's
+reference's state before it (``ppo_remade.follow``); the first update from the pieces' own init, as final grading's
 replay starts it from the grader's init. A departure there is one final grading's replay meets too. Landing
 on a sample is weaker evidence than its converse (most settings are sampled at one update), so only a departure is
 reported.
@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from capstone_check.kinds import a_remade
-from capstone_check.kinds.b_ablations import config_with, student_details
+from ..._shared.public import ppo_remade
+from .settings import config_with, student_details
 from capstone_check.student import StudentError
 from rlkit.nn import flatten
 
 
 def departure(student, spec: dict, setting: str, seed: int) -> dict:
-    """``a_remade.follow`` of the student's pieces under ``setting`` on the reference's run of ``seed``."""
+    """``ppo_remade.follow`` of the student's pieces under ``setting`` on the reference's run of ``seed``."""
     bar = spec["bar"]
     config = config_with(student, **bar["hyperparameters"])
     details = student_details(student, spec["settings"][setting])
     fn, started = student.fn, np.random.default_rng(seed)
     agent = fn("init_agent", "details")(started, config, details)  # the first update starts from the pieces' init
-    run = a_remade.recorded(spec, f"{setting}.{seed}")
+    run = ppo_remade.recorded(spec, f"{setting}.{seed}")
     made, weights = sum(np.size(p) for p in flatten([agent["actor"], agent["critic"]])), run["before"].shape[1] // 3
     if made != weights:
         raise StudentError(f"init_agent makes {made} weights where the course's network has {weights}", "invalid")
@@ -39,7 +39,7 @@ def departure(student, spec: dict, setting: str, seed: int) -> dict:
         adv, returns = advantages(segment, config, details)
         update(agent, optimizer, batch(segment, adv, returns), config, details, rng)
 
-    return a_remade.follow(run, bar, seed, agent, optimizer,
+    return ppo_remade.follow(run, bar, seed, agent, optimizer,
                            lambda k: fn("learning_rate", "details")(k, bar["n_updates"], config, details), learn,
                            started)
 

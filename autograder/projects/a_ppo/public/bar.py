@@ -1,16 +1,14 @@
 """Project A's bar in the students' checker, without the reference: the given training loop with the student's
 pieces and the course's hyperparameters on the public seeds, and the given evaluation of each final policy. Final
 grading also replays every update of each run against the reference (the proof of learning); what this kit can tell
-of that replay, it tells from the reference's own runs (``a_remade``)."""
+of that replay, it tells from the reference's own runs (``ppo_remade``)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
-from capstone_check.kinds import a_remade
-from capstone_check.student import StudentError
+from ..._shared.public import ppo_remade
+from ..._shared.public.ppo_config import course_config
 from capstone_check.verdict import Verdict
 from rlkit.cartpole import N_ACTIONS, OBS_DIM, Rollout, evaluate, make_envs
 from rlkit.nn import Adam, flatten, mlp_forward, mlp_init
@@ -20,34 +18,6 @@ def given_agent(rng, hidden: int) -> dict:
     """The given init: orthogonal actor 4 -> hidden -> hidden -> 2 (output gain 0.01), then the critic (gain 1)."""
     sizes = [OBS_DIM, hidden, hidden]
     return {"actor": mlp_init(sizes + [N_ACTIONS], rng, out_gain=0.01), "critic": mlp_init(sizes + [1], rng, 1.0)}
-
-
-def course_config(student, values: dict):
-    """The student's ``Config`` class (``ppo.py``'s) holding the course's hyperparameters ``values``: what the
-    student's pieces are handed in a graded run, whatever the Config's defaults say (final grading's own, which
-    ``hyperparameters.course_config`` calls). Refused when the class cannot hold them."""
-    config_class = getattr(student.modules[0], "Config", None)
-    if config_class is None:
-        raise StudentError("expected a class `Config` in ppo.py (it is given in the stub)", "missing")
-    try:
-        config = config_class()
-        if dataclasses.is_dataclass(config):
-            missing = sorted(set(values) - {f.name for f in dataclasses.fields(config)})
-            if missing:
-                raise TypeError(f"it has no field {', '.join(missing)}")
-            config = dataclasses.replace(config, **values)
-        else:
-            for name, value in values.items():
-                setattr(config, name, value)
-        held = {name: getattr(config, name) for name in values}
-    except Exception as exc:  # noqa: BLE001 - any failure of student code is the student's to read
-        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as "
-                           f"Config(); your Config cannot hold them ({type(exc).__name__}: {exc})", "invalid") from None
-    changed = [name for name in values if held[name] != values[name]]
-    if changed:
-        raise StudentError(f"the grader trains with the course's hyperparameters, handed to your pieces as Config(); "
-                           f"your Config changes {', '.join(changed)} when it is set", "invalid")
-    return config
 
 
 def train(student, seed: int, bar: dict, watch=None) -> tuple[list, list]:
@@ -82,7 +52,7 @@ def train(student, seed: int, bar: dict, watch=None) -> tuple[list, list]:
 
 def bar_row(student, spec: dict, seed: int) -> list:
     """One seed's run: (the median return of the evaluation of its final policy, its training returns at the end,
-    where the pieces first fail to remake the reference's run of the seed: ``a_remade.departure``)."""
+    where the pieces first fail to remake the reference's run of the seed: ``ppo_remade.departure``)."""
     b = spec["bar"]
     actor, episodes = train(student, seed, b)
     tail = [ret for update, ret in episodes if update >= b["n_updates"] - b["last_updates"]]
@@ -91,14 +61,14 @@ def bar_row(student, spec: dict, seed: int) -> list:
 
 
 def remaking(student, spec: dict, seed: int) -> dict:
-    """``a_remade.departure`` of the student's training pieces on the reference's run of ``seed`` (released with the
+    """``ppo_remade.departure`` of the student's training pieces on the reference's run of ``seed`` (released with the
     kit; a kit without it knows nothing: "unknown")."""
     if "reference_runs" not in spec:
         return {"unknown": "this kit holds no reference runs"}
     c = spec["bar"]["hyperparameters"]
     pieces = (course_config(student, c), student.fn("gae"), student.fn("flatten_batch"), student.fn("ppo_update"))
     try:
-        return a_remade.departure(spec, seed, given_agent(np.random.default_rng(0), int(c["hidden"])), pieces)
+        return ppo_remade.departure(spec, seed, given_agent(np.random.default_rng(0), int(c["hidden"])), pieces)
     except Exception as exc:  # noqa: BLE001 - pieces that trained but fail on the reference's state tell nothing sure
         return {"unknown": f"your pieces raised {type(exc).__name__} on the reference's run"}
 
@@ -114,7 +84,7 @@ def bar_verdict(spec: dict, rows: list) -> Verdict:
     figures = (f"the evaluation of your {len(evaluated)} policies ({b['eval_episodes']} episodes each): "
                f"{', '.join(f'{v:.0f}' for v in evaluated)}; median {median:.0f}. Training returns of the last "
                f"{b['last_updates']} updates: {', '.join(f'{v:.0f}' for v in recent)}")
-    found = a_remade.remade({seed: row[2] for seed, row in zip(spec["seeds"], rows)})
+    found = ppo_remade.remade({seed: row[2] for seed, row in zip(spec["seeds"], rows)})
     if median > b["threshold"]:
         return Verdict(1.0, figures, remade=found)
     return Verdict(0.0, f"median return should be above {b['threshold']:g}; {figures}", remade=found)
