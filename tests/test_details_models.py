@@ -77,7 +77,8 @@ def written(course) -> dict[str, list[dict]]:
         "D.k_sweep": [judged_details(course, "D", "D.k_sweep",
                                      {"theta": thetas(len(bars["D.k_sweep"].bar.ks), seeds)})],
         "D.beta_sweep": [judged_details(course, "D", "D.beta_sweep",
-                                        {"theta": thetas(len(bars["D.beta_sweep"].bar.betas), seeds)})],
+                                        {"theta": [thetas(len(bars["D.beta_sweep"].bar.betas),
+                                                          bars["D.beta_sweep"].bar.runs)] * seeds})],
     }
 
 

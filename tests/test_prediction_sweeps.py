@@ -32,7 +32,8 @@ THETA_DROPPED_103 = [0.184, 0.172, 0.146, 0.095, 0.096]
 
 
 def sweep(hedges) -> list:
-    return [[(0.0, 0.0, hedge) for hedge in seed] for seed in hedges]
+    """Rows (seed, run, beta) of one run per seed with the hedge probabilities ``hedges`` (seed, beta)."""
+    return [[[(0.0, 0.0, hedge) for hedge in seed]] for seed in hedges]
 
 
 def as_row(verdict) -> Row:
@@ -67,10 +68,25 @@ def test_a_passing_sweep_with_a_narrow_criterion_says_it_passed_then_the_range()
                              "differ by; other seeds may break it")
 
 
-def test_the_risk_is_real_another_seed_of_the_same_step_breaks_the_criterion():
-    verdict = beta_sweep_verdict(SPEC, sweep([*THETA_DROPPED[:2], THETA_DROPPED_103]))
-    assert verdict.fraction == 0
-    assert "should not grow with beta (by more than 0.0001); it did on 1 of 3 runs" in verdict.message
+def test_a_seed_whose_run_grows_does_not_decide_the_criterion_alone():
+    """Seed 103's run of the same step grows the hedge from beta = 0.3 to 0.5; the median run does not, with it or
+    without it: the grade no longer turns on whether a draw of seeds holds such a run."""
+    verdicts = [beta_sweep_verdict(SPEC, sweep(hedges)) for hedges in (THETA_DROPPED,
+                                                                      [*THETA_DROPPED[:2], THETA_DROPPED_103])]
+    assert [verdict.fraction for verdict in verdicts] == pytest.approx([1 / 3, 1 / 3])
+    assert all("grow with beta" not in verdict.message for verdict in verdicts)
+
+
+def test_the_criteria_are_decided_on_the_median_run_of_all_seeds():
+    """A run that settles at the other hedge (0.25 at beta = 0, as a step that standardizes across prompts does on
+    about one seed in eight) does not fail the loophole criterion, while most runs settling there does."""
+    good, low = REFERENCE[0], [0.25, 0.24, 0.1, 0.03, 0.01]
+    one_low = [[[(0.0, 0.0, h) for h in run] for run in seed] for seed in [[good, low, good]] * 3]
+    most_low = [[[(0.0, 0.0, h) for h in run] for run in seed] for seed in [[low, low, good]] * 3]
+    assert beta_sweep_verdict(SPEC, one_low).fraction == 1
+    failed = beta_sweep_verdict(SPEC, most_low)
+    assert failed.fraction == pytest.approx(2 / 3)
+    assert "at beta = 0 the loophole should win (hedge >= 0.45); the median of 9 runs is 0.2500" in failed.message
 
 
 def test_the_reference_passes_every_criterion_with_room_and_is_predicted_one_number():
@@ -94,13 +110,14 @@ def test_a_failing_criterion_is_never_opened_and_nan_fails_as_before():
     hedges = [seed[:] for seed in THETA_DROPPED]
     hedges[1][4] = np.nan
     verdict = beta_sweep_verdict(SPEC, sweep(hedges))
-    assert verdict.fraction == pytest.approx(1 / 3) and "measured up to nan" in verdict.message
+    assert verdict.fraction == pytest.approx(1 / 3) and "the median of 3 runs reaches nan" in verdict.message
     assert verdict.spread is None  # nan never grows, as before, and is no margin to open the row by
 
 
-def test_a_step_that_sets_theta_to_its_change_is_predicted_as_a_range_holding_zero(tmp_path):
-    """Trained for real on the public seeds: the monotone criterion passes on each of them by a few thousandths, and
-    failed on placeholder grading seed 103, where final grading gives 0."""
+def test_a_step_that_sets_theta_to_its_change_is_predicted_as_the_one_number_final_grading_gives(tmp_path):
+    """Trained for real on the public seeds. Decided on one run per seed, the monotone criterion passed on each of them
+    by a few thousandths and failed on grading seed 103, so the checker said a range. Decided on the median run, it
+    holds by a margin on every draw (``tests/projects/d_grpo/test_beta_sweep.py``): one number, 0.67 of 2."""
     mutant = next(m for m in ALL if m.name == "a step that sets theta to its change")
     root = copy_reference(tmp_path, "D_grpo")
     path = root / "D_grpo" / mutant.module
@@ -109,8 +126,8 @@ def test_a_step_that_sets_theta_to_its_change_is_predicted_as_a_range_holding_ze
 
     with forgotten_after(["grpo"]):
         verdict = beta_sweep(Student(root / "D_grpo", ["grpo"]), SPEC)
-    assert verdict.spread == pytest.approx([0, 1 / 3]), verdict.message
-    assert predicted(as_row(verdict), {}, {}) == 0
+    assert verdict.spread is None and verdict.aside == "", verdict.message
+    assert verdict.fraction == pytest.approx(1 / 3) and predicted(as_row(verdict), {}, {}) == 0.67
 
 
 def test_the_range_survives_the_seeds_running_in_separate_children():
@@ -123,7 +140,8 @@ def test_the_range_survives_the_seeds_running_in_separate_children():
 
     spec = {**SPEC, "runner": f"{bundled(sweeps.__name__)}:beta_sweep", "kind": "d_beta_sweep", "credit": "per_case",
             "name": "beta sweep"}
-    runs = [[theta_with_hedge(hedge) for hedge in seed] for seed in THETA_DROPPED]  # each child's final thetas
+    runs = [[[theta_with_hedge(hedge) for hedge in seed]] * SPEC["bar"]["runs"]  # each child's final thetas
+            for seed in THETA_DROPPED]
     row = _row("D.beta_sweep", spec, _decided(spec, [{"status": "ok", "row": run} for run in runs]), 1.0)
     assert row.spread == pytest.approx([0, 1 / 3]) and row.aside.startswith("Predicted 0/2, or up to 0.67")
     assert row_message(row, spec, {}).startswith("Predicted 0/2, or up to 0.67")  # said first on the screen

@@ -92,7 +92,7 @@ def nan_data(check_id: str, course) -> dict:
     if check_id == "D.k_sweep":
         return {"theta": [[theta] * len(bar["ks"])] * seeds}
     if check_id == "D.beta_sweep":
-        return {"theta": [[theta] * len(bar["betas"])] * seeds}
+        return {"theta": [[[theta] * len(bar["betas"])] * bar["runs"]] * seeds}
     return {"k": [theta] * len(bar["k_table"]), "beta": [theta] * len(bar["beta_table"])}
 
 
@@ -244,7 +244,7 @@ def test_a_tight_budget_is_spent_on_the_slow_checks_only_after_the_cheap_ones(tm
     tight = course.model_copy(update={"limits": course.limits.model_copy(update={"submission_seconds": 12})})
     checks = grade(paths.SOLUTIONS, tight, seed_set="grading", projects=["D"]).report.projects["D"].checks
     cheap = [c for c in checks if PROJECTS["D"].checks[c.id].cost <= CHEAP_COST]
-    assert len(cheap) >= 7 and all(c.passed for c in cheap), [(c.id, c.message) for c in cheap if not c.passed]
+    assert len(cheap) >= 6 and all(c.passed for c in cheap), [(c.id, c.message) for c in cheap if not c.passed]
     stopped = [c.id for c in checks if "time budget" in c.message]
     assert stopped and all(PROJECTS["D"].checks[cid].cost > CHEAP_COST for cid in stopped), stopped
 

@@ -102,7 +102,7 @@ class BetaSweep(Sweep):
     id = "D.beta_sweep"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "Beta sweep on fresh seeds: the hedge wins at beta = 0 and is suppressed above 1/4"
-    cost, kind = 1.5, "d_beta_sweep"
+    cost, kind = 2.5, "d_beta_sweep"  # five runs a seed
 
     class Bar(Bar):
         betas: list[float] = Field(description="the KL weights beta trained on each seed")
@@ -114,6 +114,8 @@ class BetaSweep(Sweep):
         growth_tolerance: float = Field(default=1e-4, ge=0, description="largest rise of the hedge probability from "
                                         "one beta to the next not counted as growing: the noise of a hedge held "
                                         "near 0")
+        runs: int = Field(default=5, ge=1, le=50, description="runs per seed, each with an rng of its own; every "
+                          "criterion is decided on the median of all the seeds' runs, so that no one run decides it")
 
     class Details(VerdictDetails):
         betas: list[float] = Field(description="the KL weights beta, as the bar lists them")

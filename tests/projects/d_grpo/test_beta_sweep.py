@@ -20,12 +20,15 @@ def test_a_hedge_held_at_zero_does_not_grow_by_its_rounding(tmp_path, course):
     assert check["score"] == 1.33  # the loophole still loses at beta = 0: the weight is wrong
 
 
-def test_a_step_that_sets_theta_to_its_change_still_grows_the_hedge_on_grading_seed_103(tmp_path, course):
-    """The step's hedge rises by 7.7e-4 from beta = 0.3 to 0.5 on seed 103: growth, as before the tolerance."""
+def test_a_step_that_sets_theta_to_its_change_gets_one_grade_on_the_public_and_the_grading_seeds(tmp_path, course):
+    """The step's hedge rose by 7.7e-4 from beta = 0.3 to 0.5 on grading seed 103's run, and on no public seed's: the
+    criterion once failed on one draw and held on the other. Decided on the median run, both draws fail the same two
+    criteria and keep "the hedge not growing with beta"."""
     planted = next(m for m in ALL if m.name == "a step that sets theta to its change")
     root = copy_reference(tmp_path, "D_grpo")
     path = root / "D_grpo" / planted.module
     path.write_text(mutate(path.read_text(), planted.old, planted.new))
-    check = grade_checks(root, course, ["D.beta_sweep"], seed_set="grading")["D.beta_sweep"]
-    assert "should not grow with beta (by more than 0.0001); it did on 1 of 3 runs" in check["message"]
-    assert check["score"] == 0
+    checks = [grade_checks(root, course, ["D.beta_sweep"], seed_set=seeds)["D.beta_sweep"]
+              for seeds in ("public", "grading")]
+    assert [check["score"] for check in checks] == [0.67, 0.67]
+    assert all("grow with beta" not in check["message"] for check in checks)

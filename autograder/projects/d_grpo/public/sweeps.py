@@ -142,10 +142,17 @@ def judge_k_sweep(spec: dict, collected) -> Verdict:
 # ------------------------------------------------------------------------------------------------ the beta sweep
 
 
+def run_seeds(seed: int, runs: int) -> list:
+    """A seed's runs of the beta sweep, each with an rng of its own: the seed itself, then ``[seed, 1]``, ... (numpy's
+    seed sequences, so no two seeds' runs share an rng)."""
+    return [seed, *([seed, run] for run in range(1, runs))]
+
+
 def beta_sweep_row(student, spec: dict, seed: int) -> list:
-    """One seed's runs of the beta sweep: each beta's final theta."""
+    """One seed's runs of the beta sweep: per run, each beta's final theta."""
     bar = spec["bar"]
-    return [train(student, spec, bar["group"], "sloppy", seed, bar["steps"], beta) for beta in bar["betas"]]
+    return [[train(student, spec, bar["group"], "sloppy", run, bar["steps"], beta) for beta in bar["betas"]]
+            for run in run_seeds(seed, bar["runs"])]
 
 
 def collect_beta_sweep(student, spec: dict) -> dict:
@@ -162,20 +169,24 @@ def beta_sweep_verdict(spec: dict, rows: list) -> Verdict:
 
 
 def judge_beta_sweep(spec: dict, collected) -> Verdict:
-    rows = [[frontier(t) for t in run] for run in seeds_of(collected, spec, "theta", len(spec["bar"]["betas"]))]
-    return beta_rows_verdict(spec, rows)
+    bar = spec["bar"]
+    runs, width = bar["runs"], len(bar["betas"])
+    seeds = seeds_of(collected, spec, "theta", runs)
+    if any(not isinstance(run, list) or len(run) != width for seed in seeds for run in seed):
+        raise StudentError(f"expected {width} final thetas for each of {runs} runs of each seed", "invalid")
+    return beta_rows_verdict(spec, [[[frontier(theta) for theta in run] for run in seed] for seed in seeds])
 
 
 def beta_rows_verdict(spec: dict, rows: list) -> Verdict:
-    """The sweep's three criteria on its (sloppy, gold, hedge) rows, per seed and beta. Where one passes by less than
-    the seeds differ by, what final grading's seeds may give is said beside the row (``aside``, ``spread``)."""
-    bar, rows = spec["bar"], np.array(rows)
-    criteria = beta_criteria(bar, rows[:, :, 2])
+    """The sweep's three criteria on its (sloppy, gold, hedge) rows, per seed, run and beta. Where one passes by less
+    than the seeds differ by, what final grading's seeds may give is said beside the row (``aside``, ``spread``)."""
+    bar, rows = spec["bar"], np.array(rows, dtype=float)
+    criteria = beta_criteria(bar, rows[..., 2])
     failures = [failure for failed, _, failure in criteria.values() if failed]
     narrow = [name for name, (failed, margins, _) in criteria.items() if not failed and within_the_spread(margins)]
     passed = 3 - len(failures)
     verdict = Verdict.of(failures, 3, "the hedge wins at beta = 0 and is suppressed above 1/4",
-                         betas=list(bar["betas"]), mean_rows=rows.mean(0).tolist())
+                         betas=list(bar["betas"]), mean_rows=rows.mean((0, 1)).tolist())
     if narrow:
         verdict.spread = [(passed - len(narrow)) / 3, passed / 3]
         verdict.aside = narrow_note(spec, verdict.spread, narrow) if "points" in spec else ""  # the checker's spec
@@ -183,25 +194,34 @@ def beta_rows_verdict(spec: dict, rows: list) -> Verdict:
 
 
 def beta_criteria(bar: dict, hedge: np.ndarray) -> dict[str, tuple[bool, np.ndarray, str]]:
-    """Each criterion of the sweep the bar sets, by name: whether it fails, by how much each seed's runs pass it
-    (below 0 where they fail) and what its failure says."""
+    """Each criterion of the sweep the bar sets, by name: whether it fails, by how much each seed's median run passes
+    it (below 0 where it fails) and what its failure says. A criterion is decided on the median run of all the seeds'
+    runs (``hedge``: seed, run, beta), so that no one run, and no one draw of seeds, decides it: a wrong step whose
+    runs settle one way or the other by chance is graded by where most of them settle."""
     betas, out = np.array(bar["betas"]), {}
+    typical = np.median(hedge.reshape(-1, len(betas)), axis=0)  # the median run, beta by beta
+    per_seed = np.median(hedge, axis=1)  # each seed's median run: how far apart the seeds are
+    runs = f"the median of {hedge.shape[0] * hedge.shape[1]} runs"
     if 0.0 in bar["betas"]:
-        at_zero = hedge[:, bar["betas"].index(0.0)]
+        zero = bar["betas"].index(0.0)
         out["the loophole winning at beta = 0"] = (
-            not np.all(at_zero >= bar["hedge_at_zero_min"]), at_zero - bar["hedge_at_zero_min"],
-            f"at beta = 0 the loophole should win (hedge >= {bar['hedge_at_zero_min']}); measured {_runs(at_zero)}")
-    high = hedge[:, betas >= bar["suppressed_from"]]
-    if high.size:
+            not typical[zero] >= bar["hedge_at_zero_min"], per_seed[:, zero] - bar["hedge_at_zero_min"],
+            f"at beta = 0 the loophole should win (hedge >= {bar['hedge_at_zero_min']}); {runs} is "
+            f"{typical[zero]:.4f}")
+    high = betas >= bar["suppressed_from"]
+    if high.any():
         out[f"the hedge suppressed from beta = {bar['suppressed_from']:g}"] = (
-            not np.all(high <= bar["hedge_suppressed_max"]), bar["hedge_suppressed_max"] - high.max(1),
+            not np.all(typical[high] <= bar["hedge_suppressed_max"]),
+            bar["hedge_suppressed_max"] - per_seed[:, high].max(1),
             f"above the threshold 1/4 (beta >= {bar['suppressed_from']}) the hedge should be at most "
-            f"{bar['hedge_suppressed_max']}; measured up to {high.max():.3f}")
+            f"{bar['hedge_suppressed_max']}; {runs} reaches {typical[high].max():.3f}")
     if len(betas) > 1:
-        grows = np.diff(hedge, axis=1) - bar["growth_tolerance"]  # a rise within the tolerance is noise, not growth
+        tol = bar["growth_tolerance"]  # a rise within the tolerance is noise, not growth
+        rises = np.diff(typical) - tol
         out["the hedge not growing with beta"] = (
-            bool(np.any(grows > 0)), -grows.max(1), "the hedge probability should not grow with beta (by more than "
-            f"{bar['growth_tolerance']:g}); it did on {int(np.any(grows > 0, axis=1).sum())} of {len(hedge)} runs")
+            bool(np.any(rises > 0)), -(np.diff(per_seed, axis=1) - tol).max(1),
+            f"the hedge probability should not grow with beta (by more than {tol:g}); {runs} grew "
+            + ", ".join(f"from beta = {betas[i]:g} to {betas[i + 1]:g}" for i in np.flatnonzero(rises > 0)))
     return out
 
 
