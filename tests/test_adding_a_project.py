@@ -1,6 +1,7 @@
 """A fifth project is one folder: the template project (scaffold/project/), added to a copy of the kit exactly as
-docs/adding-a-project.md says, is released and graded by the unchanged core, and its check fails a planted bug; the
-students' kit that release builds runs its public check in `capstone-check`; its own tests folder is found by the
+docs/adding-a-project.md says, is released and graded by the unchanged core, and each of its checks (one of plain
+calls, one handed a critic and its optimizer) fails a planted bug; the students' kit that release builds runs both
+in `capstone-check`; its own tests folder is found by the
 kit's unchanged shared tests, which grade its planted bugs and its reference."""
 
 import importlib.util
@@ -63,9 +64,9 @@ def test_the_released_stub_strips_the_solution(kit_and_course):
 
 def test_the_template_reference_earns_every_point_and_its_stub_none(kit_and_course):
     kit, course = kit_and_course
-    assert scores(kit, course, course / "solutions")["Z.returns"][0] == 2
-    score, message = scores(kit, course, course / "assignments")["Z.returns"]
-    assert score == 0 and "not implemented" in message
+    reference, stub = scores(kit, course, course / "solutions"), scores(kit, course, course / "assignments")
+    assert {cid: score for cid, (score, _) in reference.items()} == {"Z.returns": 2, "Z.value_step": 2}, reference
+    assert all(score == 0 and "not implemented" in message for score, message in stub.values()), stub
 
 
 def test_the_template_check_fails_a_planted_bug(kit_and_course, tmp_path):
@@ -79,6 +80,19 @@ def test_the_template_check_fails_a_planted_bug(kit_and_course, tmp_path):
     assert score == 0 and "expected" in message
 
 
+def test_the_template_check_handed_objects_fails_a_planted_bug(kit_and_course, tmp_path):
+    kit, course = kit_and_course
+    source = SOLUTION.read_text()
+    wrong = source.replace("optimizer.step(grads)", "optimizer.step([-g for g in grads])")
+    assert wrong != source
+    (tmp_path / "Z_returns").mkdir()
+    (tmp_path / "Z_returns" / "returns.py").write_text(wrong)
+    got = scores(kit, course, tmp_path)
+    assert got["Z.returns"][0] == 2 and got["Z.value_step"][0] == 0, got
+    said = got["Z.value_step"][1]
+    assert "the losses returned were" in said and "(the loss before each step)" in said, said
+
+
 def capstone_check(course: Path, folder: Path, *args: str) -> str:
     """`capstone-check ARGS` in ``folder``, from the students' kit that `autograder release` built in ``course``."""
     env = {**os.environ, "PYTHONPATH": str(course / "student-kit")}
@@ -87,13 +101,18 @@ def capstone_check(course: Path, folder: Path, *args: str) -> str:
     return done.stdout + done.stderr
 
 
-def test_the_students_checker_runs_the_template_check(kit_and_course, tmp_path):
+def test_the_students_checker_runs_the_template_checks(kit_and_course, tmp_path):
+    """Both of them, the one handed objects too: its collector and judge, the project's public half, ship in the
+    students' kit as a copy that imports nothing of the grader."""
     _, course = kit_and_course
     assert "Z" in capstone_check(course, tmp_path, "--help")
+    public = course / "student-kit" / "capstone_check" / "project_checks" / "z_returns" / "public" / "value_step.py"
+    assert public.is_file() and "autograder" not in public.read_text().replace("``pieces.ValueStep``", "")
     for given, earned in (("solutions", "2/2"), ("assignments", "0/2")):
         shutil.copytree(course / given / "Z_returns", tmp_path / given / "Z_returns")
         said = capstone_check(course, tmp_path / given, "Z").replace(" ", "")
-        assert f"Z.returns{earned}" in said and "2of2pointscheckablehere" in said, said
+        assert f"Z.returns{earned}" in said and f"Z.value_step{earned}" in said, said
+        assert "4of4pointscheckablehere" in said, said
 
 
 def planted_in_the_template():

@@ -6,6 +6,8 @@ from tests.support.planted import Equivalent, Mutant
 MUTANTS = [
     Mutant("the discount applied to the reward too", "Z_returns", "returns.py",
            "rewards[t] + gamma * following", "gamma * (rewards[t] + following)", "Z.returns"),
+    Mutant("the critic stepped up the loss's gradient", "Z_returns", "returns.py",
+           "    optimizer.step(grads)\n", "    optimizer.step([-g for g in grads])\n", "Z.value_step"),
 ]
 
 EQUIVALENT = [
