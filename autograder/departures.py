@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from capstone_check.located import SMALLEST
-from capstone_check.verdict import LONGEST
+from capstone_check.verdict import LONGEST, names
 
 SAW = "What the grader saw: "
 
@@ -101,12 +101,6 @@ def within(evidence: str, room: int) -> str:
             return "; ".join(kept) + "; and more"
         kept.append(part)
     return evidence
-
-
-def names(items) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    items = list(items)
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def first_departure(details: dict) -> int | None:

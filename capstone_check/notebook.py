@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from capstone_check.prediction import names
+from capstone_check.verdict import names
 from capstone_check.runner import EXPECTED, CheckerError, expected, run_project, say_limits_once
 
 

@@ -4,14 +4,9 @@ reference, logs built at grading time), what it adds and what the rows it builds
 
 from __future__ import annotations
 
-from capstone_check.verdict import RECOGNISED
+from capstone_check.verdict import RECOGNISED, names
 
 LOST = "Predicted 0/"  # how a row lost through a row it builds on starts: the verdict, then the next step
-
-
-def names(checks) -> str:
-    checks = list(checks)
-    return checks[0] if len(checks) == 1 else f"{', '.join(checks[:-1])} and {checks[-1]}"
 
 
 def waiting(spec: dict, rows: dict, wanted: list[str]) -> bool:

@@ -16,6 +16,12 @@ LONGEST = 300  # characters of a failing row's message (a smallest failing case,
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
+def names(items) -> str:
+    """``a``, ``a and b``, ``a, b and c``: how every message lists things."""
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def clauses(text: str) -> set[str]:
     """The clauses of four words or more of ``text``, numbers made alike: two failures that differ only in their
     numbers say the same thing."""

@@ -238,6 +238,26 @@ def test_nothing_below_the_cli_imports_it():
     assert not below, sorted(below)
 
 
+# The students' checker in two roles: its app (the command, its runner and the children it starts, the notebook's cell,
+# the prediction of final grading) on top of a library (loading a student's folder, comparisons, the verdict, located
+# statements, the collectors and judges of calls) that the grader imports too.
+CHECKER_APP = ("capstone_check.__main__", "capstone_check.cli", "capstone_check.runner", "capstone_check.starts",
+               "capstone_check.preload", "capstone_check.notebook", "capstone_check.prediction")
+
+
+def test_the_checker_is_a_library_below_and_the_students_app_on_top():
+    """No module of the grader or of the checker's library imports the app, and the app imports nothing of the grader:
+    a rule both sides use lives in the library, once."""
+    graph = import_graph()
+    assert set(CHECKER_APP) <= set(MODULES)
+    below = {f"{module} imports {app}" for module, imported in graph.items() if module not in CHECKER_APP
+             and unit_of(module, 1) in ("autograder", "capstone_check") for app in imported & set(CHECKER_APP)}
+    assert not below, sorted(below)
+    grader = {f"{app} imports {module}" for app in CHECKER_APP for module in graph[app]
+              if unit_of(module, 1) == "autograder"}
+    assert not grader, sorted(grader)
+
+
 def test_every_import_by_name_is_followed_or_known():
     """An import by name whose target the call does not say is one of ``IMPORTS_BY_NAME``."""
     unread = set()

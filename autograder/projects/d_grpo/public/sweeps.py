@@ -10,10 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from capstone_check.cascade import Probe, explained
-from capstone_check.prediction import names
 from capstone_check.student import StudentError, as_array
 from capstone_check.values import decode
-from capstone_check.verdict import Verdict
+from capstone_check.verdict import Verdict, names
 from rlkit.toy import PI_REF, THETA_REF, hedge_probability, policy, sloppy, success, verify
 
 REWARDS = {"verify": verify, "sloppy": sloppy}
