@@ -83,14 +83,14 @@ def test_a_kind_wrong_at_the_edges_opens_its_right_runs_and_no_other():
     spec = {"points": 4, "truth": [["small_replay_buffer", 1]] * 3 + [["healthy", 2]] * 3 + [["healthy", 1]] * 2}
     right = ["small_replay_buffer"] * 3 + ["healthy"] * 5
     assert seeds_apart(spec, right) is None
-    assert seeds_apart(spec, right, {("small_replay_buffer", 1)}) == [5 / 8, 1.0]
-    assert spread_note(spec, [5 / 8, 1.0], right, {("small_replay_buffer", 1)}) == (
-        "Predicted 2.5/4, or up to 4: your `diagnose` is right on the public small replay buffer (severity 1) runs but "
-        "not at the edge of final grading's runs: compare your rules with the README's lines")
+    assert seeds_apart(spec, right, {("small_replay_buffer", 1)}) == [2 / 3, 1.0]  # every kind weighs the same
+    assert spread_note(spec, [2 / 3, 1.0], right, {("small_replay_buffer", 1)}) == (
+        "Predicted 2.67/4, or up to 4: your `diagnose` is right on the public small replay buffer (severity 1) runs "
+        "but not at the edge of final grading's runs: compare your rules with the README's lines")
     wrong_healthy = ["small_replay_buffer"] * 3 + ["healthy"] * 3 + ["untrained_critic"] * 2
     assert seeds_apart(spec, wrong_healthy, {("healthy", 1)}) is None
-    fresh = Row("C.fresh_runs", "fresh", 4, 4, True, "all 8 fresh runs labelled right", 1.0, spread=[5 / 8, 1.0])
-    assert (predicted(fresh, {}, {}), ceiling(fresh, {}, {})) == (2.5, 4)
+    fresh = Row("C.fresh_runs", "fresh", 4, 4, True, "all 8 fresh runs labelled right", 1.0, spread=[2 / 3, 1.0])
+    assert (predicted(fresh, {}, {}), ceiling(fresh, {}, {})) == (2.67, 4)
 
 
 def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_row():

@@ -12,6 +12,7 @@ from autograder.checks import Bar, Check, Malformed, Verdict, VerdictDetails, pa
 from autograder.findings import matched, of_piece
 from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
+from autograder.projects.c_diagnosis.public.diagnose import share_right
 from capstone_check.student import StudentError, describe
 
 
@@ -145,7 +146,8 @@ def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
                 if ungraded else "")
     if not total:
         return Verdict(1.0, f"no fresh run was graded{left_out}", {"counts": counts})
-    return Verdict(1 - sum(wrong.values()) / total,
+    return Verdict(share_right(((truth, severity), truth == label) for (truth, severity, label), n in tally.items()
+                               for _ in range(n)),
                    (shown_failures(failures, room=LONGEST - len(left_out)) if failures
                     else f"all {total} graded fresh runs labelled right") + left_out,
                    {"counts": counts})

@@ -1,5 +1,6 @@
 """Project C's fresh runs: ``diagnose`` on the public seeds' runs (recorded at release), counted as final grading
-counts them: never by position, so a message does not say which call was which run. A known mistake of ``diagnose``
+counts them (``share_right``, which final grading scores with too): never by position, so a message does not say which
+call was which run. A known mistake of ``diagnose``
 is named when the student's labels are all the ones it gives (recorded at release), as final grading names it."""
 
 from __future__ import annotations
@@ -29,6 +30,23 @@ def by_run(path: Path) -> dict[int, dict]:
     return runs
 
 
+def by_kind(runs) -> dict[tuple, list[bool]]:
+    """``runs`` of (kind, right): per kind of run (fault and severity), whether each of its runs was labelled right."""
+    kinds: dict[tuple, list[bool]] = {}
+    for kind, right in runs:
+        kinds.setdefault(tuple(kind), []).append(bool(right))
+    return kinds
+
+
+def share_right(runs) -> float:
+    """The fresh runs' score: the mean over kinds of run of the share of each kind's runs labelled right, so every kind
+    weighs the same however many of its runs a draw of seeds holds or grades. Counted per run, one draw's score moved
+    with how many runs of a kind lay clear of the lines; per kind, a `diagnose` wrong on whole kinds gets one grade on
+    every draw (docs/benchmarks.md)."""
+    kinds = by_kind(runs)
+    return sum(sum(right) / len(right) for right in kinds.values()) / len(kinds) if kinds else 1.0
+
+
 def fresh_runs(student, spec: dict) -> Verdict:
     fn, labels = student.fn("diagnose"), []
     for i, log in enumerate(logs_of(Path(spec["_dir"]) / spec["logs"])):
@@ -48,7 +66,8 @@ def fresh_runs(student, spec: dict) -> Verdict:
     if not failures:
         passed = f"all {len(labels)} fresh runs labelled right"
         return Verdict(1.0, f"{passed}; {note}" if note else passed, by_kind=by_kind, spread=spread)
-    return with_findings(Verdict(1 - sum(wrong.values()) / len(labels), failing_message(failures, note),
+    score = share_right(((truth, severity), label == truth) for (truth, severity), label in zip(spec["truth"], labels))
+    return with_findings(Verdict(score, failing_message(failures, note),
                                  by_kind=by_kind, spread=spread), spec, _mistakes(spec, labels))
 
 
@@ -74,15 +93,13 @@ def off_at_the_edges(fn, spec: dict) -> set[tuple]:
 
 def seeds_apart(spec: dict, labels: list[str], off=()) -> list[float] | None:
     """Where final grading's seeds may see a kind of run (label and severity) otherwise than the public seeds do, the
-    least and most share of runs they may see right: a kind ``diagnose`` labels right on one public seed and wrong on
-    another, or right on every public run but wrong at the edges (``off``), counted wrong, then right. None where
-    every kind goes one way (the share here is the prediction)."""
-    runs: dict[tuple, list[bool]] = {}
-    for (truth, severity), label in zip(spec["truth"], labels):
-        runs.setdefault((truth, severity), []).append(label == truth)
-    least = sum(len(r) for kind, r in runs.items() if all(r) and kind not in off)
-    most = sum(len(r) for r in runs.values() if any(r))
-    return None if least == most else [least / len(labels), most / len(labels)]
+    least and most score they may give: a kind ``diagnose`` labels right on one public seed and wrong on another, or
+    right on every public run but wrong at the edges (``off``), counted wrong, then right. None where every kind goes
+    one way (the score here is the prediction)."""
+    runs = by_kind(((truth, severity), label == truth) for (truth, severity), label in zip(spec["truth"], labels))
+    least = sum(all(r) and kind not in off for kind, r in runs.items())
+    most = sum(any(r) for r in runs.values())
+    return None if least == most else [least / len(runs), most / len(runs)]
 
 
 def spread_note(spec: dict, spread: list[float], labels: list[str], off=()) -> str:
