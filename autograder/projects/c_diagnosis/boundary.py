@@ -100,6 +100,8 @@ def build(boundary: Boundary, base: dict) -> dict:
         set_spike(log, boundary.spike)
     if boundary.loud_start is not None:
         set_loud_start(log, boundary.loud_start)
+    if "q_values" in log:
+        balance_signs(log)
     return log
 
 
@@ -183,6 +185,26 @@ def set_spike(log: dict, spike: float) -> None:
     rest = max((QUIET * q[at | quiet].sum() - spike * q[at].sum()) / q[quiet].sum(), QUIET / 10)
     for u in updates:
         set_relative(log, log["update"] == u, spike if u == spiked else rest)
+
+
+def balance_signs(log: dict) -> None:
+    """Each update's TD errors signed so that they cancel: the largest first, each taking the sign of the side that is
+    behind, then each side scaled to half the update's total size (which stays as set, and with it every statistic a
+    README rule reads). A run's own signs differ from seed to seed, and a `diagnose` that averages TD errors with their
+    sign labelled a log right on one seed and wrong on another; with the signs cancelling, it reads every update as
+    quiet on every seed."""
+    td = log["td_errors"]
+    for u in np.unique(log["update"]):
+        rows = np.flatnonzero(log["update"] == u)
+        ahead = 0.0
+        for row in rows[np.argsort(-np.abs(td[rows]), kind="stable")]:
+            td[row] = abs(td[row]) * (-1.0 if ahead > 0 else 1.0)
+            ahead += td[row]
+        up, down = td[rows] > 0, td[rows] < 0
+        total = np.abs(td[rows]).sum()
+        if up.any() and down.any():
+            td[rows[up]] *= total / 2 / td[rows[up]].sum()
+            td[rows[down]] *= total / 2 / -td[rows[down]].sum()
 
 
 def set_loud_start(log: dict, loud: float) -> None:

@@ -61,3 +61,17 @@ def test_a_log_at_the_lines_reads_the_same_on_every_seed(read, index):
     else:  # a spike log: its loudest late update and the late half pooled
         compared = [row[:2] for row in rows]
     assert np.allclose(compared, compared[0], rtol=0, atol=1e-9), (b.name, compared)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_each_dqn_log_at_the_lines_has_td_errors_that_cancel_within_every_update(seed):
+    """A `diagnose` that averages TD errors with their sign reads every update of a DQN's log at the lines as quiet
+    (so labels the spiking buffers healthy) on every seed, not on the seeds whose run happened to err one way."""
+    base = {(run.label, run.severity): log for run, log in zip(fresh_plan(seed), unbundle(fresh_logs(seed)))}
+    for b in BOUNDARIES:
+        log = build(b, base[b.base])
+        if "q_values" not in log:
+            continue
+        for u in np.unique(log["update"]):
+            td = log["td_errors"][log["update"] == u]
+            assert abs(td.sum()) <= 1e-9 * np.abs(td).sum(), (b.name, u)
