@@ -144,6 +144,12 @@ def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
               for (truth, severity, label), n in sorted(tally.items())]
     left_out = (f" ({ungraded} more run{'s' * (ungraded > 1)} lay near or between the README's lines, not graded)"
                 if ungraded else "")
+    right = {(truth, severity, truth == label) for truth, severity, label in tally}
+    both = {(truth, severity) for truth, severity, _ in right if {(truth, severity, True), (truth, severity, False)}
+            <= right}
+    if both:  # such a kind's share turns on which runs a draw holds: the one score that can (docs/design-notes.md)
+        left_out += (f"; {len(both)} kind{'s' * (len(both) > 1)} of run labelled both ways, whose share another draw "
+                     "of seeds may change")
     if not total:
         return Verdict(1.0, f"no fresh run was graded{left_out}", {"counts": counts})
     return Verdict(share_right(((truth, severity), truth == label) for (truth, severity, label), n in tally.items()

@@ -44,3 +44,10 @@ def test_counted_per_run_the_score_would_move_with_the_draw():
     one_label = lambda truth: "healthy"  # noqa: E731
     assert (per_run(tally([3] * 8, one_label)), round(per_run(tally([1, 3, 2, 3, 3, 1, 3, 2], one_label)), 2)) == (
         0.25, 0.28)
+
+
+def test_a_kind_labelled_both_ways_is_said_to_turn_on_the_draw_and_a_whole_kind_is_not():
+    mixed = tally([3] * 8, lambda truth: truth) + Counter({("healthy", 2, "small_replay_buffer"): 1})
+    said = verdict_of(mixed).message
+    assert said.endswith("; 1 kind of run labelled both ways, whose share another draw of seeds may change"), said
+    assert "both ways" not in verdict_of(tally([3] * 8, lambda truth: "healthy")).message
