@@ -323,7 +323,9 @@ def c_expected(tmp_path_factory) -> tuple[dict, Path]:
 
 @pytest.mark.parametrize("check, mutant", [
     ("C.diagnose_rules", None), ("C.diagnose_rules", "diagnose reads the critic before the policy"),
-    ("C.diagnose_rules", "TD errors averaged with their sign"),  # right at the smallest public seed's lines only
+    # once right at the smallest public seed's lines only, so predicted as a range; the logs' TD errors now cancel
+    # their signs, so it is wrong at every seed's lines and predicted as one number, as final grading gives it
+    ("C.diagnose_rules", "TD errors averaged with their sign"),
     ("C.own_labels", None), ("C.own_labels", "each verdict filed under the next log's name"),
 ])
 def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fails(c_expected, tmp_path, check,
@@ -343,8 +345,7 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
         student = Student(root / "C_diagnosis", ["diagnostics"])
         verdict = {"c_at_the_lines": at_the_lines, "c_own_labels": own_labels}[probe["kind"]](student, probe)
     assert (verdict.fraction == 1.0) == (mutant is None), verdict.message
-    mixed = check == "C.diagnose_rules" and mutant == "TD errors averaged with their sign"
-    assert verdict.spread == ([0.0, 1.0] if mixed else None), verdict.message
+    assert verdict.spread is None, verdict.message
 
 
 @pytest.mark.parametrize("mutant, said", [
