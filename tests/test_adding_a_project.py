@@ -138,3 +138,17 @@ def test_the_shared_tests_find_and_pass_the_template_tests_unedited(kit_and_cour
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     passed = own + 1 + len(planted.MUTANTS) + len(planted.EQUIVALENT)
     assert own >= 2 and f"{passed} passed" in done.stdout, done.stdout
+
+
+def test_the_template_judge_refuses_data_its_collector_never_sends():
+    """What final grading's child sends is untrusted: text where numbers belong is refused as the student's, never a
+    crash of the grader."""
+    from capstone_check.student import StudentError
+
+    spec = importlib.util.spec_from_file_location("template_value_step",
+                                                  TEMPLATE / "package" / "public" / "value_step.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    forged = {"cases": [{"losses": ["a lot"], "w": [0.0], "b": [0.0], "adam_steps": 3}]}
+    with pytest.raises(StudentError, match="expected numbers for the losses"):
+        module.judge_value_step({"cases": [{}], "steps": 3, "tolerance": 1e-9}, forged)
