@@ -190,8 +190,9 @@ class BarError(CourseError):
 
 def validated_bar(check: Check, bar: dict, where: str):
     """``bar`` as ``check``'s ``Bar`` model, or BarError naming each bad key below ``where`` (e.g.
-    ``projects.D.checks.D.weights``). The one place a bar is validated: the course's loading, the plan and the
-    sandboxed child all call it, so they cannot disagree on what a bar may hold."""
+    ``projects.D.checks.D.weights``). The one rule for a bar: course.yml's bars go through it once, where the course
+    is loaded (the plan reuses the model, ``CheckConfig.typed_bar``); a child or an audit process rebuilds the
+    grader's bar from the plain data it is handed with it, so no side can read a bar otherwise."""
     try:
         return check.Bar.model_validate(bar)
     except ValidationError as exc:

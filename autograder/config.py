@@ -8,11 +8,13 @@ nothing else, so neither ever has to enter the repository.
 
 from __future__ import annotations
 
+import copy
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from autograder import paths
 
@@ -70,6 +72,15 @@ class CheckConfig(_Strict):
     credit: Credit | None = Field(default=None, description="all_or_nothing: any failed case scores 0; per_case: the "
                                   "share of cases passed. Unset: the check's own default (all_or_nothing for unit "
                                   "checks, per_case for the stochastic bars)")
+    _typed: tuple | None = PrivateAttr(default=None)  # (the bar as it was validated, its check's Bar model)
+
+    def typed_bar(self, validate: Callable[[dict], Any]) -> Any:
+        """The bar as its check's ``Bar`` model, made by ``validate`` once, where the course is loaded
+        (``loader``); every check planned later, for every submission, gets that model. A copy of this config with
+        another bar, or a bar changed in place, is validated again."""
+        if self._typed is None or self._typed[0] != self.bar:
+            self._typed = (copy.deepcopy(self.bar), validate(self.bar))
+        return self._typed[1]
 
 
 class ProjectConfig(_Strict):

@@ -8,6 +8,7 @@ registry imports the checks.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from autograder.checks import BarError, validated_bar
@@ -42,7 +43,7 @@ def _check_against_registry(course: Course, path: Path) -> None:
                 problems.append(f"projects.{pid}.checks.{cid}: unknown check (known: {', '.join(known)})")
                 continue
             try:
-                validated_bar(known[cid], ccfg.bar, f"projects.{pid}.checks.{cid}")
+                ccfg.typed_bar(partial(validated_bar, known[cid], where=f"projects.{pid}.checks.{cid}"))
             except BarError as exc:
                 problems += exc.problems
     if problems:

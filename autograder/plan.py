@@ -1,7 +1,7 @@
 """What grading a submission will run: one ``PlannedCheck`` per configured check, made before any child starts.
 
 A planned check carries everything the stages after it read: its project and check, the student's folder, the seeds
-it is graded on and its ``Context`` (the bar validated by ``checks.validated_bar``, built here and nowhere else). The
+it is graded on and its ``Context`` (the bar as the loader validated it, ``CheckConfig.typed_bar``). The
 sandbox, ``prepare``, ``on_shard`` and ``judge`` are handed that context (a per-seed child's with just its seeds);
 the child gets it as plain data (``Context.plain``) and rebuilds it with the same validation.
 """
@@ -9,10 +9,10 @@ the child gets it as plain data (``Context.plain``) and rebuilds it with the sam
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
-from autograder.checks import Check, Context
-from autograder.checks import validated_bar
+from autograder.checks import Check, Context, validated_bar
 from autograder.config import Course, SeedSet
 from autograder.projects import PROJECTS
 
@@ -59,7 +59,7 @@ def planned(course: Course, pid: str, cid: str, seed_set: SeedSet, folder: Path 
     whichever set is graded; its seeds are ``Course.seeds_for``'s, in the order ``judge`` pairs results with."""
     check, ccfg = PROJECTS[pid].checks[cid], course.projects[pid].checks[cid]
     used = check.fixed_seeds or seed_set
-    bar = validated_bar(check, ccfg.bar, f"projects.{pid}.checks.{cid}")
+    bar = ccfg.typed_bar(partial(validated_bar, check, where=f"projects.{pid}.checks.{cid}"))  # the loader's model
     knows = PROJECTS[pid].knows_student  # only a project that judges by who the student is hears who, and the secret
     # planned ahead of any submission too (prepare_course): a prepare step that reads the key gets grading's key
     key = check.key_for(folder, course.secret) if hasattr(check, "key_for") else None

@@ -117,3 +117,34 @@ def test_the_overlay_may_not_change_anything_else(tmp_path, text):
 def test_the_sandbox_uids_must_not_include_root(tmp_path):
     message = error_of(course_file(tmp_path, lambda d: d["limits"].update(sandbox_uids=[0, 10])))
     assert "limits.sandbox_uids" in message and "uid 0 is root" in message
+
+
+def test_each_bar_is_validated_once_where_the_course_is_loaded(monkeypatch):
+    """Loading validates every bar of course.yml; planning every check, again and again, validates none of them again
+    and hands each check the loader's model. A copy of a check's config with another bar (a test's smaller run) is
+    validated afresh, never given the model of the bar it replaced."""
+    from autograder import checks
+    from autograder.plan import planned
+
+    seen = []
+
+    def counted(check, bar, where):
+        seen.append(where)
+        return original(check, bar, where)
+
+    original = checks.validated_bar
+    for module in ("autograder.loader", "autograder.plan"):
+        monkeypatch.setattr(f"{module}.validated_bar", counted)
+    course = load_course(paths.COURSE_FILE, private=False)
+    listed = [(pid, cid) for pid, project in course.projects.items() for cid in project.checks]
+    assert sorted(seen) == sorted(f"projects.{pid}.checks.{cid}" for pid, cid in listed)
+    seen.clear()
+    models = {(pid, cid): planned(course, pid, cid, "public").context.bar for pid, cid in listed}
+    assert all(planned(course, pid, cid, "grading").context.bar is models[pid, cid] for pid, cid in listed)
+    assert seen == []
+    d = course.projects["D"]
+    smaller = d.checks["D.beta_sweep"].model_copy(update={"bar": {**d.checks["D.beta_sweep"].bar, "runs": 1}})
+    changed = course.model_copy(update={"projects": {**course.projects, "D": d.model_copy(
+        update={"checks": {**d.checks, "D.beta_sweep": smaller}})}})
+    assert planned(changed, "D", "D.beta_sweep", "public").context.bar.runs == 1
+    assert seen == ["projects.D.checks.D.beta_sweep"]
