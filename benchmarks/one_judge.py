@@ -5,9 +5,11 @@ tests run them. Per check it prints how many rows were compared, how many have t
 message, byte for byte; then every pair of messages that differ, when ``--show`` asks.
 
     nice -n 10 .venv/bin/python -m benchmarks.one_judge --projects A,D --show 3
+    nice -n 10 .venv/bin/python -m benchmarks.one_judge --projects C --with C.fresh_runs
 
-Run from the repository's root. The training checks (A.bar, C.fresh_runs, D's sweeps) are left out: they train for
-seconds to minutes each, and their rows are compared on their scores by the student-kit tests.
+Run from the repository's root. The training checks (A.bar, C.fresh_runs, D's sweeps) are left out unless ``--with``
+names them: they train for seconds to minutes each (C's fresh runs once per machine, then seconds), and
+tests/test_one_judge.py holds their rows in its slow lane.
 """
 
 from __future__ import annotations
@@ -49,8 +51,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", default="A,B,C,D")
     parser.add_argument("--show", type=int, default=0, help="pairs of differing messages to print per check")
+    parser.add_argument("--with", dest="training", default="", help="training checks to compare too, comma-separated")
     args = parser.parse_args()
     chosen = [p.strip().upper() for p in args.projects.split(",")]
+    left_out = TRAINING - {c.strip() for c in args.training.split(",")}
     tally = defaultdict(lambda: [0, 0, 0])  # check -> [rows, same score, same message]
     shown = defaultdict(list)
     with tempfile.TemporaryDirectory() as tmp:
@@ -59,11 +63,11 @@ def main() -> None:
         cases = []
         for pid in chosen:
             folder = PROJECTS[pid].folder
-            every = [c for c in public_checks(pid) if c not in TRAINING]
+            every = [c for c in public_checks(pid) if c not in left_out]
             cases += [(pid, "reference", paths.SOLUTIONS, folder, None, every),
                       (pid, "stubs", paths.KIT_ROOT / "assignments", folder, None, every)]
             cases += [(pid, m.name, paths.SOLUTIONS, folder, (m.module, m.old, m.new), [m.check])
-                      for m in ALL if FOLDERS.get(m.folder) == pid and m.check not in TRAINING]
+                      for m in ALL if FOLDERS.get(m.folder) == pid and m.check not in left_out]
         for pid, name, source, folder, edit, checks in cases:
             offered = set(bundle_checks(bundle, pid))
             checks = [c for c in checks if c in offered]

@@ -38,7 +38,7 @@ def test_every_check_of_single_pieces_is_written_once():
     """Every check the students' checker runs itself, one class each, whose students' spec is the check's own."""
     assert WRITTEN_ONCE == {
         "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update"],
-        "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop"],
+        "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop", "C.fresh_runs"],
         "D": ["D.weights", "D.kl_penalty", "D.enumeration", "D.clip_gradient", "D.grpo_step", "D.price_exploit",
               "D.chapter_tables", "D.k_sweep", "D.beta_sweep"],
         "B": ["B.defaults", "B.switches", "B.summary"]}
@@ -94,10 +94,12 @@ def test_the_reference_and_the_stubs_get_one_row_on_both_sides(bundle, pid, whic
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("pid", ["C", "D"])
 @pytest.mark.parametrize("which", ["reference", "stubs"])
-def test_the_training_checks_written_once_get_one_row_on_both_sides(bundle, which, tmp_path):
-    """D's tables and sweeps train for seconds each: the reference's and the stubs' rows, in the slow lane."""
-    assert_one_row(bundle, submission(tmp_path, "D", which), "D", [c for c in WRITTEN_ONCE["D"] if c in TRAINING])
+def test_the_training_checks_written_once_get_one_row_on_both_sides(bundle, pid, which, tmp_path):
+    """C's fresh runs and D's tables and sweeps train for seconds each: the reference's and the stubs' rows, in the
+    slow lane."""
+    assert_one_row(bundle, submission(tmp_path, pid, which), pid, [c for c in WRITTEN_ONCE[pid] if c in TRAINING])
 
 
 PLANTED = [m for m in ALL if m.check in {cid for checks in WRITTEN_ONCE.values() for cid in checks}]
@@ -129,8 +131,9 @@ def drawn_mutants() -> list:
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant", drawn_mutants(), ids=lambda m: m.id)
 def test_generated_mutants_get_one_row_on_both_sides(bundle, mutant, tmp_path):
+    """The checks of single pieces, and C's fresh runs (labelled in seconds once the machine has trained them)."""
     root = edited(tmp_path, mutant.folder, mutant.module, mutant.source)
-    assert_one_row(bundle, root, mutant.project, QUICK[mutant.project])
+    assert_one_row(bundle, root, mutant.project, QUICK[mutant.project] + ["C.fresh_runs"] * (mutant.project == "C"))
 
 
 @pytest.mark.parametrize("seed_set", ["public", "grading"])
@@ -172,8 +175,28 @@ def test_the_other_checks_written_once_hand_their_children_no_answer(seed_set):
         assert inputs.get("statistics", {}) == {} and set(inputs.get("trained", {})) <= {"config"}
 
 
+@pytest.mark.parametrize("seed_set", ["public", "grading"])
+def test_the_fresh_runs_child_reads_logs_and_nothing_of_what_each_run_is(seed_set):
+    """C.fresh_runs' child reads its seed's logs, trained in the grader: the fields a log holds, never a run's fault,
+    severity or whether it is graded (the spec's, which stays in the grader), one log per run the spec judges."""
+    import numpy as np
+
+    item = planned(COURSE, "C", "C.fresh_runs", seed_set)
+    check, fields = item.check, {"obs", "logits", "actions", "logp_old", "logp_new", "values", "returns", "update",
+                                 "episode_returns", "episode_update", "clip_eps", "gamma", "q_values", "mc_returns",
+                                 "td_errors"}
+    logs = []
+    for shard in item.shards():
+        made = check.prepare(item.context_for(shard))
+        with np.load(made, allow_pickle=False) as data:
+            assert {key.partition("/")[2] for key in data.files} <= fields
+        logs += check.read_inputs(item.context_for(shard, made)).loaded["logs"]
+    assert len(logs) == len(check.full_spec(item.context)["runs"]) and all(set(log) <= fields for log in logs)
+
+
 PUBLIC = "autograder.projects"
-JUDGES = ("capstone_check.calls:judge_calls", f"{PUBLIC}.d_grpo.public.sweeps:judge_chapter_tables",
+JUDGES = ("capstone_check.calls:judge_calls", f"{PUBLIC}.c_diagnosis.public.diagnose:judge_fresh_runs",
+          f"{PUBLIC}.d_grpo.public.sweeps:judge_chapter_tables",
           f"{PUBLIC}.d_grpo.public.sweeps:judge_k_sweep", f"{PUBLIC}.d_grpo.public.sweeps:judge_beta_sweep",
           f"{PUBLIC}.a_ppo.public.batch:judge_batch", f"{PUBLIC}.a_ppo.public.ratio:judge_ratio",
           f"{PUBLIC}.a_ppo.public.update:judge_update", f"{PUBLIC}.b_ablations.public.settings:judge_defaults",

@@ -7,6 +7,7 @@ same two halves of ``capstone_check`` in one child, so on those seeds its row is
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from dataclasses import replace
@@ -17,7 +18,7 @@ from autograder.findings import Finding
 from autograder.projects._shared.stand_ins import records_file
 from capstone_check.student import StudentError
 
-_specs: dict[tuple, dict] = {}  # (check, seed set, seeds, bar) -> its spec, made once per process
+_specs: dict[tuple, dict] = {}  # (check, seed set, seeds, bar, secret's digest) -> its spec, made once per process
 _inputs: dict[tuple, str] = {}  # the same key -> the file of the inputs the child reads
 _lock = threading.Lock()  # checks are prepared and judged from several threads
 
@@ -82,4 +83,6 @@ class WrittenOnce(Check):
         return verdict
 
     def _key(self, ctx) -> tuple:
-        return self.id, ctx.seed_set, tuple(ctx.seeds), ctx.bar.model_dump_json()
+        """A spec may turn on the course secret (C's fresh runs: their order): the key holds its digest, never it."""
+        secret = hashlib.sha256((ctx.secret or "").encode()).hexdigest() if ctx.secret else None
+        return self.id, ctx.seed_set, tuple(ctx.seeds), ctx.bar.model_dump_json(), secret

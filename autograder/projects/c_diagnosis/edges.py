@@ -39,6 +39,13 @@ def at_the_edges(label: str, log: dict) -> dict:
     return out
 
 
+def moved_fields(label: str, log: dict) -> dict:
+    """The fields of ``log`` that ``at_the_edges`` changes, as it sets them (the students' kit lays them over the
+    run's log: the rest would be a second copy of it)."""
+    moved = at_the_edges(label, log)
+    return {key: value for key, value in moved.items() if not np.array_equal(value, log[key])}
+
+
 def past(gap: Gap, side: str) -> float:
     """The edge of ``gap`` on ``side`` ("fault" or "healthy"), a hair away from the other side: rounding never puts a
     log at the edges inside the gap it bounds."""

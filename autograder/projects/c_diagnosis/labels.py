@@ -3,23 +3,23 @@ trains itself with the seeds of the chosen set."""
 
 from __future__ import annotations
 
-from collections import Counter
+from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from capstone_check.verdict import LONGEST, shown_failures
 from autograder.checks import Bar, Check, Malformed, Verdict, VerdictDetails, pairs
-from autograder.findings import matched, of_piece
-from autograder.projects.c_diagnosis import boundary, fresh, lines, run_plan
+from autograder.findings import computed, matched, of_piece
+from autograder.projects._shared.encode import mistakes_as_values
+from autograder.projects._shared.once import WrittenOnce
+from autograder.projects.c_diagnosis import boundary, edges, fresh, lines, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
-from autograder.projects.c_diagnosis.public.diagnose import share_right
+from autograder.projects.c_diagnosis.public.diagnose import collect_fresh_runs, judge_fresh_runs
+from autograder.projects.c_diagnosis.public.diagnose import label_of as public_label_of
 from capstone_check.student import StudentError, describe
 
 
 def label_of(value, what: str) -> str:
-    if not isinstance(value, str) or value not in run_plan.LABELS:
-        raise StudentError(f"{what}: expected one of {', '.join(run_plan.LABELS)}, found {describe(value)}", "invalid")
-    return value
+    return public_label_of(value, run_plan.LABELS, what)
 
 
 class OwnLabels(Check):
@@ -89,7 +89,11 @@ class Count(BaseModel):
     runs: int = Field(description="how many runs")
 
 
-class FreshRuns(Check):
+class FreshRuns(WrittenOnce):
+    """Written once: ``public.diagnose`` collects and judges, here and in the students' kit. The child reads the logs
+    of its seed's runs, trained in the grader before it starts (``prepare``); the spec, which never leaves the grader,
+    holds what each run is."""
+
     id = "C.fresh_runs"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
     name = "diagnose names the fault of fresh runs the grader trains: every fault at two severities, and healthy"
@@ -99,64 +103,55 @@ class FreshRuns(Check):
         counts: list[Count] = Field(description="runs per (truth, severity, label), sorted: counts only, in the "
                                     "figure too, so that no report tells which call of diagnose was which run")
 
+    def spec(self, ctx) -> dict:
+        """Per fresh run of the context's seeds, in plan order: its truth, its severity and whether it is graded, and
+        what each known mistake of ``diagnose`` labels the runs. A run is graded where its deciding statistic lies at
+        or beyond the fresh runs' edges (``lines.graded_fresh``: outside every gap between two lines, and clear of
+        them) and the README's lines give it its own label; a run the README leaves open, one nearer a line than the
+        students' logs at the edges, or one whose statistics say another fault than the one it was trained with, is
+        not. On the public seeds also the students' kit's files: the runs' logs and each graded run moved to the
+        fresh runs' edges."""
+        runs, logs = [], []
+        for seed in ctx.seeds:
+            for run, log in zip(run_plan.fresh_plan(seed, ctx.secret), fresh.unbundle(fresh.fresh_logs(seed,
+                                                                                                        ctx.secret))):
+                runs.append([run.label, run.severity, lines.graded_fresh(log, run.label)])
+                logs.append(log)
+        spec = {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "runs": runs, **labelled_by_mistakes(logs)}
+        if ctx.seed_set != "public":
+            return spec
+        at_edges = {f"run_{i}/{key}": value for i, ((label, _, kept), log) in enumerate(zip(runs, logs)) if kept
+                    for key, value in edges.moved_fields(label, log).items()}
+        return {**spec, "logs": LOGS, "edges": EDGES,
+                "_files": {LOGS: fresh.bundle(logs), EDGES: at_edges}}
+
     def prepare(self, ctx) -> str:
         """Grader side, before the child starts: the logs of this seed's runs, trained where no student code runs."""
         return str(fresh.fresh_logs(ctx.seed, ctx.secret))
 
-    def collect(self, student, ctx):
-        fn = student.fn("diagnose")
-        labels = [label_of(fn(log), f"diagnose (run {i + 1})") for i, log in enumerate(fresh.unbundle(ctx.inputs))]
-        return {"labels": labels}
+    def read_inputs(self, ctx):
+        return replace(ctx, loaded={"labels": list(run_plan.LABELS), "logs": fresh.unbundle(ctx.inputs)})
 
-    def judge(self, data, ctx):
-        planned = [run for seed in ctx.seeds for run in run_plan.fresh_plan(seed, ctx.secret)]
-        labels = [label for _, label in pairs(planned, data.get("labels"), "fresh runs")]
-        if not all(isinstance(label, str) and label in run_plan.LABELS for label in labels):
-            raise Malformed(f"expected one of {', '.join(run_plan.LABELS)} per run")
-        graded = graded_runs(ctx.seeds, ctx.secret)
-        verdict = verdict_of(Counter((run.label, run.severity, label)
-                                     for run, label, kept in zip(planned, labels, graded) if kept),
-                             len(graded) - sum(graded))
-        if verdict.fraction < 1:  # a rule's mistake over every run, said without telling which run was which
-            logs = [log for seed in ctx.seeds for log in fresh.unbundle(fresh.fresh_logs(seed, ctx.secret))]
-            verdict.findings = matched(of_piece(MISTAKES, "diagnose"), [(log,) for log in logs], labels)
-        return verdict
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_fresh_runs(student, inputs)
+
+    def decide(self, spec: dict, data) -> Verdict:
+        return judge_fresh_runs(spec, data)
 
 
-def graded_runs(seeds, secret) -> list[bool]:
-    """Per fresh run of ``seeds``, in plan order: whether it is graded, its deciding statistic at or beyond the fresh
-    runs' edges (``lines.graded_fresh``: outside every gap between two lines, and clear of them) and the README's
-    lines give it its own label; a run the README leaves open, one nearer a line than the students' logs at the
-    edges, or one whose statistics say another fault than the one it was trained with, is not graded."""
-    return [lines.graded_fresh(log, run.label) for seed in seeds
-            for run, log in zip(run_plan.fresh_plan(seed, secret), fresh.unbundle(fresh.fresh_logs(seed, secret)))]
+LOGS, EDGES = "C.fresh_runs.npz", "C.fresh_runs.edges.npz"  # the students' kit's files of the public runs
 
 
-def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
-    """The verdict on fresh runs from counts per (truth, severity, label) alone. Never by position, in the message,
-    the details or the figure: the runs are the same for every submission of the course, so a report that told which
-    call of ``diagnose`` was which fault would be an answer key for the next submission and for every classmate."""
-    total = sum(tally.values())
-    wrong = {key: n for key, n in tally.items() if key[0] != key[2]}
-    failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
-                for (truth, severity, label), n in sorted(wrong.items())]
-    counts = [{"truth": truth, "severity": severity, "label": label, "runs": n}
-              for (truth, severity, label), n in sorted(tally.items())]
-    left_out = (f" ({ungraded} more run{'s' * (ungraded > 1)} lay near or between the README's lines, not graded)"
-                if ungraded else "")
-    right = {(truth, severity, truth == label) for truth, severity, label in tally}
-    both = {(truth, severity) for truth, severity, _ in right if {(truth, severity, True), (truth, severity, False)}
-            <= right}
-    if both:  # such a kind's share turns on which runs a draw holds: the one score that can (docs/design-notes.md)
-        left_out += (f"; {len(both)} kind{'s' * (len(both) > 1)} of run labelled both ways, whose share another draw "
-                     "of seeds may change")
-    if not total:
-        return Verdict(1.0, f"no fresh run was graded{left_out}", {"counts": counts})
-    return Verdict(share_right(((truth, severity), truth == label) for (truth, severity, label), n in tally.items()
-                               for _ in range(n)),
-                   (shown_failures(failures, room=LONGEST - len(left_out)) if failures
-                    else f"all {total} graded fresh runs labelled right") + left_out,
-                   {"counts": counts})
+def labelled_by_mistakes(logs: list[dict]) -> dict:
+    """What each known mistake of ``diagnose`` labels ``logs``, as indices into the labels (a mistake is named when
+    the student's labels are all its own), with the mistakes' sentences; a mistake that cannot label every log is
+    left out."""
+    outputs = {}
+    for mistake in of_piece(MISTAKES, "diagnose"):
+        labels = [computed(mistake.variant, log) for log in logs]
+        if all(label in run_plan.LABELS for label in labels):
+            outputs[mistake.id] = [run_plan.LABELS.index(label) for label in labels]
+    return mistakes_as_values(MISTAKES, outputs)
 
 
 class DiagnoseRules(Check):

@@ -1,53 +1,12 @@
 """Project C's expected values for the students' checker: the grader's crafted data and the oracle's values on it,
-and the fresh runs of the public seeds with their labels (final grading trains its own with the grading seeds)."""
+and the fresh runs of the public seeds as C.fresh_runs' own spec records them (final grading trains its own with the
+grading seeds)."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from autograder.findings import computed, of_piece
-from autograder.projects._shared.encode import mistakes_as_values
-from autograder.projects.c_diagnosis import boundary, edges, fresh, lines, pieces, run_plan
-from autograder.projects.c_diagnosis.mistakes import MISTAKES
+from autograder.projects.c_diagnosis import boundary, fresh, labels, pieces, run_plan
+from autograder.projects.c_diagnosis.labels import labelled_by_mistakes
 from autograder.projects.c_diagnosis.public import diagnose as checker
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-def fresh_runs(ctx) -> dict:
-    """The public seeds' fresh runs that final grading would grade (trained without a course secret: their order and
-    training seeds are as public as the seeds), what each is, and each moved to the fresh runs' edges (``edges``): the
-    same runs ``autograder check`` labels on a course without a secret, and how far from them final grading's runs of
-    each kind may lie."""
-    logs, truth = [], []
-    for seed in ctx.seeds:
-        for run, log in zip(run_plan.fresh_plan(seed, None), fresh.unbundle(fresh.fresh_logs(seed, None))):
-            if lines.graded_fresh(log, run.label):  # the README leaves it open, it lies near a line, or the lines
-                logs.append(log)  # give it another label: final grading leaves it out too
-                truth.append([run.label, run.severity])
-    at_edges = [moved_fields(edges.at_the_edges(label, log), log) for log, (label, _) in zip(logs, truth)]
-    return {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "truth": truth, "logs": "C.fresh_runs.npz",
-            "edges": "C.fresh_runs.edges.npz",
-            "_files": {"C.fresh_runs.npz": fresh.bundle(logs), "C.fresh_runs.edges.npz": fresh.bundle(at_edges)},
-            **labelled_by_mistakes(logs)}
-
-
-def moved_fields(moved: dict, log: dict) -> dict:
-    """The fields of a log at the edges that differ from its run's (the checker lays them over the run's log)."""
-    return {key: value for key, value in moved.items() if not np.array_equal(value, log[key])}
 
 
 def at_the_lines(ctx) -> dict:
@@ -63,18 +22,6 @@ def at_the_lines(ctx) -> dict:
             "_files": {"C.diagnose_rules.npz": arrays}}
 
 
-def labelled_by_mistakes(logs: list[dict]) -> dict:
-    """What each known mistake of ``diagnose`` labels ``logs``, as indices into the labels (final grading names one
-    when the student's labels are all its own), with the mistakes' sentences; a mistake that cannot label every log
-    is left out."""
-    outputs = {}
-    for mistake in of_piece(MISTAKES, "diagnose"):
-        labels = [computed(mistake.variant, log) for log in logs]
-        if all(label in run_plan.LABELS for label in labels):
-            outputs[mistake.id] = [run_plan.LABELS.index(label) for label in labels]
-    return mistakes_as_values(MISTAKES, outputs)
-
-
 def own_labels(ctx) -> dict:
     return {"probe": {"kind": "c_own_labels", "labels": list(run_plan.LABELS), "names": list(run_plan.NAMES)}}
 
@@ -85,7 +32,7 @@ KINDS = {"c_fresh_runs": checker.fresh_runs, "c_at_the_lines": checker.at_the_li
 
 SPECS = {"C.entropy": pieces.Entropy().spec, "C.kl_clip": pieces.KLClip().spec,
          "C.explained_variance": pieces.ExplainedVariance().spec, "C.td_q": pieces.TDAndQ().spec,
-         "C.return_drop": pieces.ReturnDrop().spec, "C.fresh_runs": fresh_runs}
+         "C.return_drop": pieces.ReturnDrop().spec, "C.fresh_runs": labels.FreshRuns().spec}
 # What final grading adds that this kit cannot check, and the public evidence each row is predicted from (``probe``).
 # C.diagnose_rules labels logs built at the lines from the fresh runs final grading trains; every public seed's are
 # built here, and `diagnose` on them predicts the row, whatever diagnostic fails its own check: a wrong diagnostic

@@ -282,10 +282,10 @@ def test_a_fresh_run_near_or_between_the_readmes_lines_is_not_graded(monkeypatch
     planned = run_plan.fresh_plan(7)
     wrong_dqn = ["small_replay_buffer" if (run.label, run.severity) == ("healthy", 2) else run.label
                  for run in planned]
-    assert fresh_runs.judge({"labels": wrong_dqn}, ctx).fraction < 1
+    assert fresh_runs.decide(fresh_runs.spec(ctx), {"labels": wrong_dqn}).fraction < 1
     monkeypatch.setattr(lines, "graded_fresh",
                         lambda log, truth=None: not ("q_values" in log and lines.worst_late_td(log) < 0.05))
-    verdict = fresh_runs.judge({"labels": wrong_dqn}, ctx)
+    verdict = fresh_runs.decide(fresh_runs.spec(ctx), {"labels": wrong_dqn})
     assert verdict.fraction == 1
     assert "(1 more run lay near or between the README's lines, not graded)" in verdict.message
 

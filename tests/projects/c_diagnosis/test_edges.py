@@ -127,12 +127,14 @@ def test_a_kind_is_opened_only_where_diagnose_goes_wrong_at_its_edge(tmp_path, c
     verdict = verdict_with(tmp_path, c_spec, threshold)
     assert verdict.fraction == 1, verdict.message
     assert (verdict.spread is not None) == opened, verdict.message
-    if opened:
-        buffers = sum(truth == "small_replay_buffer" for truth, _ in c_spec["truth"])
-        assert verdict.spread == pytest.approx([1 - buffers / len(c_spec["truth"]), 1])
-        assert "is right on the public small replay buffer (severity 1, 2) runs but not at the edge" in verdict.message
+    graded = [(truth, severity) for truth, severity, kept in c_spec["runs"] if kept]
+    assert verdict.message == f"all {len(graded)} graded fresh runs labelled right"  # final grading's, whatever
+    if opened:  # the prediction is said beside the row
+        kinds = len(set(graded))
+        assert verdict.spread == pytest.approx([1 - 2 / kinds, 1])  # both severities of the small buffer
+        assert "is right on the public small replay buffer (severity 1, 2) runs but not at the edge" in verdict.aside
     else:
-        assert verdict.message == f"all {len(c_spec['truth'])} fresh runs labelled right"
+        assert verdict.aside == ""
 
 
 def test_a_diagnose_that_changes_the_logs_it_is_given_leaves_the_logs_at_the_edges_as_built(tmp_path, c_spec):

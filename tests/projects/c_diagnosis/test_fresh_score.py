@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from autograder.projects.c_diagnosis.labels import verdict_of
+from autograder.projects.c_diagnosis.public.diagnose import verdict_of
 from autograder.projects.c_diagnosis.public.diagnose import share_right
 
 KINDS = [(label, severity) for label in ("saturated_policy", "untrained_critic", "small_replay_buffer", "healthy")

@@ -1,7 +1,7 @@
-"""Project C's fresh runs: ``diagnose`` on the public seeds' runs (recorded at release), counted as final grading
-counts them (``share_right``, which final grading scores with too): never by position, so a message does not say which
-call was which run. A known mistake of ``diagnose``
-is named when the student's labels are all the ones it gives (recorded at release), as final grading names it."""
+"""Project C's checks of ``diagnose``. C.fresh_runs is written once: final grading hands ``collect_fresh_runs`` the
+runs it trains on its seeds, the students' checker the public seeds' runs recorded at release, and both decide with
+``judge_fresh_runs``, counting per kind of run, never by position, so a message does not say which call was which
+run. The logs at the lines and the student's own labels are still judged here and in final grading apart."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from capstone_check.calls import recognised, with_findings
 from capstone_check.student import StudentError, describe
-from capstone_check.verdict import Verdict, failing_message
+from capstone_check.verdict import LONGEST, Verdict, shown_failures
 
 
 def logs_of(path: Path) -> list[dict]:
@@ -47,68 +47,117 @@ def share_right(runs) -> float:
     return sum(sum(right) / len(right) for right in kinds.values()) / len(kinds) if kinds else 1.0
 
 
-def fresh_runs(student, spec: dict) -> Verdict:
-    fn, labels = student.fn("diagnose"), []
-    for i, log in enumerate(logs_of(Path(spec["_dir"]) / spec["logs"])):
+def label_of(value, labels, what: str) -> str:
+    if not isinstance(value, str) or value not in labels:
+        raise StudentError(f"{what}: expected one of {', '.join(labels)}, found {describe(value)}", "invalid")
+    return value
+
+
+def collect_fresh_runs(student, inputs: dict) -> dict:
+    """In the child: what ``diagnose`` says of every fresh run (``inputs["logs"]``, in plan order) and, where the
+    inputs hold them (the students' kit's: the public runs moved to the fresh runs' edges), of every run at its
+    edges; a log at the edges it cannot label is handed back as None."""
+    fn, labels = student.fn("diagnose"), inputs["labels"]
+    out = {"labels": [label_of(fn(log), labels, f"diagnose (run {i + 1})") for i, log in enumerate(inputs["logs"])]}
+    if "edges" in inputs:
+        out["at_edges"] = [[i, edge_label(fn, log, labels)] for i, log in inputs["edges"]]
+    return out
+
+
+def edge_label(fn, log: dict, labels) -> str | None:
+    try:
         label = fn(log)
-        if not isinstance(label, str) or label not in spec["labels"]:
-            raise StudentError(f"diagnose (run {i + 1}): expected one of {', '.join(spec['labels'])}, found "
-                               f"{describe(label)}", "invalid")
-        labels.append(label)
-    wrong = Counter((truth, severity, label) for (truth, severity), label in zip(spec["truth"], labels)
-                    if label != truth)
+    except StudentError:
+        return None
+    return label if isinstance(label, str) and label in labels else None
+
+
+def judge_fresh_runs(spec: dict, data) -> Verdict:
+    """The row on the fresh runs of ``spec["runs"]`` (per run in plan order: its truth, its severity and whether it is
+    graded): counted per kind of run (``verdict_of``), the known mistakes whose labels are all the student's named
+    beside it; with labels at the edges (the students' kit), what final grading's seeds may give beside it too."""
+    runs = spec["runs"]
+    labels = data.get("labels") if isinstance(data, dict) else None
+    if not isinstance(labels, list) or len(labels) != len(runs) or not all(
+            isinstance(label, str) and label in spec["labels"] for label in labels):
+        raise StudentError(f"expected one of {', '.join(spec['labels'])} for each of the {len(runs)} fresh runs",
+                           "invalid")
+    graded = [((truth, severity), label) for (truth, severity, kept), label in zip(runs, labels) if kept]
+    tally = Counter((truth, severity, label) for (truth, severity), label in graded)
+    verdict = verdict_of(tally, len(runs) - len(graded))
+    verdict.by_kind = labelled_by_kind([truth for (truth, _), _ in graded], [label for _, label in graded])
+    if "at_edges" in data:
+        off = off_at_the_edges(runs, data["at_edges"])
+        verdict.spread = seeds_apart(graded, off)
+        if verdict.spread and "points" in spec:
+            verdict.aside = spread_note(spec["points"], verdict.spread, graded, off)
+    return with_findings(verdict, spec, _mistakes(spec, labels))
+
+
+def fresh_runs(student, spec: dict) -> Verdict:
+    """The students' checker: ``diagnose`` on the public seeds' runs recorded at release, and on each graded one moved
+    to the fresh runs' edges (a log at the edges is its run's, read afresh, with the fields the edges' file moves laid
+    over it), judged as final grading judges."""
+    folder = Path(spec["_dir"])
+    afresh = logs_of(folder / spec["logs"])
+    inputs = {"labels": spec["labels"], "logs": logs_of(folder / spec["logs"]),
+              "edges": [(i, {**afresh[i], **fields}) for i, fields in sorted(by_run(folder / spec["edges"]).items())]}
+    return judge_fresh_runs(spec, collect_fresh_runs(student, inputs))
+
+
+def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
+    """The verdict on fresh runs from counts per (truth, severity, label) alone. Never by position, in the message,
+    the details or the figure: the runs are the same for every submission of the course, so a report that told which
+    call of ``diagnose`` was which fault would be an answer key for the next submission and for every classmate."""
+    total = sum(tally.values())
+    wrong = {key: n for key, n in tally.items() if key[0] != key[2]}
     failures = [f"{n} {truth.replace('_', ' ')} run{'s' * (n > 1)} (severity {severity}) labelled {label}"
                 for (truth, severity, label), n in sorted(wrong.items())]
-    by_kind = labelled_by_kind([truth for truth, _ in spec["truth"]], labels)
-    off = off_at_the_edges(fn, spec)
-    spread = seeds_apart(spec, labels, off)
-    note = spread_note(spec, spread, labels, off) if spread else ""
-    if not failures:
-        passed = f"all {len(labels)} fresh runs labelled right"
-        return Verdict(1.0, f"{passed}; {note}" if note else passed, by_kind=by_kind, spread=spread)
-    score = share_right(((truth, severity), label == truth) for (truth, severity), label in zip(spec["truth"], labels))
-    return with_findings(Verdict(score, failing_message(failures, note),
-                                 by_kind=by_kind, spread=spread), spec, _mistakes(spec, labels))
+    counts = [{"truth": truth, "severity": severity, "label": label, "runs": n}
+              for (truth, severity, label), n in sorted(tally.items())]
+    left_out = (f" ({ungraded} more run{'s' * (ungraded > 1)} lay near or between the README's lines, not graded)"
+                if ungraded else "")
+    right = {(truth, severity, truth == label) for truth, severity, label in tally}
+    both = {(truth, severity) for truth, severity, _ in right if {(truth, severity, True), (truth, severity, False)}
+            <= right}
+    if both:  # such a kind's share turns on which runs a draw holds: the one score that can (docs/design-notes.md)
+        left_out += (f"; {len(both)} kind{'s' * (len(both) > 1)} of run labelled both ways, whose share another draw "
+                     "of seeds may change")
+    if not total:
+        return Verdict(1.0, f"no fresh run was graded{left_out}", {"counts": counts})
+    return Verdict(share_right(((truth, severity), truth == label) for (truth, severity, label), n in tally.items()
+                               for _ in range(n)),
+                   (shown_failures(failures, room=LONGEST - len(left_out)) if failures
+                    else f"all {total} graded fresh runs labelled right") + left_out,
+                   {"counts": counts})
 
 
-def off_at_the_edges(fn, spec: dict) -> set[tuple]:
+def off_at_the_edges(runs: list, at_edges) -> set[tuple]:
     """The kinds of run (label and severity) whose logs at the fresh runs' edges ``diagnose`` labels wrong (or cannot
-    label): final grading's runs of those kinds may lie where it goes wrong, whatever the public runs show. A log at
-    the edges is its run's, read afresh (a `diagnose` may have changed the arrays it was given), with the fields the
-    edges' file moves laid over it."""
-    if "edges" not in spec:
-        return set()
-    off, folder = set(), Path(spec["_dir"])
-    moved = by_run(folder / spec["edges"])
-    for i, ((truth, severity), run) in enumerate(zip(spec["truth"], logs_of(folder / spec["logs"]))):
-        log = {**run, **moved.get(i, {})}
-        try:
-            right = fn(log) == truth
-        except StudentError:
-            right = False
-        if not right:
-            off.add((truth, severity))
-    return off
+    label, None): final grading's runs of those kinds may lie where it goes wrong, whatever the public runs show."""
+    if not isinstance(at_edges, list) or not all(isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int)
+                                                 and 0 <= pair[0] < len(runs) for pair in at_edges):
+        raise StudentError("expected a label or None for each run at the edges", "invalid")
+    return {(runs[i][0], runs[i][1]) for i, label in at_edges if label != runs[i][0]}
 
 
-def seeds_apart(spec: dict, labels: list[str], off=()) -> list[float] | None:
+def seeds_apart(graded: list, off=()) -> list[float] | None:
     """Where final grading's seeds may see a kind of run (label and severity) otherwise than the public seeds do, the
     least and most score they may give: a kind ``diagnose`` labels right on one public seed and wrong on another, or
-    right on every public run but wrong at the edges (``off``), counted wrong, then right. None where every kind goes
-    one way (the score here is the prediction)."""
-    runs = by_kind(((truth, severity), label == truth) for (truth, severity), label in zip(spec["truth"], labels))
+    right on every public run but wrong at the edges (``off``), counted wrong, then right. ``graded``: the graded runs'
+    (kind, label). None where every kind goes one way (the score here is the prediction)."""
+    runs = by_kind((kind, label == kind[0]) for kind, label in graded)
+    if not runs:
+        return None
     least = sum(all(r) and kind not in off for kind, r in runs.items())
     most = sum(any(r) for r in runs.values())
     return None if least == most else [least / len(runs), most / len(runs)]
 
 
-def spread_note(spec: dict, spread: list[float], labels: list[str], off=()) -> str:
-    """The row's prediction where the public seeds leave it open, and why, said first (short enough to leave a
-    failing row room for its first failure)."""
-    low, high = (round(spec["points"] * share, 2) for share in spread)
-    runs: dict[tuple, list[bool]] = {}
-    for (truth, severity), label in zip(spec["truth"], labels):
-        runs.setdefault((truth, severity), []).append(label == truth)
+def spread_note(points: float, spread: list[float], graded: list, off=()) -> str:
+    """The row's prediction where the public seeds leave it open, and why: said beside the row (``Verdict.aside``)."""
+    low, high = (round(points * share, 2) for share in spread)
+    runs = by_kind((kind, label == kind[0]) for kind, label in graded)
     mixed = any(0 < sum(r) < len(r) for r in runs.values())
     edge = sorted(kind for kind in off if kind in runs and all(runs[kind]))
     why = ["labels some kind of run right on one public seed and wrong on another"] if mixed else []
@@ -117,7 +166,7 @@ def spread_note(spec: dict, spread: list[float], labels: list[str], off=()) -> s
                    "compare your rules with the README's lines")
     else:
         why[-1] += ", and final grading labels runs of its own seeds"
-    return f"Predicted {low:g}/{spec['points']:g}, or up to {high:g}: your `diagnose` {' and '.join(why)}"
+    return f"Predicted {low:g}/{points:g}, or up to {high:g}: your `diagnose` {' and '.join(why)}"
 
 
 def kinds_said(kinds: list[tuple]) -> str:
@@ -147,14 +196,8 @@ def _mistakes(spec: dict, labels: list[str]) -> list[str]:
 
 
 def _labelled(student, logs: list[dict], labels: list[str], what: str) -> list[str]:
-    fn, out = student.fn("diagnose"), []
-    for i, log in enumerate(logs):
-        label = fn(log)
-        if not isinstance(label, str) or label not in labels:
-            raise StudentError(f"diagnose ({what} {i + 1}): expected one of {', '.join(labels)}, found "
-                               f"{describe(label)}", "invalid")
-        out.append(label)
-    return out
+    fn = student.fn("diagnose")
+    return [label_of(fn(log), labels, f"diagnose ({what} {i + 1})") for i, log in enumerate(logs)]
 
 
 def at_the_lines(student, spec: dict) -> Verdict:
