@@ -4,6 +4,9 @@ two workers. What the tests share beyond fixtures lives in tests/support/."""
 from __future__ import annotations
 
 import copy
+import json
+from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +15,7 @@ from autograder.loader import load_course
 from autograder.grading import grade
 from tests.support.student_bundle import bundle  # noqa: F401 - a fixture: one students' bundle per session
 from tests.support.student_bundle import public_halves_as_bundled  # noqa: F401 - a fixture: the bundle's names
+from tests.support.shared import made_once
 
 
 # On both cores (make test runs pytest -n 2): each module's tests run on one worker, so its fixtures (a reference
@@ -41,14 +45,21 @@ def course():
 
 
 @pytest.fixture(scope="session")
-def graded_reference(course):
-    """The reference's report for one project and seed set, graded once per session whichever tests read it."""
+def graded_reference(course, tmp_path_factory):
+    """The reference's report for one project and seed set, graded once per run whichever worker's tests read it."""
     reports = {}
+
+    def graded(folder: Path, project: str, seed_set: str) -> dict:
+        report = grade(paths.SOLUTIONS, course, seed_set=seed_set, projects=[project]).report.to_json()
+        (folder / "report.json").write_text(json.dumps(report))
+        return json.loads((folder / "report.json").read_text())  # as the other worker reads it
 
     def report(project: str, seed_set: str = "grading") -> dict:
         if (project, seed_set) not in reports:
-            reports[project, seed_set] = grade(paths.SOLUTIONS, course, seed_set=seed_set,
-                                               projects=[project]).report.to_json()
+            reports[project, seed_set] = made_once(
+                tmp_path_factory, f"reference-{project}-{seed_set}", partial(graded, project=project,
+                                                                            seed_set=seed_set),
+                lambda folder: json.loads((folder / "report.json").read_text()))
         return copy.deepcopy(reports[project, seed_set])
 
     return report

@@ -12,6 +12,7 @@ import pytest
 from autograder import paths
 from autograder.student_kit import build
 from tests.support.grading import copy_reference, mutate, write_submission
+from tests.support.shared import made_once
 
 OVERLAY_SEEDS = [4_711_001, 81_500_213, 20_260_117]
 OVERLAY_SECRET = "overlay-secret-5b1f0c9e-not-for-students"
@@ -21,12 +22,17 @@ PROJECT_OF_FOLDER = {pid: folder for folder, pid in PROJECT_OF.items()}
 
 @pytest.fixture(scope="session")
 def bundle(tmp_path_factory) -> Path:
-    course = tmp_path_factory.mktemp("course")
-    shutil.copy(paths.COURSE_FILE, course / "course.yml")
-    shutil.copytree(paths.ASSIGNMENTS, course / "assignments")
-    (course / "course.private.yml").write_text(json.dumps({"seeds": {"grading": OVERLAY_SEEDS},
-                                                           "secret": OVERLAY_SECRET}))
-    return build(course, tmp_path_factory.mktemp("student") / "kit")
+    """One bundle for the whole run, whichever worker asks first (``shared.made_once``): the tests only read it."""
+    def make(folder: Path) -> Path:
+        course = folder / "course"
+        course.mkdir()
+        shutil.copy(paths.COURSE_FILE, course / "course.yml")
+        shutil.copytree(paths.ASSIGNMENTS, course / "assignments")
+        (course / "course.private.yml").write_text(json.dumps({"seeds": {"grading": OVERLAY_SEEDS},
+                                                               "secret": OVERLAY_SECRET}))
+        return build(course, folder / "student" / "kit")
+
+    return made_once(tmp_path_factory, "students-bundle", make, lambda folder: folder / "student" / "kit")
 
 
 @pytest.fixture(scope="session", autouse=True)
