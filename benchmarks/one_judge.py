@@ -20,6 +20,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+import capstone_check
 from autograder import paths
 from autograder.projects import PROJECTS
 from autograder.student_kit import build
@@ -60,6 +61,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         bundle = build(paths.KIT_ROOT, tmp / "bundle", projects=chosen)
+        capstone_check.__path__.append(str(bundle / "capstone_check"))  # the public halves, by their bundled names
         cases = []
         for pid in chosen:
             folder = PROJECTS[pid].folder
