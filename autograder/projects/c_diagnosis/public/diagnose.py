@@ -99,9 +99,9 @@ def fresh_runs(student, spec: dict) -> Verdict:
     to the fresh runs' edges (a log at the edges is its run's, read afresh, with the fields the edges' file moves laid
     over it), judged as final grading judges."""
     folder = Path(spec["_dir"])
-    afresh = logs_of(folder / spec["logs"])
+    afresh, moved = logs_of(folder / spec["logs"]), by_run(folder / spec["edges"])
     inputs = {"labels": spec["labels"], "logs": logs_of(folder / spec["logs"]),
-              "edges": [(i, {**afresh[i], **fields}) for i, fields in sorted(by_run(folder / spec["edges"]).items())]}
+              "edges": [(i, {**afresh[i], **moved.get(i, {})}) for i, (_, _, kept) in enumerate(spec["runs"]) if kept]}
     return judge_fresh_runs(spec, collect_fresh_runs(student, inputs))
 
 
