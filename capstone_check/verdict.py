@@ -93,7 +93,7 @@ class Verdict:
     # final grading's)
     spread: list | None = None  # a share of cases drawn per seed that the public seeds leave open: the least and the
     # most share final grading's seeds may give (C's fresh runs: a kind of run labelled right on one seed, wrong on
-    # another, or right on every seed and wrong at the fresh runs' edges, counted wrong, then right)
+    # another, counted wrong, then right)
 
     @classmethod
     def of(cls, failures: list[str], total: int, passed: str, note: str = "", findings=(), located=(),

@@ -159,7 +159,8 @@ def test_the_image_builds_from_the_zip_alone_and_prepares_the_grading_runs_once(
     assert "AUTOGRADER_CACHE=/autograder/cache" in setup and "--prepare /autograder" in setup
     made = {kind: sorted(p.name.split("_")[0] for p in image["made"] if p.parent.name == kind)
             for kind in ("c-fresh-runs", "b-bar-runs")}
-    assert made["c-fresh-runs"] == ["boundary", "runs", "runs", "runs"]  # a bundle per grading seed, C.diagnose_rules'
+    # per grading seed its runs and them shaped to their edges (C.fresh_runs); C.diagnose_rules' logs of one seed
+    assert made["c-fresh-runs"] == ["boundary", *["edges"] * 3, *["runs"] * 3]
     assert made["b-bar-runs"] == ["runs"] * 6  # B.bar's runs of each grading seed (and the children's copy of each)
 
 

@@ -354,11 +354,12 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
                                             "`diagnose` is right on every public run of untrained critic and wrong on "
                                             "every one of saturated policy and small replay buffer; your logs hold one "
                                             "of each fault)"),
-    ("diagnose reads the critic before the policy", "(predicted 2/3, or up to 3: C.fresh_runs fails here, and your "
-                                                    "`diagnose` is right on every public run of untrained critic and "
-                                                    "small replay buffer and both ways on saturated policy; your logs "
-                                                    "hold one of each fault)"),
-    ("TD errors averaged with their sign", "as your `diagnose` does (predicted 3/3)"),
+    # a saturated policy's critic is sound in every shaped run, the student's own logs too: C.diagnose_rules sees it
+    ("diagnose reads the critic before the policy", "as your `diagnose` does (predicted 3/3)"),
+    # the shaped small buffers' TD errors cancel in every update, in the student's own logs too
+    ("TD errors averaged with their sign", "(predicted 2/3: C.fresh_runs fails here, and your `diagnose` is right on "
+                                           "every public run of saturated policy and untrained critic and wrong on "
+                                           "every one of small replay buffer; your logs hold one of each fault)"),
 ])
 def test_labels_that_agree_with_a_diagnose_shown_wrong_here_are_predicted_as_a_range(c_expected, tmp_path, mutant,
                                                                                     said):

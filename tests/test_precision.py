@@ -20,6 +20,7 @@ from autograder.projects.b_ablations.crafted import score_cases, separated, verd
 from autograder.projects.c_diagnosis import lines as c_lines
 from autograder.projects.c_diagnosis import oracle as c_oracle
 from autograder.projects.c_diagnosis.boundary import BOUNDARIES, QUIET, build, late, late_variance, relative
+from autograder.projects.c_diagnosis.edges import shaped_logs
 from autograder.projects.c_diagnosis.fresh import fresh_logs, unbundle
 from autograder.projects.c_diagnosis.pieces import td_cases
 from autograder.projects.c_diagnosis.run_plan import fresh_plan
@@ -647,12 +648,11 @@ def test_every_readme_faithful_diagnose_labels_each_boundary_log_right_and_none_
             assert readme_faithful_label(log, place, inclusive) == b.label, (b.name, place, inclusive)
 
 
-def test_every_readme_faithful_diagnose_labels_every_graded_fresh_run_right():
-    """On the public seeds' fresh runs: a run the README decides is labelled right by any threshold inside its gaps."""
+def test_every_readme_faithful_diagnose_labels_every_shaped_fresh_run_right():
+    """On the public seeds' fresh runs as C.fresh_runs labels them, shaped to their edges: any threshold inside the
+    README's gaps labels every run right."""
     for seed in load_course(paths.COURSE_FILE, private=False).seeds.public:
-        for run, log in zip(fresh_plan(seed), unbundle(fresh_logs(seed))):
-            if not c_lines.graded_fresh(log):
-                continue
+        for run, log in zip(fresh_plan(seed), unbundle(shaped_logs(seed))):
             assert {readme_faithful_label(log, *v) for v in readme_faithful_variants()} == {run.label}, (seed, run)
 
 

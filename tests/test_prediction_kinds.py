@@ -79,25 +79,6 @@ def graded(truth: list[tuple], labels: list[str]) -> list:
     return list(zip(truth, labels))
 
 
-def test_a_kind_wrong_at_the_edges_opens_its_right_runs_and_no_other():
-    """Diagnose labels every public fresh run right, but the small-buffer runs of severity 1 moved to the fresh runs'
-    edge wrong: a grading seed's run of that kind may lie between the two, so those runs may be lost; a kind wrong
-    at its edge and on every public run was counted lost already."""
-    from autograder.projects.c_diagnosis.public.diagnose import seeds_apart, spread_note
-
-    truth = [("small_replay_buffer", 1)] * 3 + [("healthy", 2)] * 3 + [("healthy", 1)] * 2
-    right = graded(truth, ["small_replay_buffer"] * 3 + ["healthy"] * 5)
-    assert seeds_apart(right) is None
-    assert seeds_apart(right, {("small_replay_buffer", 1)}) == [2 / 3, 1.0]  # every kind weighs the same
-    assert spread_note(4, [2 / 3, 1.0], right, {("small_replay_buffer", 1)}) == (
-        "Predicted 2.67/4, or up to 4: your `diagnose` is right on the public small replay buffer (severity 1) runs "
-        "but not at the edge of final grading's runs: compare your rules with the README's lines")
-    wrong_healthy = graded(truth, ["small_replay_buffer"] * 3 + ["healthy"] * 3 + ["untrained_critic"] * 2)
-    assert seeds_apart(wrong_healthy, {("healthy", 1)}) is None
-    fresh = Row("C.fresh_runs", "fresh", 4, 4, True, "all 8 fresh runs labelled right", 1.0, spread=[2 / 3, 1.0])
-    assert (predicted(fresh, {}, {}), ceiling(fresh, {}, {})) == (2.67, 4)
-
-
 def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_row():
     """Saturated runs of severity 1 right on two seeds and wrong on the third: final grading's seeds may see them
     either way, so the row is predicted from all three counted wrong to all three counted right."""
@@ -106,8 +87,7 @@ def test_a_kind_of_run_labelled_both_ways_over_the_seeds_opens_the_fresh_runs_ro
     truth = [("saturated_policy", 1)] * 3 + [("healthy", 1)] * 3
     labels = graded(truth, ["saturated_policy", "healthy", "saturated_policy", "healthy", "healthy", "healthy"])
     assert seeds_apart(labels) == [3 / 6, 6 / 6]
-    assert spread_note(4, [3 / 6, 1.0], labels).startswith("Predicted 2/4, or up to 4: your `diagnose` labels some "
-                                                           "kind")
+    assert spread_note(4, [3 / 6, 1.0]).startswith("Predicted 2/4, or up to 4: your `diagnose` labels some kind")
     assert seeds_apart(graded(truth, ["healthy"] * 6)) is None  # one kind wrong on every seed: the share here is the
     # prediction
     fresh = Row("C.fresh_runs", "fresh", 4, 3.33, False, "m", 1.0, spread=[0.5, 1.0])
@@ -122,13 +102,12 @@ def test_a_fresh_runs_row_opened_both_ways_for_many_kinds_stays_within_a_failing
              for severity in (1, 2)]
     truth = [kind for kind in kinds for _ in range(3)]
     labels = [label for label, _ in truth]
-    labels[0] = "healthy"  # saturated runs of severity 1 right on two seeds, wrong on one
-    off = set(kinds[2:])
-    spread = seeds_apart(graded(truth, labels), off)
-    note = spread_note(4, spread, graded(truth, labels), off)
-    assert spread == [3 / 24, 1] and note.startswith("Predicted 0.5/4, or up to 4: your `diagnose` labels some "
-                                                      "kind of run right on one public seed and wrong on another and "
-                                                      "is right on the public 6 kinds of runs")
+    for run in range(0, len(labels), 3):  # every kind right on two seeds, wrong on one
+        labels[run] = "healthy" if truth[run][0] != "healthy" else "saturated_policy"
+    spread = seeds_apart(graded(truth, labels))
+    note = spread_note(4, spread)
+    assert spread == [0, 1] and note.startswith("Predicted 0/4, or up to 4: your `diagnose` labels some kind of run "
+                                                "right on one public seed and wrong on another")
     message = failing_message(["1 saturated policy run (severity 1) labelled healthy"], note)
     assert len(message) <= LONGEST and message.endswith("labelled healthy"), message
 

@@ -24,8 +24,6 @@ inside a gap, taken with ``<`` or ``<=``, labels every log alike.
 from __future__ import annotations
 
 import hashlib
-import os
-import threading
 from pathlib import Path
 from typing import NamedTuple
 
@@ -237,26 +235,16 @@ LESSONS = {  # what each boundary log teaches when it is labelled wrong
     BOUNDARIES[8].name: "an update's TD errors are measured against that update's own Q-values, not against the log's "
                         "first and last",
 }
-_lock = threading.Lock()
 
 
 def boundary_logs(seed: int, secret: str | None = None) -> Path:
     """The .npz bundle of ``seed``'s boundary logs in ``plan`` order, built from its fresh runs and kept beside them
-    in the run cache (its name follows theirs, so it is built again whenever they are trained again)."""
-    source = fresh.fresh_logs(seed, secret)
-    path = source.with_name(source.name.replace("runs_", f"boundary_{built_by()}_", 1))
-    with _lock:
-        if path.exists() and not _loads(path):
-            path.unlink(missing_ok=True)
-        if not path.exists():
-            base = {(run.label, run.severity): log
-                    for run, log in zip(run_plan.fresh_plan(seed, secret), fresh.unbundle(source))}
-            logs = [build(b, base[b.base]) for b in plan(seed, secret)]
-            partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
-            np.savez_compressed(partial, **fresh.bundle(logs))
-            partial.chmod(0o600)
-            partial.replace(path)
-    return path
+    in the run cache (made again whenever they are trained again, or this code changes)."""
+    def built(runs: list, logs: list[dict]) -> list[dict]:
+        base = {(run.label, run.severity): log for run, log in zip(runs, logs)}
+        return [build(b, base[b.base]) for b in plan(seed, secret)]
+
+    return fresh.kept_beside(seed, secret, f"boundary_{built_by()}", built, len(BOUNDARIES))
 
 
 def built_by() -> str:
@@ -264,10 +252,3 @@ def built_by() -> str:
     never read."""
     here = Path(__file__).resolve()
     return hashlib.sha256(here.read_bytes() + here.with_name("lines.py").read_bytes()).hexdigest()[:12]
-
-
-def _loads(path: Path) -> bool:
-    try:
-        return len(fresh.unbundle(path)) == len(BOUNDARIES)
-    except Exception:  # noqa: BLE001 - a damaged file of any kind is made again
-        return False

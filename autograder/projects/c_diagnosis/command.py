@@ -34,7 +34,7 @@ def write_logs(args, course_of) -> int:
     from autograder import paths
     from autograder.console import UsageError, err
     from autograder.progress import progress_bar
-    from autograder.projects.c_diagnosis import run_plan
+    from autograder.projects.c_diagnosis import edges, run_plan
 
     course = course_of(args)
     if "C" not in course.projects or "C.own_labels" not in course.projects["C"].checks:
@@ -52,7 +52,7 @@ def write_logs(args, course_of) -> int:
     jobs += [(out / student, run_plan.student_key(student, course.secret, 0)) for student in students]
     with progress_bar("training logs", total=len(jobs), console=err) as progress, \
             ProcessPoolExecutor(max_workers=args.jobs or 1) as pool:
-        for (folder, _), paths in zip(jobs, pool.map(run_plan.write_student_set, *zip(*jobs)) if jobs else []):
+        for (folder, _), paths in zip(jobs, pool.map(edges.write_student_set, *zip(*jobs)) if jobs else []):
             err.print(f"wrote {', '.join(str(p) for p in paths)}")
             progress.advance(f"{folder.name} done")
     return 0

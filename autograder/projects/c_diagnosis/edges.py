@@ -1,64 +1,77 @@
-"""Logs at the fresh runs' edges: each public fresh run moved, on every statistic its label is graded by, to the edge
-of where final grading's fresh runs of that label lie (``lines.EDGES``): the mildest fault, the most fault-like
-healthy run a grading seed's runs can show. The students' checker labels them to tell whether a `diagnose` that is
-right on the public runs is right on every run a grading seed can draw (docs/design-notes.md, "C.fresh_runs is
-predicted from the runs' edges").
+"""Fresh runs shaped to the edges: what C.fresh_runs labels. Each run of a seed keeps its shape (its logits' spread
+within an update, its critic's residuals, its Q-values and the size of each TD error relative to its update's
+others), and every statistic a rule of the README reads is set, in every update, to its label's edge
+(``lines.EDGES``): the mildest fault, the most fault-like healthy run the course grades.
 
-Each log keeps its run's shape: one factor for all of a policy's logits, one for all of a critic's residuals R - V,
-one for all of a DQN's TD errors; the statistic is set exactly, toward the line:
+- a policy's mean entropy, in every update: at the fault side for a saturated policy, else at the healthy side;
+- its critic's explained variance over the late half: at the fault side for an untrained critic, else at the healthy
+  side (a saturated policy's critic is sound: one fault per run), every residual R - V scaled by one factor;
+- a DQN's mean |TD error| / mean |Q(s, a)|, in every update: at the fault side for a small buffer, else at the
+  healthy side, with each update's TD errors signed so that they cancel.
 
-- a saturated policy's mean entropy at the edge's fault side;
-- a healthy policy's or an untrained critic's mean entropy at the healthy side, then its critic's late explained
-  variance at the side of its label;
-- a DQN's largest late update (mean |TD error| / mean |Q|) at the side of its label.
+Real runs put these statistics wherever their seed's training took them, and a `diagnose` that reads one of them
+in a way the README does not (a line between the course's and the runs', the critic before the policy, TD errors
+pooled over the log or averaged with their sign) labelled some seeds' runs right and others' wrong: its grade turned
+on the draw of grading seeds. Shaped, such a `diagnose` labels every run of a kind alike on every seed
+(docs/design-notes.md, "C.fresh_runs labels runs shaped to the edges").
 """
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 
-from autograder.projects.c_diagnosis import oracle
-from autograder.projects.c_diagnosis.boundary import set_late_variance
-from autograder.projects.c_diagnosis.lines import EDGES, Gap, worst_late_td
+from autograder.projects.c_diagnosis import boundary, fresh, run_plan
+from autograder.projects.c_diagnosis.lines import EDGES, Gap
 
 HAIR = 1e-9  # how far past its edge a statistic is set
 
 
-def at_the_edges(label: str, log: dict) -> dict:
-    """``log`` (a fresh run of ``label``) with the statistics its label is graded by set to their edges."""
+def shaped(label: str, log: dict) -> dict:
+    """``log`` (a fresh run of ``label``) with every statistic a README rule reads set to its label's edge."""
     out = {key: np.array(value, copy=True) for key, value in log.items()}
     side = "healthy" if label == "healthy" else "fault"
     if "q_values" in out:
-        out["td_errors"] = out["td_errors"] * (past(EDGES.td, side) / worst_late_td(out))
+        for update in np.unique(out["update"]):
+            boundary.set_relative(out, out["update"] == update, past(EDGES.td, side))
+        boundary.balance_signs(out)
         return out
-    if label == "saturated_policy":
-        scale_entropy(out, past(EDGES.entropy, "fault"))
-        return out
-    scale_entropy(out, past(EDGES.entropy, "healthy"))
-    set_late_variance(out, past(EDGES.variance, side))
+    boundary.set_entropy(out, past(EDGES.entropy, "fault" if label == "saturated_policy" else "healthy"))
+    boundary.set_late_variance(out, past(EDGES.variance, "fault" if label == "untrained_critic" else "healthy"))
     return out
-
-
-def moved_fields(label: str, log: dict) -> dict:
-    """The fields of ``log`` that ``at_the_edges`` changes, as it sets them (the students' kit lays them over the
-    run's log: the rest would be a second copy of it)."""
-    moved = at_the_edges(label, log)
-    return {key: value for key, value in moved.items() if not np.array_equal(value, log[key])}
 
 
 def past(gap: Gap, side: str) -> float:
     """The edge of ``gap`` on ``side`` ("fault" or "healthy"), a hair away from the other side: rounding never puts a
-    log at the edges inside the gap it bounds."""
+    shaped run inside the gap it bounds."""
     edge, other = (gap.fault, gap.healthy) if side == "fault" else (gap.healthy, gap.fault)
     return edge + HAIR * np.sign(edge - other)
 
 
-def scale_entropy(log: dict, target: float) -> None:
-    """Stretch every row's centred logits by one factor so that the log's mean entropy is ``target`` (bisection on
-    the log of the factor: the entropy falls as the logits are stretched)."""
-    z = log["logits"] - log["logits"].mean(1, keepdims=True)
-    low, high = -20.0, 20.0
-    for _ in range(64):  # 40 / 2**64: below a double's resolution
-        mid = (low + high) / 2
-        low, high = (mid, high) if np.mean(oracle.entropy_nats(z * np.exp(mid))) > target else (low, mid)
-    log["logits"] = z * np.exp((low + high) / 2)
+def shaped_logs(seed: int, secret: str | None = None) -> Path:
+    """The .npz bundle of ``seed``'s fresh runs shaped to their edges, in plan order, kept beside the runs in the
+    run cache (made again whenever they are trained again, or this code changes)."""
+    return fresh.kept_beside(seed, secret, f"edges_{built_by()}",
+                             lambda plan, logs: [shaped(run.label, log) for run, log in zip(plan, logs)],
+                             len(run_plan.AGENTS))
+
+
+def built_by() -> str:
+    """A digest of the code that shapes the runs and the edges it shapes them to."""
+    here = Path(__file__).resolve()
+    return hashlib.sha256(b"".join(here.with_name(name).read_bytes()
+                                   for name in ("edges.py", "boundary.py", "lines.py"))).hexdigest()[:12]
+
+
+def write_student_set(folder, key: int) -> list[Path]:
+    """Train the three runs of the set ``key`` decides, shaped as the fresh runs are (``my_labels`` is graded on them
+    as ``diagnose`` is on the fresh runs), and save them as ``folder/<name>.npz``; return the paths."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, run in run_plan.student_set(key).items():
+        np.savez_compressed(folder / f"{name}.npz", **shaped(run.label, run_plan.generate(run)))
+        paths.append(folder / f"{name}.npz")
+    return paths

@@ -8,9 +8,13 @@ secret by ``run_plan.fresh_plan``.
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 
 from autograder import run_cache
 from autograder.projects.c_diagnosis import run_plan
@@ -25,12 +29,35 @@ def fresh_logs(seed: int, secret: str | None = None) -> Path:
     return run_cache.kept(KIND, depends_on, __name__, [str(seed)], secret, _loads)
 
 
-def _loads(path: Path) -> bool:
+def kept_beside(seed: int, secret: str | None, made_by: str, build: Callable[[list, list[dict]], list[dict]],
+                count: int) -> Path:
+    """A bundle of ``count`` logs made from ``seed``'s fresh runs by ``build`` (given the runs' plan and their logs),
+    kept beside them in the run cache under ``made_by`` (a name holding a digest of the code that makes it): its name
+    follows theirs, so it is made again whenever they are trained again, and a damaged one is made again."""
+    source = fresh_logs(seed, secret)
+    path = source.with_name(source.name.replace("runs_", f"{made_by}_", 1))
+    with _lock:
+        if path.exists() and not _loads(path, count):
+            path.unlink(missing_ok=True)
+        if not path.exists():
+            logs = build(run_plan.fresh_plan(seed, secret), unbundle(source))
+            partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
+            np.savez_compressed(partial, **bundle(logs))
+            partial.chmod(0o600)
+            partial.replace(path)
+    return path
+
+
+_lock = threading.Lock()
+
+
+def _loads(path: Path, count: int | None = None) -> bool:
+    """Whether ``path`` unbundles (into ``count`` logs, where given)."""
     try:
-        unbundle(path)
-        return True
+        logs = unbundle(path)
     except Exception:  # noqa: BLE001 - a damaged file of any kind is made again
         return False
+    return count is None or len(logs) == count
 
 
 def bundle(logs: list[dict]) -> dict:

@@ -11,7 +11,7 @@ from autograder.checks import Bar, Check, Malformed, Verdict, VerdictDetails, pa
 from autograder.findings import computed, matched, of_piece
 from autograder.projects._shared.encode import mistakes_as_values
 from autograder.projects._shared.once import WrittenOnce
-from autograder.projects.c_diagnosis import boundary, edges, fresh, lines, run_plan
+from autograder.projects.c_diagnosis import boundary, edges, fresh, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
 from autograder.projects.c_diagnosis.public.diagnose import collect_fresh_runs, judge_fresh_runs
 from autograder.projects.c_diagnosis.public.diagnose import label_of as public_label_of
@@ -91,8 +91,8 @@ class Count(BaseModel):
 
 class FreshRuns(WrittenOnce):
     """Written once: ``public.diagnose`` collects and judges, here and in the students' kit. The child reads the logs
-    of its seed's runs, trained in the grader before it starts (``prepare``); the spec, which never leaves the grader,
-    holds what each run is."""
+    of its seed's runs, trained and shaped in the grader before it starts (``prepare``); the spec, which never leaves
+    the grader, holds what each run is."""
 
     id = "C.fresh_runs"
     credit = "per_case"  # a share of runs, seeds or table rows: partial results earn their share
@@ -104,30 +104,23 @@ class FreshRuns(WrittenOnce):
                                     "figure too, so that no report tells which call of diagnose was which run")
 
     def spec(self, ctx) -> dict:
-        """Per fresh run of the context's seeds, in plan order: its truth, its severity and whether it is graded, and
-        what each known mistake of ``diagnose`` labels the runs. A run is graded where its deciding statistic lies at
-        or beyond the fresh runs' edges (``lines.graded_fresh``: outside every gap between two lines, and clear of
-        them) and the README's lines give it its own label; a run the README leaves open, one nearer a line than the
-        students' logs at the edges, or one whose statistics say another fault than the one it was trained with, is
-        not. On the public seeds also the students' kit's files: the runs' logs and each graded run moved to the
-        fresh runs' edges."""
+        """Per fresh run of the context's seeds, in plan order: its truth and its severity, and what each known
+        mistake of ``diagnose`` labels the runs. Every run is labelled shaped to its label's edges (``edges``), so
+        a `diagnose` that reads a statistic otherwise than the README labels every run of a kind alike, whatever run
+        a seed trained. On the public seeds also the students' kit's file of the shaped runs."""
         runs, logs = [], []
         for seed in ctx.seeds:
-            for run, log in zip(run_plan.fresh_plan(seed, ctx.secret), fresh.unbundle(fresh.fresh_logs(seed,
-                                                                                                        ctx.secret))):
-                runs.append([run.label, run.severity, lines.graded_fresh(log, run.label)])
-                logs.append(log)
+            runs += [[run.label, run.severity] for run in run_plan.fresh_plan(seed, ctx.secret)]
+            logs += fresh.unbundle(edges.shaped_logs(seed, ctx.secret))
         spec = {"kind": "c_fresh_runs", "labels": list(run_plan.LABELS), "runs": runs, **labelled_by_mistakes(logs)}
         if ctx.seed_set != "public":
             return spec
-        at_edges = {f"run_{i}/{key}": value for i, ((label, _, kept), log) in enumerate(zip(runs, logs)) if kept
-                    for key, value in edges.moved_fields(label, log).items()}
-        return {**spec, "logs": LOGS, "edges": EDGES,
-                "_files": {LOGS: fresh.bundle(logs), EDGES: at_edges}}
+        return {**spec, "logs": LOGS, "_files": {LOGS: fresh.bundle(logs)}}
 
     def prepare(self, ctx) -> str:
-        """Grader side, before the child starts: the logs of this seed's runs, trained where no student code runs."""
-        return str(fresh.fresh_logs(ctx.seed, ctx.secret))
+        """Grader side, before the child starts: this seed's runs shaped to their edges, trained and shaped where no
+        student code runs."""
+        return str(edges.shaped_logs(ctx.seed, ctx.secret))
 
     def read_inputs(self, ctx):
         return replace(ctx, loaded={"labels": list(run_plan.LABELS), "logs": fresh.unbundle(ctx.inputs)})
@@ -139,7 +132,7 @@ class FreshRuns(WrittenOnce):
         return judge_fresh_runs(spec, data)
 
 
-LOGS, EDGES = "C.fresh_runs.npz", "C.fresh_runs.edges.npz"  # the students' kit's files of the public runs
+LOGS = "C.fresh_runs.npz"  # the students' kit's file of the public runs, shaped
 
 
 def labelled_by_mistakes(logs: list[dict]) -> dict:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -100,14 +99,3 @@ def student_set(key: int) -> dict[str, Run]:
     rng = np.random.default_rng([key, 3])
     order = rng.permutation(len(FAULTS))
     return {name: Run(FAULTS[k], int(rng.integers(1, 3)), int(rng.integers(2**31))) for name, k in zip(NAMES, order)}
-
-
-def write_student_set(folder, key: int) -> list:
-    """Train the three runs of the set ``key`` decides and save them as ``folder/<name>.npz``; return the paths."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, run in student_set(key).items():
-        np.savez_compressed(folder / f"{name}.npz", **generate(run))
-        paths.append(folder / f"{name}.npz")
-    return paths

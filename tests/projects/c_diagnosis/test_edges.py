@@ -1,5 +1,7 @@
-"""The fresh runs' edges: final grading grades only fresh runs at or beyond them, the students' kit holds each public
-run moved to them, and the checker opens a kind of run only where `diagnose` labels its logs at the edges wrong."""
+"""C.fresh_runs labels fresh runs shaped to their edges: on every seed, every statistic a README rule reads sits at its
+label's edge in every update, each run keeps its shape, and a `diagnose` that reads a statistic otherwise than the
+README labels every run of a kind alike, whatever run the seed trained. The students' kit holds the public runs
+shaped, so its row is final grading's."""
 
 from __future__ import annotations
 
@@ -8,9 +10,10 @@ import pytest
 
 from autograder import paths
 from autograder.loader import load_course
-from autograder.projects.c_diagnosis import edges, fresh, lines, oracle, run_plan
+from autograder.projects.c_diagnosis import boundary, edges, fresh, lines, oracle, run_plan
 from autograder.projects.c_diagnosis.public.diagnose import fresh_runs
 from capstone_check.student import Student
+from tests.projects.c_diagnosis.mutants import MUTANTS
 from tests.support.grading import copy_reference, mutate
 from tests.support.imports import forgotten_after
 from tests.support.readme_faithful import readme_faithful_label, readme_faithful_variants
@@ -20,83 +23,102 @@ SEEDS = [4_000_000_000, 17, *PUBLIC]  # unsorted, an unusual one first
 THRESHOLD = 'return "small_replay_buffer" if worst > 0.05 else "healthy"'  # the reference's small-buffer line
 
 
-def runs(seed: int) -> list[tuple[run_plan.Run, dict]]:
-    return list(zip(run_plan.fresh_plan(seed), fresh.unbundle(fresh.fresh_logs(seed))))
+def shaped_runs(seed: int) -> list[tuple[run_plan.Run, dict, dict]]:
+    """(run, its log as trained, its log shaped) for each of ``seed``'s runs, in plan order."""
+    return list(zip(run_plan.fresh_plan(seed), fresh.unbundle(fresh.fresh_logs(seed)),
+                    fresh.unbundle(edges.shaped_logs(seed))))
 
 
-README = {"entropy": lines.ENTROPY, "variance": lines.LATE_VARIANCE, "td": lines.LATE_TD}
+def per_update(log: dict, statistic) -> list[float]:
+    return [statistic(log, log["update"] == u) for u in np.unique(log["update"])]
 
 
-def set_by(label: str, log: dict) -> list[str]:
-    """The statistics the edges set for a run of ``label``."""
-    return ["td"] if "q_values" in log else ["entropy"] if label == "saturated_policy" else ["entropy", "variance"]
-
-
-def statistics(log: dict) -> dict[str, float]:
-    if "q_values" in log:
-        return {"td": lines.worst_late_td(log)}
-    return {"entropy": float(np.mean(oracle.entropy_nats(log["logits"]))), "variance": lines.late_variance(log)}
+def entropy(log: dict, rows) -> float:
+    return float(np.mean(oracle.entropy_nats(log["logits"][rows])))
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_each_log_at_the_edges_sits_on_its_labels_edges_and_is_graded_and_labelled_right(seed):
-    for run, log in runs(seed):
-        if not lines.graded_fresh(log):
-            continue
-        moved, stats = edges.at_the_edges(run.label, log), statistics(log)
-        at = statistics(moved)
-        if run.label == "saturated_policy":
-            assert at["entropy"] == pytest.approx(lines.EDGES.entropy.fault, abs=1e-8)
-        elif "td" in at:
-            side = lines.EDGES.td.healthy if run.label == "healthy" else lines.EDGES.td.fault
-            assert at["td"] == pytest.approx(side, abs=1e-8)
+def test_every_statistic_a_rule_reads_sits_at_its_labels_edge_in_every_update_on_every_seed(seed):
+    for run, _, log in shaped_runs(seed):
+        side = "healthy" if run.label == "healthy" else "fault"
+        if "q_values" in log:
+            assert per_update(log, boundary.relative) == pytest.approx(
+                [edges.past(lines.EDGES.td, side)] * len(np.unique(log["update"])), abs=1e-12), (seed, run)
+            signed = per_update(log, lambda log, rows: float(log["td_errors"][rows].sum()))
+            assert np.abs(signed).max() < 1e-9 * np.abs(log["td_errors"]).sum(), (seed, run)
         else:
-            side = lines.EDGES.variance.healthy if run.label == "healthy" else lines.EDGES.variance.fault
-            assert (at["entropy"], at["variance"]) == pytest.approx((lines.EDGES.entropy.healthy, side), abs=1e-8)
-        for name in set_by(run.label, moved):  # moved toward the lines, never away: the run lay beyond its edge
-            gap = README[name]
-            line = min(gap, key=lambda side: abs(side - at[name]))
-            assert abs(at[name] - line) <= abs(stats[name] - line) + 1e-12, (seed, run, name)
-        assert lines.graded_fresh(moved), (seed, run)
-        labels = {readme_faithful_label(moved, *variant) for variant in readme_faithful_variants()}
-        assert labels == {run.label}, (seed, run)
+            policy = "fault" if run.label == "saturated_policy" else "healthy"
+            assert per_update(log, entropy) == pytest.approx(
+                [edges.past(lines.EDGES.entropy, policy)] * len(np.unique(log["update"])), abs=1e-9), (seed, run)
+            critic = edges.past(lines.EDGES.variance, "fault" if run.label == "untrained_critic" else "healthy")
+            assert lines.late_variance(log) == pytest.approx(critic, abs=1e-9), (seed, run)
+        assert {readme_faithful_label(log, *variant) for variant in readme_faithful_variants()} == {run.label}
 
 
-def td_at(log: dict, worst: float) -> dict:
-    return {**log, "td_errors": log["td_errors"] * worst / lines.worst_late_td(log)}
+def test_the_example_logs_are_shaped_as_the_fresh_runs_are():
+    """The student's own three logs (here the bundled example set) are graded by `my_labels`, which the kit predicts
+    from `diagnose` on the fresh runs: they are shaped alike."""
+    bar = load_course(paths.COURSE_FILE, private=False).projects["C"].checks["C.own_labels"].bar
+    example = run_plan.student_set(run_plan.student_key(None, None, bar["example_seed"]))
+    for folder in (paths.SOLUTIONS, paths.ASSIGNMENTS):
+        for name, run in example.items():
+            log = run_plan.load(folder / "C_diagnosis" / "logs" / f"{name}.npz")
+            if "q_values" in log:
+                side = "healthy" if run.label == "healthy" else "fault"
+                assert per_update(log, boundary.relative) == pytest.approx(
+                    [edges.past(lines.EDGES.td, side)] * len(np.unique(log["update"])), abs=1e-12), name
+            else:
+                policy = "fault" if run.label == "saturated_policy" else "healthy"
+                assert np.mean(per_update(log, entropy)) == pytest.approx(edges.past(lines.EDGES.entropy, policy),
+                                                                          abs=1e-9), name
 
 
-def test_a_run_between_a_line_and_its_edge_is_not_graded_and_one_on_the_edge_is():
-    by_kind = {(run.label, run.severity): log for run, log in runs(PUBLIC[0])}
-    buffer, dqn = by_kind[("small_replay_buffer", 1)], by_kind[("healthy", 2)]
-    for log, edge, between in [(buffer, edges.past(lines.EDGES.td, "fault"), 0.085),
-                               (dqn, edges.past(lines.EDGES.td, "healthy"), 0.047)]:
-        assert lines.graded_fresh(td_at(log, edge))
-        assert not lines.graded_fresh(td_at(log, between)) and not lines.in_a_gap(td_at(log, between))
+def test_a_shaped_run_keeps_its_runs_shape():
+    """The same fields, sizes, states, actions, returns and Q-values; the policy prefers what it preferred, the
+    critic's residuals keep their proportions, and so do each update's TD errors of either sign."""
+    for run, trained, log in shaped_runs(PUBLIC[0]):
+        assert set(log) == set(trained) and all(log[k].shape == trained[k].shape for k in log), run
+        for key in ("obs", "actions", "update", "returns", "episode_returns", "q_values", "mc_returns"):
+            if key in log:
+                assert np.array_equal(log[key], trained[key]), (run, key)
+        if "q_values" in log:
+            for u in np.unique(log["update"]):
+                for sign in (1, -1):
+                    rows = (log["update"] == u) & (np.sign(log["td_errors"]) == sign)
+                    ratio = np.abs(log["td_errors"][rows]) / np.abs(trained["td_errors"][rows])
+                    assert np.allclose(ratio, ratio[:1]), (run, u)
+        else:
+            assert np.array_equal(log["logits"].argmax(1), trained["logits"].argmax(1)), run
+            ratio = (log["returns"] - log["values"]) / (trained["returns"] - trained["values"])
+            assert np.allclose(ratio, ratio[0]), run
 
 
-def test_a_run_whose_statistics_say_another_fault_than_its_training_is_not_graded():
-    """A healthy run whose critic explains under a tenth of the late variance (one of seed 2789219404's) is an
-    untrained critic by every line the README states: a right diagnose says so, so final grading leaves it out. A
-    healthy DQN with a spike beyond the small buffer's edge likewise; each kept at its own label."""
-    by_kind = {(run.label, run.severity): log for run, log in runs(PUBLIC[0])}
-    critic = by_kind[("healthy", 1)]
-    residual = critic["returns"] - critic["values"]
-    weak = {**critic, "values": critic["returns"] - residual * np.sqrt((1 - 0.09) / (1 - lines.late_variance(critic)))}
-    assert np.isclose(lines.late_variance(weak), 0.09) and lines.readme_label(weak) == "untrained_critic"
-    assert lines.graded_fresh(weak) and not lines.graded_fresh(weak, "healthy")
-    assert lines.graded_fresh(weak, "untrained_critic")
-    loud = td_at(by_kind[("healthy", 2)], 0.1)
-    assert lines.graded_fresh(loud) and not lines.graded_fresh(loud, "healthy")
-    assert lines.graded_fresh(loud, "small_replay_buffer")
+WRONG = ["diagnose with the old healthy-DQN line of 0.03", "TD errors averaged with their sign",
+         "diagnose pools the TD errors over the whole log", "diagnose pools the late half's TD errors",
+         "diagnose reads the critic before the policy",
+         "diagnose reads explained variance over the whole run, not its late half",
+         "a threshold that only works on the public logs"]
+
+
+def diagnose_of(mutant_name: str):
+    """The reference's ``diagnose`` with a planted bug, loaded apart."""
+    mutant = next(m for m in MUTANTS if m.name == mutant_name)
+    source = (paths.SOLUTIONS / "C_diagnosis" / "diagnostics.py").read_text(encoding="utf-8")
+    namespace = {"__file__": str(paths.SOLUTIONS / "C_diagnosis" / "diagnostics.py")}
+    exec(compile(mutate(source, mutant.old, mutant.new), "diagnostics.py", "exec"), namespace)  # noqa: S102
+    return namespace["diagnose"]
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_a_diagnose_reading_a_statistic_otherwise_labels_each_kind_alike_on_every_seed(name):
+    """The mistakes whose C.fresh_runs once turned on the draw (a run between a wrong line and the course's, signs
+    that cancel on some runs, a critic that happened to explain little): right on every run of a kind, or wrong on
+    every one, on every seed."""
+    diagnose, outcomes = diagnose_of(name), {}
     for seed in SEEDS:
-        assert all(lines.graded_fresh(log, run.label) == (lines.graded_fresh(log) and lines.readme_label(log) ==
-                                                          run.label) for run, log in runs(seed))
-
-
-def test_the_public_runs_at_their_edges_hold_every_kind_of_run():
-    kinds = {(run.label, run.severity) for seed in PUBLIC for run, log in runs(seed) if lines.graded_fresh(log)}
-    assert kinds == set(run_plan.AGENTS)
+        for run, _, log in shaped_runs(seed):
+            outcomes.setdefault((run.label, run.severity), set()).add(diagnose(log) == run.label)
+    assert all(len(seen) == 1 for seen in outcomes.values()), outcomes
 
 
 @pytest.fixture(scope="module")
@@ -118,42 +140,16 @@ def verdict_with(tmp_path, spec: dict, threshold: str | None):
         return fresh_runs(Student(root / "C_diagnosis", ["diagnostics"]), spec)
 
 
-@pytest.mark.parametrize("threshold, opened", [
-    (None, False),  # the reference
-    ("0.085", False),  # off the course's line (a log at the lines at 0.085 goes wrong) but short of the runs' edge
-    ("0.1", True),  # beyond the edge: a grading seed's small buffer at 0.0999 is labelled healthy
+@pytest.mark.parametrize("threshold, right", [
+    (None, True),  # the reference
+    ("0.085", True),  # off the course's line (a log at the lines at 0.085 goes wrong) but short of the runs' edge
+    ("0.1", False),  # beyond the edge: every small buffer, on every seed, is labelled healthy
 ])
-def test_a_kind_is_opened_only_where_diagnose_goes_wrong_at_its_edge(tmp_path, c_spec, threshold, opened):
+def test_the_kits_row_on_the_shaped_public_runs_leaves_nothing_to_the_draw(tmp_path, c_spec, threshold, right):
     verdict = verdict_with(tmp_path, c_spec, threshold)
-    assert verdict.fraction == 1, verdict.message
-    assert (verdict.spread is not None) == opened, verdict.message
-    graded = [(truth, severity) for truth, severity, kept in c_spec["runs"] if kept]
-    assert verdict.message == f"all {len(graded)} graded fresh runs labelled right"  # final grading's, whatever
-    if opened:  # the prediction is said beside the row
-        kinds = len(set(graded))
-        assert verdict.spread == pytest.approx([1 - 2 / kinds, 1])  # both severities of the small buffer
-        assert "is right on the public small replay buffer (severity 1, 2) runs but not at the edge" in verdict.aside
+    assert verdict.spread is None and verdict.aside == "", verdict.message
+    if right:
+        assert (verdict.fraction, verdict.message) == (1, f"all {len(c_spec['runs'])} fresh runs labelled right")
     else:
-        assert verdict.aside == ""
-
-
-def test_a_diagnose_that_changes_the_logs_it_is_given_leaves_the_logs_at_the_edges_as_built(tmp_path, c_spec):
-    """The logs at the edges lay their moved fields over the runs read afresh, not over the arrays the fresh runs'
-    calls were handed (which this `diagnose` zeroes after labelling)."""
-    root = copy_reference(tmp_path, "C_diagnosis")
-    path = root / "C_diagnosis" / "diagnostics.py"
-    path.write_text(path.read_text() + '''
-
-_labelled = diagnose
-
-
-def diagnose(log):
-    label = _labelled(log)
-    for key in ("q_values", "returns"):
-        if key in log:
-            log[key][...] = 0.0
-    return label
-''')
-    with forgotten_after(["diagnostics"]):
-        verdict = fresh_runs(Student(root / "C_diagnosis", ["diagnostics"]), c_spec)
-    assert verdict.fraction == 1 and verdict.spread is None, verdict.message
+        assert verdict.fraction == pytest.approx(6 / 8)  # both severities of the small buffer, every run of each
+        assert verdict.message.startswith("3 small replay buffer runs (severity 1) labelled healthy"), verdict.message

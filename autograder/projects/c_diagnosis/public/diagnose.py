@@ -54,58 +54,38 @@ def label_of(value, labels, what: str) -> str:
 
 
 def collect_fresh_runs(student, inputs: dict) -> dict:
-    """In the child: what ``diagnose`` says of every fresh run (``inputs["logs"]``, in plan order) and, where the
-    inputs hold them (the students' kit's: the public runs moved to the fresh runs' edges), of every run at its
-    edges; a log at the edges it cannot label is handed back as None."""
+    """In the child: what ``diagnose`` says of every fresh run (``inputs["logs"]``, shaped, in plan order)."""
     fn, labels = student.fn("diagnose"), inputs["labels"]
-    out = {"labels": [label_of(fn(log), labels, f"diagnose (run {i + 1})") for i, log in enumerate(inputs["logs"])]}
-    if "edges" in inputs:
-        out["at_edges"] = [[i, edge_label(fn, log, labels)] for i, log in inputs["edges"]]
-    return out
-
-
-def edge_label(fn, log: dict, labels) -> str | None:
-    try:
-        label = fn(log)
-    except StudentError:
-        return None
-    return label if isinstance(label, str) and label in labels else None
+    return {"labels": [label_of(fn(log), labels, f"diagnose (run {i + 1})") for i, log in enumerate(inputs["logs"])]}
 
 
 def judge_fresh_runs(spec: dict, data) -> Verdict:
-    """The row on the fresh runs of ``spec["runs"]`` (per run in plan order: its truth, its severity and whether it is
-    graded): counted per kind of run (``verdict_of``), the known mistakes whose labels are all the student's named
-    beside it; with labels at the edges (the students' kit), what final grading's seeds may give beside it too."""
+    """The row on the fresh runs of ``spec["runs"]`` (per run in plan order: its truth and its severity): counted
+    per kind of run (``verdict_of``), the known mistakes whose labels are all the student's named beside it; where
+    the seeds label some kind both ways, what another draw of seeds may give beside it too."""
     runs = spec["runs"]
     labels = data.get("labels") if isinstance(data, dict) else None
     if not isinstance(labels, list) or len(labels) != len(runs) or not all(
             isinstance(label, str) and label in spec["labels"] for label in labels):
         raise StudentError(f"expected one of {', '.join(spec['labels'])} for each of the {len(runs)} fresh runs",
                            "invalid")
-    graded = [((truth, severity), label) for (truth, severity, kept), label in zip(runs, labels) if kept]
-    tally = Counter((truth, severity, label) for (truth, severity), label in graded)
-    verdict = verdict_of(tally, len(runs) - len(graded))
+    graded = [((truth, severity), label) for (truth, severity), label in zip(runs, labels)]
+    verdict = verdict_of(Counter((truth, severity, label) for (truth, severity), label in graded))
     verdict.by_kind = labelled_by_kind([truth for (truth, _), _ in graded], [label for _, label in graded])
-    if "at_edges" in data:
-        off = off_at_the_edges(runs, data["at_edges"])
-        verdict.spread = seeds_apart(graded, off)
-        if verdict.spread and "points" in spec:
-            verdict.aside = spread_note(spec["points"], verdict.spread, graded, off)
+    verdict.spread = seeds_apart(graded)
+    if verdict.spread and "points" in spec:
+        verdict.aside = spread_note(spec["points"], verdict.spread)
     return with_findings(verdict, spec, _mistakes(spec, labels))
 
 
 def fresh_runs(student, spec: dict) -> Verdict:
-    """The students' checker: ``diagnose`` on the public seeds' runs recorded at release, and on each graded one moved
-    to the fresh runs' edges (a log at the edges is its run's, read afresh, with the fields the edges' file moves laid
-    over it), judged as final grading judges."""
-    folder = Path(spec["_dir"])
-    afresh, moved = logs_of(folder / spec["logs"]), by_run(folder / spec["edges"])
-    inputs = {"labels": spec["labels"], "logs": logs_of(folder / spec["logs"]),
-              "edges": [(i, {**afresh[i], **moved.get(i, {})}) for i, (_, _, kept) in enumerate(spec["runs"]) if kept]}
-    return judge_fresh_runs(spec, collect_fresh_runs(student, inputs))
+    """The students' checker: ``diagnose`` on the public seeds' runs, shaped, recorded at release, judged as final
+    grading judges."""
+    logs = logs_of(Path(spec["_dir"]) / spec["logs"])
+    return judge_fresh_runs(spec, collect_fresh_runs(student, {"labels": spec["labels"], "logs": logs}))
 
 
-def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
+def verdict_of(tally: Counter) -> Verdict:
     """The verdict on fresh runs from counts per (truth, severity, label) alone. Never by position, in the message,
     the details or the figure: the runs are the same for every submission of the course, so a report that told which
     call of ``diagnose`` was which fault would be an answer key for the next submission and for every classmate."""
@@ -115,69 +95,39 @@ def verdict_of(tally: Counter, ungraded: int = 0) -> Verdict:
                 for (truth, severity, label), n in sorted(wrong.items())]
     counts = [{"truth": truth, "severity": severity, "label": label, "runs": n}
               for (truth, severity, label), n in sorted(tally.items())]
-    left_out = (f" ({ungraded} more run{'s' * (ungraded > 1)} lay near or between the README's lines, not graded)"
-                if ungraded else "")
     right = {(truth, severity, truth == label) for truth, severity, label in tally}
     both = {(truth, severity) for truth, severity, _ in right if {(truth, severity, True), (truth, severity, False)}
             <= right}
-    if both:  # such a kind's share turns on which runs a draw holds: the one score that can (docs/design-notes.md)
-        left_out += (f"; {len(both)} kind{'s' * (len(both) > 1)} of run labelled both ways, whose share another draw "
-                     "of seeds may change")
+    # such a kind's share turns on which runs a draw holds: the one score that can (docs/design-notes.md)
+    mixed = (f"; {len(both)} kind{'s' * (len(both) > 1)} of run labelled both ways, whose share another draw of seeds "
+             "may change") if both else ""
     if not total:
-        return Verdict(1.0, f"no fresh run was graded{left_out}", {"counts": counts})
+        return Verdict(1.0, "no fresh run was labelled", {"counts": counts})
     return Verdict(share_right(((truth, severity), truth == label) for (truth, severity, label), n in tally.items()
                                for _ in range(n)),
-                   (shown_failures(failures, room=LONGEST - len(left_out)) if failures
-                    else f"all {total} graded fresh runs labelled right") + left_out,
+                   (shown_failures(failures, room=LONGEST - len(mixed)) if failures
+                    else f"all {total} fresh runs labelled right") + mixed,
                    {"counts": counts})
 
 
-def off_at_the_edges(runs: list, at_edges) -> set[tuple]:
-    """The kinds of run (label and severity) whose logs at the fresh runs' edges ``diagnose`` labels wrong (or cannot
-    label, None): final grading's runs of those kinds may lie where it goes wrong, whatever the public runs show."""
-    if not isinstance(at_edges, list) or not all(isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int)
-                                                 and 0 <= pair[0] < len(runs) for pair in at_edges):
-        raise StudentError("expected a label or None for each run at the edges", "invalid")
-    return {(runs[i][0], runs[i][1]) for i, label in at_edges if label != runs[i][0]}
-
-
-def seeds_apart(graded: list, off=()) -> list[float] | None:
+def seeds_apart(graded: list) -> list[float] | None:
     """Where final grading's seeds may see a kind of run (label and severity) otherwise than the public seeds do, the
-    least and most score they may give: a kind ``diagnose`` labels right on one public seed and wrong on another, or
-    right on every public run but wrong at the edges (``off``), counted wrong, then right. ``graded``: the graded runs'
-    (kind, label). None where every kind goes one way (the score here is the prediction)."""
+    least and most score they may give: a kind ``diagnose`` labels right on one public seed and wrong on another,
+    counted wrong, then right. ``graded``: the runs' (kind, label). None where every kind goes one way (the score here
+    is the prediction)."""
     runs = by_kind((kind, label == kind[0]) for kind, label in graded)
     if not runs:
         return None
-    least = sum(all(r) and kind not in off for kind, r in runs.items())
+    least = sum(all(r) for r in runs.values())
     most = sum(any(r) for r in runs.values())
     return None if least == most else [least / len(runs), most / len(runs)]
 
 
-def spread_note(points: float, spread: list[float], graded: list, off=()) -> str:
+def spread_note(points: float, spread: list[float]) -> str:
     """The row's prediction where the public seeds leave it open, and why: said beside the row (``Verdict.aside``)."""
     low, high = (round(points * share, 2) for share in spread)
-    runs = by_kind((kind, label == kind[0]) for kind, label in graded)
-    mixed = any(0 < sum(r) < len(r) for r in runs.values())
-    edge = sorted(kind for kind in off if kind in runs and all(runs[kind]))
-    why = ["labels some kind of run right on one public seed and wrong on another"] if mixed else []
-    if edge:
-        why.append(f"is right on the public {kinds_said(edge)} runs but not at the edge of final grading's runs: "
-                   "compare your rules with the README's lines")
-    else:
-        why[-1] += ", and final grading labels runs of its own seeds"
-    return f"Predicted {low:g}/{points:g}, or up to {high:g}: your `diagnose` {' and '.join(why)}"
-
-
-def kinds_said(kinds: list[tuple]) -> str:
-    """Kinds of run (label, severity) by label: "small replay buffer (severity 1, 2)"; "3 kinds of" past two labels."""
-    severities: dict[str, list[int]] = {}
-    for truth, severity in kinds:
-        severities.setdefault(truth, []).append(severity)
-    if len(severities) > 2:
-        return f"{len(kinds)} kinds of"
-    return " and ".join(f"{truth.replace('_', ' ')} (severity {', '.join(map(str, sorted(found)))})"
-                        for truth, found in severities.items())
+    return (f"Predicted {low:g}/{points:g}, or up to {high:g}: your `diagnose` labels some kind of run right on one "
+            "public seed and wrong on another, and final grading labels runs of its own seeds")
 
 
 def labelled_by_kind(truths: list[str], labels: list[str]) -> dict:
