@@ -90,17 +90,21 @@ def led_by_pieces(entry, pieces: list[str]) -> str:
 
 def within(evidence: str, room: int) -> str:
     """``evidence`` (a row's own message, its failures joined by "; ") kept to its first failure and as many of the
-    next as fit ``room`` characters; "and more" says that some were left out. A smallest failing case, said last,
+    next as fit ``room`` characters; "and more" says that some were left out. A first failure too long to fit loses
+    its reasons (what follows its last ": ", then the one before) until it fits. A smallest failing case, said last,
     is kept whole (a row that shows one may be longer)."""
     if SMALLEST in evidence:
         return evidence
     parts = evidence.split("; ")
-    kept = parts[:1]
+    first = parts[0]
+    while len(first) + len("; and more") > room and ": " in first:
+        first = first.rpartition(": ")[0]
+    kept = [first]
     for part in parts[1:]:
         if len("; ".join([*kept, part])) + len("; and more") > room:
             return "; ".join(kept) + "; and more"
         kept.append(part)
-    return evidence
+    return "; ".join(kept)
 
 
 def first_departure(details: dict) -> int | None:

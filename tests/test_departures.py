@@ -84,6 +84,23 @@ def test_any_other_failing_row_on_failing_pieces_is_led_by_them_and_says_the_res
                                       "Fix A.gae and A.batch first.")
 
 
+def test_a_first_failure_too_long_to_follow_the_lead_keeps_what_was_wrong_and_drops_its_reasons():
+    """A failing C.diagnose_rules row led by C.fresh_runs: its first log's lesson would take the message past a
+    failing row's length, so the lead keeps what was labelled how, then says that more was left out."""
+    from capstone_check.verdict import LONGEST
+
+    lesson = "an update's TD errors are measured against that update's own Q-values, not against the log's first " \
+             "and last, whatever the rest of the log shows about its loud first third and its quiet late half"
+    first = "a small buffer whose first and last Q-values are far larger was labelled healthy, not small_replay_buffer"
+    rules = row("C.diagnose_rules", False, f"{first}: {lesson}; a healthy DQN with a loud first third was labelled "
+                "small_replay_buffer, not healthy: a DQN's first updates are loud while it learns")
+    with_failing_pieces([row("C.fresh_runs", False), rules], BUILDS_ON)
+    assert rules.message.endswith(f"{SAW}{first}; and more") and len(rules.message) <= LONGEST, rules.message
+    counted = row("C.diagnose_rules", False, f"{first}: {lesson}; and 1 more failing case")
+    with_failing_pieces([row("C.fresh_runs", False), counted], BUILDS_ON)
+    assert counted.message.endswith(f"{SAW}{first}; and 1 more failing case"), counted.message
+
+
 def test_passing_rows_and_rows_that_got_no_verdict_are_left_as_they_are():
     crashed = row("A.bar", False, "your code failed", details={"status": "student_error"})
     entries = [row("A.gae", False), crashed, row("C.diagnose_rules", True, "all right")]
