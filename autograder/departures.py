@@ -16,10 +16,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from capstone_check.located import SMALLEST
-from capstone_check.verdict import LONGEST, names
-
-SAW = "What the grader saw: "
+from capstone_check.verdict import SAW, led, names
 
 
 class Departure(TypedDict):
@@ -76,35 +73,13 @@ def departed_message(verdict: str, step: str, failures: list[tuple[str, Departur
 def led_by_pieces(entry, pieces: list[str]) -> str:
     """``entry``'s message (a failing row's) led by the pieces it builds on that fail their own checks: fixing them
     is the next step. A departed row's own verdict and step give way to it; any other row's message follows whole, as
-    what the grader saw."""
-    they = names(pieces)
-    verb = "fails its check" if len(pieces) == 1 else "fail their checks"
+    what the grader saw, led as the students' checker leads the same row (``capstone_check.verdict.led``)."""
     _, marked, evidence = entry.message.partition(SAW)
     if marked and first_departure(entry.details or {}) is not None:
+        they = names(pieces)
+        verb = "fails its check" if len(pieces) == 1 else "fail their checks"
         return f"Not credited: these runs are made by your pieces, and {they} {verb}. Fix {they} first. {SAW}{evidence}"
-    verdict = "Not credited" if entry.score <= 0 else "Partly credited"
-    which = "which fails its check" if len(pieces) == 1 else "which fail their checks"
-    lead = f"{verdict}: this row builds on {they}, {which}. Fix {they} first. {SAW}"
-    return lead + within(entry.message, LONGEST - len(lead))
-
-
-def within(evidence: str, room: int) -> str:
-    """``evidence`` (a row's own message, its failures joined by "; ") kept to its first failure and as many of the
-    next as fit ``room`` characters; "and more" says that some were left out. A first failure too long to fit loses
-    its reasons (what follows its last ": ", then the one before) until it fits. A smallest failing case, said last,
-    is kept whole (a row that shows one may be longer)."""
-    if SMALLEST in evidence:
-        return evidence
-    parts = evidence.split("; ")
-    first = parts[0]
-    while len(first) + len("; and more") > room and ": " in first:
-        first = first.rpartition(": ")[0]
-    kept = [first]
-    for part in parts[1:]:
-        if len("; ".join([*kept, part])) + len("; and more") > room:
-            return "; ".join(kept) + "; and more"
-        kept.append(part)
-    return "; ".join(kept)
+    return led(entry.message, entry.score, pieces)
 
 
 def first_departure(details: dict) -> int | None:

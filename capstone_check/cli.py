@@ -181,7 +181,7 @@ def status(row, spec: dict, rows: dict) -> str:
 def row_message(row, spec: dict, rows: dict) -> str:
     """A row's message as the table and a notebook's check cell show it: what was seen here, and what final grading
     adds (the next step first where the row is predicted to lose its points)."""
-    message, seen = prediction.said(row, spec, rows), row.message + prediction.recognised(row)
+    message, seen = prediction.said(row, spec, rows), prediction.lead(row, spec, rows) + prediction.recognised(row)
     if row.aside:  # a prediction the public seeds leave open: after a row that passed, before one that failed
         seen = f"{seen}; {row.aside}" if row.passed else f"{row.aside}; {seen}"
     if not row.final_only and message.startswith(prediction.LOST):  # the next step first, what was seen here after

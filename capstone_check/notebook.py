@@ -32,7 +32,8 @@ def grade_cell(check_id: str, seeds: str = "public", folder: str | Path = ".") -
     say_limits_once(data.get("memory_mb"))
     where = find_folder(data["folder"], Path(folder).resolve()) or Path(folder).resolve()
     # the rows it builds on run too (single pieces, seconds): its status and message then say what capstone-check says
-    rows = {row.check: row for row in run_project(project, where, [check_id, *spec.get("builds_on", [])])}
+    rows = {row.check: row for row in run_project(project, where, [check_id, *spec.get("builds_on", []),
+                                                                   *spec.get("led_by", [])])}
     row, mark = rows[check_id], status(rows[check_id], spec, rows)
     if mark.startswith("at risk"):
         said = f"passed here but is at risk ({mark.removeprefix('at risk: ')} at final grading)"

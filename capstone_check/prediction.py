@@ -4,7 +4,7 @@ reference, logs built at grading time), what it adds and what the rows it builds
 
 from __future__ import annotations
 
-from capstone_check.verdict import RECOGNISED, names
+from capstone_check.verdict import RECOGNISED, led, names
 
 LOST = "Predicted 0/"  # how a row lost through a row it builds on starts: the verdict, then the next step
 
@@ -13,6 +13,13 @@ def waiting(spec: dict, rows: dict, wanted: list[str]) -> bool:
     """Whether a row it builds on or trusts is still running (a row not asked for, with --checks, is waited on by no
     one)."""
     return any(cid in wanted and cid not in rows for cid in (*spec.get("builds_on", ()), *spec.get("trusts", ())))
+
+
+def lead(row, spec: dict, rows: dict) -> str:
+    """The row's message as final grading says it: a failing row led by the rows it builds on (``led_by``) that
+    fail here, which final grading leads it with too."""
+    failed = [cid for cid in spec.get("led_by", ()) if cid in rows and not rows[cid].passed]
+    return led(row.message, row.score, failed) if failed and not row.passed and not row.final_only else row.message
 
 
 def holds(row, by: str) -> bool:

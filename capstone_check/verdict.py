@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from capstone_check.located import after_lead, sentence
+from capstone_check.located import SMALLEST, after_lead, sentence
 
 RECOGNISED = "mistake recognised: "  # what a known mistake's sentence follows in a failed check's message
 SHOWN_FAILURES = 3  # failures a message shows, the rest counted ("and 2 more failing cases")
 SHOWN_WHEN_LOCATED = 1  # in a message led by where the output departs, which says the rest: one example
 LONGEST = 300  # characters of a failing row's message (a smallest failing case, said last, aside)
+SAW = "What the grader saw: "  # what a row led by another's step says before its own evidence
 
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -107,3 +108,33 @@ class Verdict:
         statements = [{"id": s["id"], "text": s["text"]} for s in located]
         message = failing_message(failures, note, statements) + (f". {case}" if case else "")
         return cls(max(0.0, 1 - len(failures) / total), message, details, list(dict.fromkeys(findings)), statements)
+
+
+def led(message: str, score: float, pieces: list[str]) -> str:
+    """A failing row's ``message`` led by the rows it builds on that fail their own checks (``pieces``): fixing them
+    is the next step, and the row's own message follows as what the grader saw, kept to the row's length. Final
+    grading and the students' checker lead a row alike."""
+    they = names(pieces)
+    which = "which fails its check" if len(pieces) == 1 else "which fail their checks"
+    lead = f"{'Not credited' if score <= 0 else 'Partly credited'}: this row builds on {they}, {which}. Fix {they} " \
+           f"first. {SAW}"
+    return lead + within(message, LONGEST - len(lead))
+
+
+def within(evidence: str, room: int) -> str:
+    """``evidence`` (a row's own message, its failures joined by "; ") kept to its first failure and as many of the
+    next as fit ``room`` characters; "and more" says that some were left out. A first failure too long to fit loses
+    its reasons (what follows its last ": ", then the one before) until it fits. A smallest failing case, said last,
+    is kept whole (a row that shows one may be longer)."""
+    if SMALLEST in evidence:
+        return evidence
+    parts = evidence.split("; ")
+    first = parts[0]
+    while len(first) + len("; and more") > room and ": " in first:
+        first = first.rpartition(": ")[0]
+    kept = [first]
+    for part in parts[1:]:
+        if len("; ".join([*kept, part])) + len("; and more") > room:
+            return "; ".join(kept) + "; and more"
+        kept.append(part)
+    return "; ".join(kept)

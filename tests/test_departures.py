@@ -106,3 +106,25 @@ def test_passing_rows_and_rows_that_got_no_verdict_are_left_as_they_are():
     entries = [row("A.gae", False), crashed, row("C.diagnose_rules", True, "all right")]
     with_failing_pieces(entries, BUILDS_ON)
     assert crashed.message == "your code failed" and entries[-1].message == "all right"
+
+
+def test_the_students_checker_leads_a_row_as_final_grading_does():
+    """The checker's table leads a failing row with the failing rows its kit entry names (``led_by``), by the same
+    function final grading leads it with: the same message, and none for a passing row or where the row it builds on
+    passes or was not run."""
+    from capstone_check.cli import row_message
+    from capstone_check.runner import Row
+
+    evidence = "a healthy DQN with a loud first third was labelled small_replay_buffer, not healthy: a DQN's first " \
+               "updates are loud while it learns"
+    graded = [row("C.fresh_runs", False), row("C.diagnose_rules", False, evidence)]
+    with_failing_pieces(graded, BUILDS_ON)
+    spec = {"led_by": ["C.fresh_runs"]}
+    rules = Row("C.diagnose_rules", "rules", 2, 0, False, evidence, 1.0)
+    fresh = Row("C.fresh_runs", "fresh", 4, 3, False, "1 run labelled wrong", 1.0)
+    assert row_message(rules, spec, {"C.fresh_runs": fresh, "C.diagnose_rules": rules}) == graded[-1].message
+    fine = Row("C.fresh_runs", "fresh", 4, 4, True, "all right", 1.0)
+    assert row_message(rules, spec, {"C.fresh_runs": fine, "C.diagnose_rules": rules}) == evidence
+    assert row_message(rules, spec, {"C.diagnose_rules": rules}) == evidence
+    passed = Row("C.diagnose_rules", "rules", 2, 2, True, "all 9 logs right", 1.0)
+    assert row_message(passed, spec, {"C.fresh_runs": fresh}) == "all 9 logs right"

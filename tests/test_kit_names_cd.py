@@ -30,8 +30,8 @@ def test_every_planted_bug_of_these_checks_with_a_finding_is_listed():
 
 @pytest.mark.parametrize("mutant", NAMED, ids=[m.name for m in NAMED])
 def test_the_checker_names_the_planted_bug_with_final_gradings_sentence(bundle, mutant, tmp_path):
-    """The row's line as `capstone-check` prints it (C.diagnose_rules, left to final grading, in its prediction): one
-    line ending with the sentence final grading's catalogue says (tests/test_mutants.py holds final grading to it)."""
+    """The row's line as `capstone-check` prints it: one line ending with the sentence final grading's catalogue says
+    (tests/test_mutants.py holds final grading to it)."""
     pid = PROJECT_OF[mutant.folder]
     root = copy_reference(tmp_path, mutant.folder)
     reference = (paths.SOLUTIONS / mutant.folder / mutant.module).read_text()
@@ -41,17 +41,12 @@ def test_the_checker_names_the_planted_bug_with_final_gradings_sentence(bundle, 
     assert "\n" not in line
 
 
-def _recorded(spec: dict) -> dict:
-    """What a check, or the probe of a row left to final grading, records of the known mistakes."""
-    return spec.get("probe", spec)
-
-
 def test_the_checker_names_nothing_on_the_reference_and_records_numbers_only(bundle):
     for cid in CHECKS:
         pid = cid[0]
         line = kit_line(bundle, paths.SOLUTIONS.parent / "solutions", pid, cid)
         assert "mistake recognised" not in line, line
-        spec = _recorded(expected_of(bundle, pid)[1]["checks"][cid])
+        spec = expected_of(bundle, pid)[1]["checks"][cid]
         assert spec["mistakes"] and set(spec["findings"]) == set(spec["mistakes"])
         assert all(isinstance(x, (int, float)) for values in spec["mistakes"].values() for x in values)
     own = expected_of(bundle, "C")[1]["checks"]["C.own_labels"]

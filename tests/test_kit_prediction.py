@@ -103,8 +103,9 @@ def test_a_row_left_to_final_grading_that_builds_on_nothing_is_predicted_whole_a
 
 
 def test_a_row_left_to_final_grading_is_predicted_from_its_public_evidence_as_its_credit_counts_it():
-    """C.own_labels earns a share per log, C.diagnose_rules all or nothing: a probe's 1 of 3 predicts 1 point of
-    3 for the one, and 7 of 8 logs right predicts nothing for the other; the line quotes the evidence."""
+    """A row left to final grading is predicted as its credit counts its evidence: C.own_labels earns a share per
+    log, so a probe's 1 of 3 predicts 1 point of 3; a row all or nothing (as C.diagnose_rules was while it was left to
+    final grading) predicts nothing from 7 of 8 logs right. The line quotes the evidence."""
     spec = {"adds": "left to final grading: predicted from", "builds_on": (), "credit": "per_case"}
     row = Row("C.own_labels", "own", 3, 0, False, FINAL_ONLY, 0.0, final_only=True, foreseen=1 / 3,
               evidence="`my_labels` names 1 of your 3 logs as your `diagnose` does")
@@ -124,9 +125,9 @@ def test_a_row_left_to_final_grading_is_predicted_from_its_public_evidence_as_it
 
 
 def test_a_row_left_to_final_grading_whose_public_seeds_go_both_ways_is_predicted_as_a_range():
-    """Final grading builds C.diagnose_rules' logs from one seed of its own: with one public seed's logs all right and
-    another's not, that seed may go either way, so the row predicts 0 to 2 (where one number, 0, fell below final
-    grading's 2 on a wrong entropy whose labels at the lines slip on two public seeds only)."""
+    """A row left to final grading whose evidence is drawn per seed (as C.diagnose_rules' was, from every public
+    seed's logs at the lines): with one public seed's cases all right and another's not, final grading's one seed may
+    go either way, so the row predicts 0 to 2."""
     rules = {"adds": "left to final grading, as checked by", "builds_on": ("C.fresh_runs",),
              "credit": "all_or_nothing"}
     fresh = {"C.fresh_runs": Row("C.fresh_runs", "fresh", 4, 4, True, "all right", 1.0)}
@@ -322,15 +323,11 @@ def c_expected(tmp_path_factory) -> tuple[dict, Path]:
 
 
 @pytest.mark.parametrize("check, mutant", [
-    ("C.diagnose_rules", None), ("C.diagnose_rules", "diagnose reads the critic before the policy"),
-    # once right at the smallest public seed's lines only, so predicted as a range; the logs' TD errors now cancel
-    # their signs, so it is wrong at every seed's lines and predicted as one number, as final grading gives it
-    ("C.diagnose_rules", "TD errors averaged with their sign"),
     ("C.own_labels", None), ("C.own_labels", "each verdict filed under the next log's name"),
 ])
 def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fails(c_expected, tmp_path, check,
                                                                                    mutant):
-    from autograder.projects.c_diagnosis.public.diagnose import at_the_lines, own_labels
+    from autograder.projects.c_diagnosis.public.diagnose import own_labels
     from capstone_check.student import Student
 
     checks, expected = c_expected
@@ -343,7 +340,7 @@ def test_a_row_left_to_final_grading_has_public_evidence_that_a_planted_bug_fail
         path.write_text(mutate(path.read_text(), planted.old, planted.new))
     with forgotten_after(["diagnostics"]):
         student = Student(root / "C_diagnosis", ["diagnostics"])
-        verdict = {"c_at_the_lines": at_the_lines, "c_own_labels": own_labels}[probe["kind"]](student, probe)
+        verdict = own_labels(student, probe)
     assert (verdict.fraction == 1.0) == (mutant is None), verdict.message
     assert verdict.spread is None, verdict.message
 
@@ -368,7 +365,8 @@ def test_labels_that_agree_with_a_diagnose_shown_wrong_here_are_predicted_as_a_r
     whatever diagnostic fails its own check; once it does not, each fault counts as its public runs went (one of each
     is the student's): right every time, a point; wrong every time, none; both ways, a range."""
     checks, expected = c_expected
-    assert "trusts" not in checks["C.diagnose_rules"]  # its evidence, every public seed's logs at the lines, decides
+    # checked here as final grading judges it, led by C.fresh_runs where both fail, never predicted from another row
+    assert checks["C.diagnose_rules"]["led_by"] == ["C.fresh_runs"] and "trusts" not in checks["C.diagnose_rules"]
     assert checks["C.own_labels"]["trusts"] == ["C.fresh_runs"]
     if mutant is None:
         copy_reference(tmp_path, "C_diagnosis")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder import paths
-from autograder.grading import judged
+from autograder.grading import grade, judged
 from autograder.plan import planned
 from autograder.projects import PROJECTS
 from autograder.projects._shared.calls import CallsCheck
@@ -38,7 +38,8 @@ def test_every_check_of_single_pieces_is_written_once():
     """Every check the students' checker runs itself, one class each, whose students' spec is the check's own."""
     assert WRITTEN_ONCE == {
         "A": ["A.gae", "A.batch", "A.ratio", "A.clip_gradient", "A.value_entropy", "A.update"],
-        "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop", "C.fresh_runs"],
+        "C": ["C.entropy", "C.kl_clip", "C.explained_variance", "C.td_q", "C.return_drop", "C.fresh_runs",
+              "C.diagnose_rules"],
         "D": ["D.weights", "D.kl_penalty", "D.enumeration", "D.clip_gradient", "D.grpo_step", "D.price_exploit",
               "D.chapter_tables", "D.k_sweep", "D.beta_sweep"],
         "B": ["B.defaults", "B.switches", "B.summary"]}
@@ -131,9 +132,29 @@ def drawn_mutants() -> list:
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant", drawn_mutants(), ids=lambda m: m.id)
 def test_generated_mutants_get_one_row_on_both_sides(bundle, mutant, tmp_path):
-    """The checks of single pieces, and C's fresh runs (labelled in seconds once the machine has trained them)."""
+    """The checks of single pieces, and C's fresh runs and logs at the lines (labelled in seconds once the machine has
+    trained them)."""
     root = edited(tmp_path, mutant.folder, mutant.module, mutant.source)
-    assert_one_row(bundle, root, mutant.project, QUICK[mutant.project] + ["C.fresh_runs"] * (mutant.project == "C"))
+    assert_one_row(bundle, root, mutant.project,
+                   QUICK[mutant.project] + ["C.fresh_runs", "C.diagnose_rules"] * (mutant.project == "C"))
+
+
+@pytest.mark.slow
+def test_a_row_led_by_a_failing_row_it_builds_on_reads_the_same_on_both_sides(bundle, tmp_path):
+    """C.diagnose_rules builds on C.fresh_runs: a `diagnose` that fails both is led by C.fresh_runs, the next step,
+    in final grading's report and on the students' screen alike; the reference's row is led by nothing."""
+    mutant = next(m for m in ALL if m.name.startswith("diagnose reads each update's TD errors against the log's first"))
+    root = planted(tmp_path, mutant)
+    report = grade(root, COURSE, seed_set="public", checks=["C.fresh_runs", "C.diagnose_rules"]).report
+    graded = {entry.id: entry for entry in report.checks()}
+    assert not graded["C.fresh_runs"].passed and not graded["C.diagnose_rules"].passed
+    message = graded["C.diagnose_rules"].message
+    assert message.startswith("Not credited: this row builds on C.fresh_runs, which fails its check. Fix C.fresh_runs "
+                              "first. What the grader saw: "), message
+    line = kit_line(bundle, root, "C", "C.diagnose_rules")
+    assert line.split("  fail  ", 1)[1].startswith(message), line
+    reference = kit_line(bundle, copy_reference(tmp_path / "reference", "C_diagnosis"), "C", "C.diagnose_rules")
+    assert "builds on" not in reference and reference.split("  pass  ", 1)[1].startswith("all 9 logs"), reference
 
 
 @pytest.mark.parametrize("seed_set", ["public", "grading"])
@@ -196,6 +217,7 @@ def test_the_fresh_runs_child_reads_logs_and_nothing_of_what_each_run_is(seed_se
 
 PUBLIC = "autograder.projects"
 JUDGES = ("capstone_check.calls:judge_calls", f"{PUBLIC}.c_diagnosis.public.diagnose:judge_fresh_runs",
+          f"{PUBLIC}.c_diagnosis.public.diagnose:judge_at_the_lines",
           f"{PUBLIC}.d_grpo.public.sweeps:judge_chapter_tables",
           f"{PUBLIC}.d_grpo.public.sweeps:judge_k_sweep", f"{PUBLIC}.d_grpo.public.sweeps:judge_beta_sweep",
           f"{PUBLIC}.a_ppo.public.batch:judge_batch", f"{PUBLIC}.a_ppo.public.ratio:judge_ratio",

@@ -100,6 +100,12 @@ def runner(pid: str, kind: str) -> dict:
             "per_seed": all(hasattr(module, f"{function.__name__}_{part}") for part in ("row", "verdict"))}
 
 
+def final_lead(check) -> dict:
+    """A row this kit judges as final grading does, and which builds on other rows: final grading leads it, when it
+    fails, with those of them that fail (``led_by``), and so does the checker (``capstone_check.verdict.led``)."""
+    return {"led_by": list(check.builds_on)} if check.builds_on else {}
+
+
 def _final(pid: str, final: dict, cid: str, ctx) -> dict:
     """What final grading adds to row ``cid`` and the rows it builds on; where the row has a ``probe`` (a function of
     the public context), what it makes: the public seeds' evidence the checker predicts the row from, with the
@@ -131,7 +137,7 @@ def expected_values(course, pid: str) -> dict:
         spec = specs[cid](item.context)
         checks[cid] = {"name": item.check.name, "points": item.points, "credit": item.credit,
                        "wall_seconds": limits.wall_seconds * shards, "cost": item.check.cost * shards,
-                       **spec, **runner(pid, spec["kind"]), **final.get(cid, {})}
+                       **spec, **runner(pid, spec["kind"]), **final.get(cid, final_lead(item.check))}
         if checks[cid].get("kind") == "calls":
             checks[cid] = recorded_mistakes(checks[cid], catalogue_of(pid))
     return {"project": pid, "title": project.title, "folder": project.folder, "modules": list(project.modules),

@@ -71,14 +71,15 @@ def kit_message(bundle: Path, root: Path, pid: str, cid: str) -> tuple[str, dict
 
 
 def kit_line(bundle: Path, root: Path, pid: str, cid: str) -> str:
-    """The line `capstone-check` prints for row ``cid`` of the submission in ``root``, with the rows it builds on or
-    trusts run too (a row left to final grading is predicted from them)."""
+    """The line `capstone-check` prints for row ``cid`` of the submission in ``root``, with the rows it builds on,
+    trusts or is led by run too (a row left to final grading is predicted from them)."""
     from capstone_check.cli import row_line
     from capstone_check.runner import _row
 
     specs = expected_of(bundle, pid)[1]["checks"]
     rows = {c: _row(c, specs[c], kit_result(bundle, root, pid, c), 0.0)
-            for c in [*specs[cid].get("builds_on", ()), *specs[cid].get("trusts", ()), cid]}
+            for c in [*specs[cid].get("builds_on", ()), *specs[cid].get("trusts", ()), *specs[cid].get("led_by", ()),
+                      cid]}
     return row_line(rows[cid], specs[cid], rows)
 
 

@@ -90,7 +90,8 @@ def bundle_scores(bundle: Path, root: Path, pid: str, checks: list[str] | None =
             for cid, (score, _, seconds) in bundle_rows(bundle, root, pid, checks).items()}
 
 
-TRAINING = {"A.bar", "C.fresh_runs", "D.chapter_tables", "D.k_sweep", "D.beta_sweep"}  # seconds to minutes each
+# seconds to minutes each
+TRAINING = {"A.bar", "C.fresh_runs", "C.diagnose_rules", "D.chapter_tables", "D.k_sweep", "D.beta_sweep"}
 
 
 def digest(*folders: Path, extra: str = "") -> str:

@@ -7,13 +7,14 @@ from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from autograder.checks import Bar, Check, Malformed, Verdict, VerdictDetails, pairs
-from autograder.findings import computed, matched, of_piece
+from autograder.checks import Bar, Check, Malformed, Verdict, VerdictDetails
+from autograder.findings import computed, of_piece
 from autograder.projects._shared.encode import mistakes_as_values
 from autograder.projects._shared.once import WrittenOnce
 from autograder.projects.c_diagnosis import boundary, edges, fresh, run_plan
 from autograder.projects.c_diagnosis.mistakes import MISTAKES
-from autograder.projects.c_diagnosis.public.diagnose import collect_fresh_runs, judge_fresh_runs
+from autograder.projects.c_diagnosis.public.diagnose import (collect_at_the_lines, collect_fresh_runs,
+                                                             judge_at_the_lines, judge_fresh_runs)
 from autograder.projects.c_diagnosis.public.diagnose import label_of as public_label_of
 from capstone_check.student import StudentError, describe
 
@@ -147,32 +148,41 @@ def labelled_by_mistakes(logs: list[dict]) -> dict:
     return mistakes_as_values(MISTAKES, outputs)
 
 
-class DiagnoseRules(Check):
+class DiagnoseRules(WrittenOnce):
+    """Written once, as C.fresh_runs is: ``public.diagnose`` collects and judges, here and in the students' kit. The
+    child reads the logs at the lines of the smallest seed, built in the grader before it starts (``prepare``); the
+    spec, which never leaves the grader, holds what each log is and the lesson it teaches."""
+
     id = "C.diagnose_rules"
-    builds_on = ("C.fresh_runs",)  # credited only if `diagnose` labels fresh runs right
+    builds_on = ("C.fresh_runs",)  # its logs are fresh runs: a row that fails both is led by C.fresh_runs
     name = ("diagnose at the course's lines: fresh runs pushed just beyond a line where a label changes, and a "
             "saturated policy whose critic fails too")
 
+    def spec(self, ctx) -> dict:
+        """Per log at the lines of the context's smallest seed, in the order the child sees them: its name and its
+        truth; each log's lesson, and what each known mistake of ``diagnose`` labels the logs. On the public seeds also
+        the students' kit's file of the logs."""
+        planned = boundary.plan(ctx.seed, ctx.secret)
+        logs = fresh.unbundle(boundary.boundary_logs(ctx.seed, ctx.secret))
+        spec = {"kind": "c_at_the_lines", "labels": list(run_plan.LABELS),
+                "at_the_lines": [[b.name, b.label] for b in planned],
+                "lessons": {b.name: boundary.LESSONS[b.name] for b in planned}, **labelled_by_mistakes(logs)}
+        if ctx.seed_set != "public":
+            return spec
+        return {**spec, "logs": AT_THE_LINES, "_files": {AT_THE_LINES: fresh.bundle(logs)}}
+
     def prepare(self, ctx) -> str:
-        """Grader side: the boundary logs of the smallest seed, built from its fresh runs (boundary.py)."""
+        """Grader side: the logs at the lines of the smallest seed, built from its fresh runs (boundary.py)."""
         return str(boundary.boundary_logs(ctx.seed, ctx.secret))
 
-    def collect(self, student, ctx):
-        fn = student.fn("diagnose")
-        return {"labels": [label_of(fn(log), f"diagnose (boundary log {i + 1})")
-                           for i, log in enumerate(fresh.unbundle(ctx.inputs))]}
+    def read_inputs(self, ctx):
+        return replace(ctx, loaded={"labels": list(run_plan.LABELS), "logs": fresh.unbundle(ctx.inputs)})
 
-    def judge(self, data, ctx):
-        planned = boundary.plan(ctx.seed, ctx.secret)
-        labels = [label for _, label in pairs(planned, data.get("labels"), "boundary logs")]
-        if not all(isinstance(label, str) and label in run_plan.LABELS for label in labels):
-            raise Malformed(f"expected one of {', '.join(run_plan.LABELS)} per log")
-        wrong = sorted(f"{b.name} was labelled {label}, not {b.label}: {boundary.LESSONS[b.name]}"
-                       for b, label in zip(planned, labels) if label != b.label)
-        # by name, never by position: feedback must not tell which call of diagnose was which log
-        shown = sorted(({"log": b.name, "truth": b.label, "label": label} for b, label in zip(planned, labels)),
-                       key=lambda row: row["log"])
-        logs = [(log,) for log in fresh.unbundle(boundary.boundary_logs(ctx.seed, ctx.secret))] if wrong else []
-        said = f"all {len(planned)} logs built at the README's thresholds labelled right"
-        return Verdict.of(wrong, len(planned), said,
-                          logs=shown, findings=matched(of_piece(MISTAKES, "diagnose"), logs, labels))
+    def gather(self, student, inputs: dict) -> dict:
+        return collect_at_the_lines(student, inputs)
+
+    def decide(self, spec: dict, data) -> Verdict:
+        return judge_at_the_lines(spec, data)
+
+
+AT_THE_LINES = "C.diagnose_rules.npz"  # the students' kit's file of the smallest public seed's logs at the lines

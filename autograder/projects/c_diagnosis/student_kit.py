@@ -1,25 +1,11 @@
 """Project C's expected values for the students' checker: the grader's crafted data and the oracle's values on it,
-and the fresh runs of the public seeds as C.fresh_runs' own spec records them (final grading trains its own with the
-grading seeds)."""
+the fresh runs of the public seeds as C.fresh_runs' own spec records them (final grading trains its own with the
+grading seeds), and the smallest public seed's logs at the lines as C.diagnose_rules' own spec records them."""
 
 from __future__ import annotations
 
-from autograder.projects.c_diagnosis import boundary, fresh, labels, pieces, run_plan
-from autograder.projects.c_diagnosis.labels import labelled_by_mistakes
+from autograder.projects.c_diagnosis import labels, pieces, run_plan
 from autograder.projects.c_diagnosis.public import diagnose as checker
-
-
-def at_the_lines(ctx) -> dict:
-    """Every public seed's logs at the course's lines and what each is: the evidence C.diagnose_rules is predicted
-    from. Final grading builds its own from one grading seed's fresh runs, in an order the course secret shuffles; a
-    diagnostic wrong only on some runs' logs (a signed mean of TD errors) labels some seeds' logs at the lines wrong
-    and others' right, so the kit asks all of its seeds."""
-    logs = [log for seed in ctx.seeds for log in fresh.unbundle(boundary.boundary_logs(seed, None))]
-    arrays = {f"run_{i}/{key}": value for i, log in enumerate(logs) for key, value in log.items()}
-    return {"probe": {"kind": "c_at_the_lines", "labels": list(run_plan.LABELS), "seeds": len(ctx.seeds),
-                      "truth": [b.label for seed in ctx.seeds for b in boundary.plan(seed, None)],
-                      "logs": "C.diagnose_rules.npz", **labelled_by_mistakes(logs)},
-            "_files": {"C.diagnose_rules.npz": arrays}}
 
 
 def own_labels(ctx) -> dict:
@@ -32,24 +18,18 @@ KINDS = {"c_fresh_runs": checker.fresh_runs, "c_at_the_lines": checker.at_the_li
 
 SPECS = {"C.entropy": pieces.Entropy().spec, "C.kl_clip": pieces.KLClip().spec,
          "C.explained_variance": pieces.ExplainedVariance().spec, "C.td_q": pieces.TDAndQ().spec,
-         "C.return_drop": pieces.ReturnDrop().spec, "C.fresh_runs": labels.FreshRuns().spec}
-# What final grading adds that this kit cannot check, and the public evidence each row is predicted from (``probe``).
-# C.diagnose_rules labels logs built at the lines from the fresh runs final grading trains; every public seed's are
-# built here, and `diagnose` on them predicts the row, whatever diagnostic fails its own check: a wrong diagnostic
-# matters to the row only where it moves a label at the lines (entropy in bits never does; a signed mean of TD errors
-# does on most seeds' logs, the smallest public seed's not among them, so all public seeds are asked). Which fault each
-# of the student's own logs holds follows from the course secret, so nothing here tells whether `my_labels` names them
-# right: C.own_labels is predicted from how many of the three `my_labels` names as `diagnose` does. The student's logs
-# are fresh runs of the three faults at the fresh runs' severities, not logs at the lines, so that evidence holds while
-# `diagnose` labels the public fresh runs right: C.own_labels ``trusts`` C.fresh_runs (agreeing with a diagnosis shown
-# wrong shows nothing). When it fails, the student's logs still hold one of each fault (``one_of_each``): a fault whose
-# public runs `diagnose` labels right every time earns its point, one it labels wrong every time does not, one it
+         "C.return_drop": pieces.ReturnDrop().spec, "C.fresh_runs": labels.FreshRuns().spec,
+         "C.diagnose_rules": labels.DiagnoseRules().spec}
+# What final grading adds that this kit cannot check, and the public evidence the row is predicted from (``probe``).
+# Which fault each of the student's own logs holds follows from the course secret, so nothing here tells whether
+# `my_labels` names them right: C.own_labels is predicted from how many of the three `my_labels` names as `diagnose`
+# does. The student's logs are fresh runs of the three faults, shaped as the fresh runs are, so that evidence holds
+# while `diagnose` labels the public fresh runs right: C.own_labels ``trusts`` C.fresh_runs (agreeing with a diagnosis
+# shown wrong shows nothing). When it fails, the student's logs still hold one of each fault (``one_of_each``): a fault
+# whose public runs `diagnose` labels right every time earns its point, one it labels wrong every time does not, one it
 # labels both ways may go either way (``prediction.kind_bounds``).
 # benchmarks/kit_prediction.py measured both choices on planted bugs and generated mutants (docs/benchmarks.md).
 FINAL_GRADING = {
-    "C.diagnose_rules": {"adds": "left to final grading, which builds runs at the lines of the diagnose rules from its "
-                                 "own fresh runs; it credits them only if `diagnose` labels fresh runs right, as "
-                                 "checked by", "probe": at_the_lines},
     "C.own_labels": {"adds": "left to final grading, which knows what the agents of your own logs are (made from your "
                              "student id and the course secret, not in this kit): predicted from how many of them "
                              "`my_labels` names as your `diagnose` does", "probe": own_labels,

@@ -1,7 +1,8 @@
 """Project C's checks of ``diagnose``. C.fresh_runs is written once: final grading hands ``collect_fresh_runs`` the
 runs it trains on its seeds, the students' checker the public seeds' runs recorded at release, and both decide with
 ``judge_fresh_runs``, counting per kind of run, never by position, so a message does not say which call was which
-run. The logs at the lines and the student's own labels are still judged here and in final grading apart."""
+run. C.diagnose_rules is written once the same way, on the logs at the lines of the smallest seed. The student's own
+labels are final grading's alone: which fault each of their logs holds follows from the course secret."""
 
 from __future__ import annotations
 
@@ -150,22 +151,37 @@ def _labelled(student, logs: list[dict], labels: list[str], what: str) -> list[s
     return [label_of(fn(log), labels, f"diagnose ({what} {i + 1})") for i, log in enumerate(logs)]
 
 
-def at_the_lines(student, spec: dict) -> Verdict:
-    """The public seeds' logs at the course's lines, labelled by ``diagnose``: how many are right (by count alone).
-    Final grading builds its logs from one seed of its own: where some public seed's logs are all right and another's
-    are not, that seed's may go either way (``Verdict.spread``, the row being all or nothing)."""
-    labels = _labelled(student, logs_of(Path(spec["_dir"]) / spec["logs"]), spec["labels"], "log at the lines")
-    hits = [label == truth for label, truth in zip(labels, spec["truth"])]
-    seeds, right = spec.get("seeds", 1), sum(hits)
-    said = f"`diagnose` labels {right} of the {len(labels)} logs built at the README's thresholds on the public seed" \
-           f"{'s' * (seeds > 1)} right"
-    whole_seeds = sum(all(part) for part in np.array_split(hits, seeds))
-    spread = [0.0, 1.0] if 0 < whole_seeds < seeds else None
-    if spread:
-        said += (f"; every log of {whole_seeds} of the {seeds} seeds is right, and final grading builds its logs from "
-                 "one seed of its own")
-    verdict = Verdict(right / len(labels), said, spread=spread)
+def collect_at_the_lines(student, inputs: dict) -> dict:
+    """In the child: what ``diagnose`` says of every log at the lines (``inputs["logs"]``, in the order the seed and
+    the course secret drew)."""
+    return {"labels": _labelled(student, inputs["logs"], inputs["labels"], "boundary log")}
+
+
+def judge_at_the_lines(spec: dict, data) -> Verdict:
+    """The row on the logs at the lines (``spec["at_the_lines"]``: per log in the child's order, its name and its
+    truth): every log labelled wrong said by its name, with the lesson it teaches, never by its position, so a message
+    does not tell which call of ``diagnose`` was which log; the known mistakes whose labels are all the student's
+    named beside it."""
+    logs = spec["at_the_lines"]
+    labels = data.get("labels") if isinstance(data, dict) else None
+    if not isinstance(labels, list) or len(labels) != len(logs) or not all(
+            isinstance(label, str) and label in spec["labels"] for label in labels):
+        raise StudentError(f"expected one of {', '.join(spec['labels'])} for each of the {len(logs)} logs at the "
+                           "lines", "invalid")
+    wrong = sorted(f"{name} was labelled {label}, not {truth}: {spec['lessons'][name]}"
+                   for (name, truth), label in zip(logs, labels) if label != truth)
+    shown = sorted(({"log": name, "truth": truth, "label": label} for (name, truth), label in zip(logs, labels)),
+                   key=lambda row: row["log"])
+    verdict = Verdict.of(wrong, len(logs), f"all {len(logs)} logs built at the README's thresholds labelled right",
+                         logs=shown)
     return with_findings(verdict, spec, _mistakes(spec, labels))
+
+
+def at_the_lines(student, spec: dict) -> Verdict:
+    """The students' checker: ``diagnose`` on the smallest public seed's logs at the lines, recorded at release,
+    judged as final grading judges."""
+    logs = logs_of(Path(spec["_dir"]) / spec["logs"])
+    return judge_at_the_lines(spec, collect_at_the_lines(student, {"labels": spec["labels"], "logs": logs}))
 
 
 def own_labels(student, spec: dict) -> Verdict:
