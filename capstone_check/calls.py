@@ -19,7 +19,7 @@ import numpy as np
 
 from capstone_check.calling import collect_calls, shaped
 from capstone_check.located import located, raising, smallest_case
-from capstone_check.student import StudentError
+from capstone_check.student import StudentError, collected_or_located
 from capstone_check.own_lines import led, through_calls, through_said
 from capstone_check.values import COMPARE, decode, difference, fmt, same
 from capstone_check.verdict import Verdict
@@ -198,9 +198,5 @@ def _told(output, key: str, kind):
 def run_calls(student, spec: dict) -> Verdict:
     """A check of calls in the students' checker: collected and judged in one process, as final grading's child
     collects and its judge decides."""
-    try:
-        collected = collect_calls(student, spec)
-    except StudentError as exc:
-        exc.located = error_said(spec, exc.partial)
-        raise
-    return judge_calls(spec, collected, through=lambda: through_calls(student, spec))
+    return judge_calls(spec, collected_or_located(collect_calls, error_said, student, spec),
+                       through=lambda: through_calls(student, spec))

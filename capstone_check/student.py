@@ -38,6 +38,17 @@ class StudentError(Exception):
         self.located: list = []
 
 
+def collected_or_located(collect, said, student, spec: dict):
+    """``collect(student, spec)``, as the students' checker runs a check in one process; where the student's code
+    raised, the error goes on up with where the output had departed by then, ``said(spec, exc.partial)``, as final
+    grading's judge remakes it from the partial data."""
+    try:
+        return collect(student, spec)
+    except StudentError as exc:
+        exc.located = said(spec, exc.partial)
+        raise
+
+
 def _student_line(exc: BaseException, folder: Path) -> str:
     """' (module.py, line 42)' for the innermost frame in the student's folder, or ''."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).parent == folder]

@@ -21,14 +21,6 @@ from rlkit.toy import CONTAINS_ANSWER, EXACT_MATCH, N_PROMPTS, N_RESPONSES, THET
 REWARDS = {"verify": verify, "sloppy": sloppy}
 
 
-def fmt(a) -> str:
-    """A small array as a message prints it; one of more than 8 numbers by its shape alone."""
-    array = np.asarray(a, dtype=float)
-    if array.size > 8:
-        return f"an array of shape {array.shape}"
-    return np.array2string(array, precision=4, suppress_small=True, max_line_width=200)
-
-
 # ------------------------------------------------------------------------------------------------ weights
 
 

@@ -10,9 +10,9 @@ from autograder.projects._shared.encode import call, encode, locate, located_cal
 from autograder.projects._shared.encode import reward as encode_reward, rng as encode_rng, weight as encode_weight
 from autograder.projects.d_grpo import oracle
 from autograder.projects.d_grpo.mistakes import MISTAKES
-from autograder.projects.d_grpo.pieces import REWARDS, fmt
+from autograder.projects.d_grpo.pieces import REWARDS
 from autograder.projects.d_grpo.stand_ins import PARAMETERS, recorded_calls
-from capstone_check.cascade import Probe
+from capstone_check.cascade import Probe, shown
 from autograder.projects.d_grpo.public import located as d_located
 from rlkit.toy import HEDGE, N_RESPONSES, THETA_REF, group_draws, policy
 
@@ -85,10 +85,10 @@ def grpo_probes() -> list[Probe]:
     return [Probe("group_standardized_weight", (np.ones(4),), "[1, 1, 1, 1]", (4,)),
             Probe("group_standardized_weight", (np.array([0.0, 1.0, 1.0, 0.0]),), "[0, 1, 1, 0]", (4,)),
             Probe("group_standardized_weight", (np.array([1.0]),), "[1]", (1,)),
-            Probe("kl_penalized_reward", (np.ones(4), p, q, 0.2), f"r = [1, 1, 1, 1], p = {fmt(p)}, p_ref = "
-                  f"{fmt(q)}, beta = 0.2", (4,)),
+            Probe("kl_penalized_reward", (np.ones(4), p, q, 0.2), f"r = [1, 1, 1, 1], p = {shown(p)}, p_ref = "
+                  f"{shown(q)}, beta = 0.2", (4,)),
             Probe("clipped_surrogate_gradient", (pi, pi_old, ys, A, 0.2),
-                  f"ys = {ys.tolist()}, A = {fmt(A)}, eps = 0.2", (N_RESPONSES,))]
+                  f"ys = {ys.tolist()}, A = {shown(A)}, eps = 0.2", (N_RESPONSES,))]
 
 
 def reference_step(seed: int, i: int, theta, case: dict) -> np.ndarray:

@@ -12,7 +12,7 @@ from capstone_check.cascade import Probe, explained
 from ..._shared.public import ppo_statistics
 from .located import RecordingAdam, raised_course, update_course
 from .batch import config, parameter_name
-from capstone_check.student import StudentError
+from capstone_check.student import StudentError, collected_or_located
 from capstone_check.values import close, decode, same
 from capstone_check.verdict import Verdict
 from rlkit.nn import flatten
@@ -21,12 +21,7 @@ from rlkit.nn import flatten
 def update(student, spec: dict) -> Verdict:
     """A.update, collected and judged in one process; where the update raised, its row is led by where it had
     departed by then, as final grading leads it."""
-    try:
-        collected = collect_update(student, spec)
-    except StudentError as exc:
-        exc.located = update_error_said(spec, exc.partial)
-        raise
-    return judge_update(spec, collected)
+    return judge_update(spec, collected_or_located(collect_update, update_error_said, student, spec))
 
 
 def run_update(student, spec: dict, values: dict) -> tuple[dict, RecordingAdam, object]:
