@@ -74,17 +74,18 @@ def main(argv: list[str] | None = None) -> int:
                 samples.append(cpu_counters())
 
         sampler = threading.Thread(target=sample, daemon=True)
-        meter, began = Meter(), time.time()
-        sampler.start()
-        done = subprocess.Popen([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "benchmarks.suite_profile",
-                                 *pytest_args], env={**os.environ, OUT: folder}, preexec_fn=meter.enter).wait()
-        wall, cpu = time.time() - began, meter.seconds()
+        with Meter() as meter:  # its cgroup is removed on the way out
+            began = time.time()
+            sampler.start()
+            done = subprocess.Popen([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "benchmarks.suite_profile",
+                                     *pytest_args], env={**os.environ, OUT: folder}, preexec_fn=meter.enter).wait()
+            wall, cpu, how = time.time() - began, meter.seconds(), meter.how
         stop.set()
         sampler.join()
         samples.append(cpu_counters())
         tests = [json.loads(line) for f in Path(folder).glob("*.jsonl") for line in f.read_text().splitlines()]
     busy, steal, total = (b - a for a, b in zip(samples[0], samples[-1]))
-    print(f"pytest exited {done}; {len(tests)} tests in {wall:.0f} s wall; the suite's CPU {cpu:.0f} s ({meter.how}),"
+    print(f"pytest exited {done}; {len(tests)} tests in {wall:.0f} s wall; the suite's CPU {cpu:.0f} s ({how}),"
           f" {cpu / wall:.2f} cores on average; the machine's cores busy {100 * busy / total:.1f} % of the time, "
           f"stolen {100 * steal / total:.1f} %")
     for worker in sorted({t["worker"] for t in tests}):
